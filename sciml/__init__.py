@@ -1,0 +1,2 @@
+"""sciml: scientific machine learning on JAX."""
+__version__ = "0.1.0"

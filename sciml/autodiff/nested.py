@@ -1,0 +1,66 @@
+"""The reference mode: every partial by nested forward-mode ``jax.jvp`` along unit directions.
+
+This is what DeepXDE-style code does, written once. It is the yardstick the Taylor engine is validated and
+benchmarked against, and a fallback that is always correct.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+
+from .operators import LinearOperator, MultiIndex, Request
+
+
+def _lower(alpha: MultiIndex) -> tuple[MultiIndex, int]:
+    """Split ``∂^alpha = ∂_i ∂^beta`` on the last coordinate with a non-zero order."""
+    i = max(j for j, a in enumerate(alpha) if a)
+    return tuple(a - (j == i) for j, a in enumerate(alpha)), i
+
+
+def partial_fn(f: Callable, alpha: MultiIndex) -> Callable:
+    """``x -> ∂^alpha f(x)`` for a pointwise ``f`` (rows of ``x[..., d]`` independent)."""
+
+    @lru_cache(maxsize=None)
+    def build(a: MultiIndex) -> Callable:
+        if not any(a):
+            return f
+        beta, i = _lower(a)
+        inner = build(beta)
+
+        def g(x):
+            e = jnp.zeros_like(x).at[..., i].set(1)
+            return jax.jvp(inner, (x,), (e,))[1]
+
+        return g
+
+    return build(tuple(alpha))
+
+
+def directional_fn(f: Callable, order: int) -> Callable:
+    """``(x, v) -> D^order f(x)[v, ..., v]`` by ``order`` nested jvps along ``v``."""
+
+    def g(x, v):
+        h = f
+        for _ in range(order):
+            h = (lambda inner: lambda y: jax.jvp(inner, (y,), (jnp.broadcast_to(v, y.shape).astype(y.dtype),))[1])(h)
+        return h(x)
+
+    return g
+
+
+def derivatives(f: Callable, requests: tuple[Request, ...], **_) -> Callable:
+    """All requested partials and operators of ``f`` at ``x``, each by its own chain of nested jvps."""
+
+    def evaluate(x):
+        out = {}
+        for r in requests:
+            if isinstance(r, LinearOperator):
+                out[r] = sum(c * partial_fn(f, a)(x) for a, c in r.terms)
+            else:
+                out[r] = partial_fn(f, r)(x)
+        return out
+
+    return evaluate

@@ -1,0 +1,87 @@
+"""Differential operators as data: multi-indices and linear combinations of partials.
+
+A *request* is either a multi-index ``alpha`` (a tuple of ints, one per input coordinate, meaning
+``∂^alpha = ∂_1^alpha_1 ... ∂_d^alpha_d``) or a :class:`LinearOperator` ``Σ_α c_α ∂^α``. Requests are
+hashable, so a set of them is a plan the engine can compute in one propagation.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Mapping, Union
+
+MultiIndex = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class LinearOperator:
+    """``L f = Σ_α c_α ∂^α f``; ``terms`` is a tuple of ``(alpha, c)`` pairs with distinct ``alpha``."""
+
+    terms: tuple[tuple[MultiIndex, float], ...]
+    name: str = "L"
+
+    @staticmethod
+    def of(coefficients: Mapping[MultiIndex, float], name: str = "L") -> "LinearOperator":
+        terms = tuple(sorted((tuple(int(i) for i in a), float(c)) for a, c in coefficients.items() if c != 0))
+        if not terms:
+            raise ValueError("a linear operator needs at least one non-zero term")
+        dims = {len(a) for a, _ in terms}
+        if len(dims) != 1:
+            raise ValueError(f"multi-indices of {name} have different lengths: {sorted(dims)}")
+        return LinearOperator(terms, name)
+
+    @property
+    def dim(self) -> int:
+        return len(self.terms[0][0])
+
+    @property
+    def orders(self) -> tuple[int, ...]:
+        return tuple(sorted({sum(a) for a, _ in self.terms}))
+
+    @property
+    def homogeneous(self) -> bool:
+        """True when every term has the same order (what collapsed Taylor mode needs)."""
+        return len(self.orders) == 1
+
+    def __repr__(self) -> str:
+        return f"LinearOperator({self.name})"
+
+
+Request = Union[MultiIndex, LinearOperator]
+
+
+def unit(dim: int, i: int, k: int = 1) -> MultiIndex:
+    """The multi-index ``k e_i`` in ``dim`` dimensions."""
+    return tuple(k if j == i else 0 for j in range(dim))
+
+
+def multi_indices(dim: int, order: int) -> list[MultiIndex]:
+    """All multi-indices of ``dim`` components with ``|alpha| == order``, in lexicographic order."""
+    return sorted(
+        (a for a in itertools.product(range(order + 1), repeat=dim) if sum(a) == order), reverse=True
+    )
+
+
+def laplacian_op(dim: int) -> LinearOperator:
+    """``Δ = Σ_i ∂_i²``."""
+    return LinearOperator.of({unit(dim, i, 2): 1.0 for i in range(dim)}, "laplacian")
+
+
+def biharmonic_op(dim: int) -> LinearOperator:
+    """``Δ² = Σ_i ∂_i⁴ + 2 Σ_{i<j} ∂_i² ∂_j²``."""
+    coeffs: dict[MultiIndex, float] = {unit(dim, i, 4): 1.0 for i in range(dim)}
+    for i, j in itertools.combinations(range(dim), 2):
+        coeffs[tuple(2 if k in (i, j) else 0 for k in range(dim))] = 2.0
+    return LinearOperator.of(coeffs, "biharmonic")
+
+
+def validate(request: Request, dim: int) -> Request:
+    """Check a request against the input dimension and normalise multi-indices to tuples of ints."""
+    if isinstance(request, LinearOperator):
+        if request.dim != dim:
+            raise ValueError(f"{request.name} acts on {request.dim} coordinates, the input has {dim}")
+        return request
+    alpha = tuple(int(a) for a in request)
+    if len(alpha) != dim or any(a < 0 for a in alpha):
+        raise ValueError(f"multi-index {request!r} does not fit an input of dimension {dim}")
+    return alpha
