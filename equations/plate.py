@@ -1,0 +1,179 @@
+r"""Kirchhoff plate bending: :math:`D\,\Delta^2 w = q` on a rectangle.
+
+Nondimensionalisation (done here, so a steel plate trains like ``D = 1``): with the plate's centre
+:math:`x_c`, half the longer side :math:`L`, the load scale :math:`q_0 = \max|q|` and the deflection scale
+:math:`W = q_0 / (D \pi^4 (a^{-2} + b^{-2})^2)` (the first mode's amplitude under a sine load of height
+:math:`q_0`), put :math:`x = x_c + L \hat x`, :math:`w = W \hat w`. Then
+
+.. math:: \hat\Delta^2 \hat w = c\, \hat q, \qquad c = \frac{q_0 L^4}{D W} = \pi^4 L^4 (a^{-2} + b^{-2})^2,
+
+and the residual is written divided by ``c`` so that every term is of order one.
+
+Edge conditions, for an edge with outward normal :math:`n` and tangent :math:`t` (Timoshenko §§21–22):
+
+- simply supported: :math:`w = 0`, :math:`M_n \propto w_{nn} + \nu w_{tt} = 0`;
+- clamped: :math:`w = 0`, :math:`w_n = 0`;
+- free: :math:`M_n = 0`, :math:`V_n \propto w_{nnn} + (2-\nu) w_{ntt} = 0`, and at a corner where two free
+  edges meet the corner force :math:`2 M_{xy} \propto w_{xy} = 0`.
+
+Derived fields in physical units: :math:`M_x = -D(w_{xx} + \nu w_{yy})`, :math:`M_y = -D(w_{yy} + \nu w_{xx})`,
+:math:`M_{xy} = -D(1-\nu) w_{xy}`, :math:`Q_x = -D\,\partial_x \Delta w`, :math:`Q_y = -D\,\partial_y \Delta w`.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import jax.numpy as jnp
+import numpy as np
+
+from sciml import expr
+from sciml.config import spec
+from sciml.errors import Invalid
+
+from .fields import Fields
+
+EdgeCondition = Literal["simply_supported", "clamped", "free"]
+
+
+@dataclass
+class Edges:
+    """The condition on each edge of the rectangle."""
+
+    left: EdgeCondition = "simply_supported"
+    right: EdgeCondition = "simply_supported"
+    bottom: EdgeCondition = "simply_supported"
+    top: EdgeCondition = "simply_supported"
+
+
+@dataclass
+class PlateConfig:
+    """Case-file section ``equation`` for ``type: kirchhoff_plate``. Give ``D``, or ``E`` and ``thickness``."""
+
+    type: Literal["kirchhoff_plate"]
+    load: str | float = spec(help="load q(x, y) in Pa: a number or an expression of x and y")
+    nu: float = spec(0.3, ge=0.0, lt=0.5, help="Poisson's ratio")
+    E: float | None = spec(None, gt=0.0, help="Young's modulus in Pa")
+    thickness: float | None = spec(None, gt=0.0, help="plate thickness in m")
+    D: float | None = spec(None, gt=0.0, help="flexural rigidity E h^3 / (12 (1 - nu^2)) in N m")
+    edges: Edges = spec(factory=Edges)
+
+    def check(self):
+        if self.D is None and (self.E is None or self.thickness is None):
+            raise Invalid("D", "give either D, or both E and thickness")
+        if self.D is not None and (self.E is not None or self.thickness is not None):
+            raise Invalid("D", "give either D, or E and thickness, not both")
+        try:
+            expr.parse(self.load, ("x", "y"))
+        except ValueError as e:
+            raise Invalid("load", str(e)) from None
+
+    @property
+    def rigidity(self) -> float:
+        if self.D is not None:
+            return self.D
+        return self.E * self.thickness**3 / (12.0 * (1.0 - self.nu**2))
+
+
+def _contract(d: Fields, field: str, vectors) -> jnp.ndarray:
+    """``Σ v1_i v2_j ... ∂_ij... field``: the derivative along the given per-point vectors ``(N, dim)``."""
+    dim = len(d.coords)
+    total = 0.0
+    for idx in itertools.product(range(dim), repeat=len(vectors)):
+        key = field + "_" + "".join(d.coords[i] for i in idx)
+        weight = 1.0
+        for v, i in zip(vectors, idx):
+            weight = weight * v[..., i]
+        total = total + weight * d[key]
+    return total
+
+
+# condition -> residuals (in nondimensional form) on an edge with normal n and tangent t
+EDGE_RULES = {
+    "simply_supported": lambda d, n, t, nu: {"w": d["w"], "m": _contract(d, "w", (n, n)) + nu * _contract(d, "w", (t, t))},
+    "clamped": lambda d, n, t, nu: {"w": d["w"], "dw": _contract(d, "w", (n,))},
+    "free": lambda d, n, t, nu: {"m": _contract(d, "w", (n, n)) + nu * _contract(d, "w", (t, t)),
+                                 "v": _contract(d, "w", (n, n, n)) + (2 - nu) * _contract(d, "w", (n, t, t))},
+}
+
+
+class KirchhoffPlate:
+    """The plate problem in nondimensional variables, with its physical scales."""
+
+    fields = ("w",)
+    coords = ("x", "y")
+
+    def __init__(self, config: PlateConfig, bounds):
+        (x0, x1), (y0, y1) = bounds
+        self.config, self.bounds = config, ((float(x0), float(x1)), (float(y0), float(y1)))
+        self.a, self.b = x1 - x0, y1 - y0
+        self.D, self.nu = config.rigidity, config.nu
+        self.load = expr.parse(config.load, ("x", "y"))
+        self.center = np.array([(x0 + x1) / 2, (y0 + y1) / 2])
+        self.L = max(self.a, self.b) / 2
+        gx, gy = np.meshgrid(np.linspace(x0, x1, 101), np.linspace(y0, y1, 101), indexing="ij")
+        q = np.broadcast_to(np.asarray(self.load(np, x=gx, y=gy), dtype=float), gx.shape)
+        if not np.all(np.isfinite(q)):
+            raise ValueError("the load is not finite everywhere on the plate")
+        self.q0 = float(np.max(np.abs(q))) or 1.0
+        modal = math.pi**4 * (1 / self.a**2 + 1 / self.b**2) ** 2
+        self.W = self.q0 / (self.D * modal)
+        self.c = modal * self.L**4
+
+    # --- scales -------------------------------------------------------------------------------
+    def to_nondim(self, x):
+        return (x - self.center) / self.L
+
+    def to_physical(self, xh):
+        return self.center + self.L * xh
+
+    def load_hat(self, xh):
+        x = self.to_physical(xh)
+        return self.load(jnp, x=x[..., 0], y=x[..., 1]) / self.q0 + 0.0 * xh[..., 0]
+
+    # --- residuals ----------------------------------------------------------------------------
+    def interior(self, d: Fields) -> dict:
+        return {"pde": d.bilap("w") / self.c - self.load_hat(d.points)}
+
+    def boundary(self, part: str, d: Fields, normal) -> dict:
+        tangent = jnp.stack([-normal[..., 1], normal[..., 0]], axis=-1)
+        return EDGE_RULES[getattr(self.config.edges, part)](d, normal, tangent, self.nu)
+
+    def corners(self):
+        """Corners (physical points) where two free edges meet; there ``w_xy = 0``."""
+        (x0, x1), (y0, y1) = self.bounds
+        e = self.config.edges
+        table = {(x0, y0): (e.left, e.bottom), (x1, y0): (e.right, e.bottom),
+                 (x0, y1): (e.left, e.top), (x1, y1): (e.right, e.top)}
+        return np.array([p for p, conds in table.items() if conds == ("free", "free")]).reshape(-1, 2)
+
+    @staticmethod
+    def corner(d: Fields) -> dict:
+        return {"mxy": d["w_xy"]}
+
+    # --- physical output ----------------------------------------------------------------------
+    derived_names = ("w", "mx", "my", "mxy", "qx", "qy")
+
+    def derived(self, d: Fields) -> dict:
+        """Deflection (m), moments (N m / m) and shear forces (N / m) in physical units."""
+        D, nu, W, L = self.D, self.nu, self.W, self.L
+        m = D * W / L**2
+        return {
+            "w": W * d["w"],
+            "mx": -m * (d["w_xx"] + nu * d["w_yy"]),
+            "my": -m * (d["w_yy"] + nu * d["w_xx"]),
+            "mxy": -m * (1 - nu) * d["w_xy"],
+            "qx": -m / L * (d["w_xxx"] + d["w_xyy"]),
+            "qy": -m / L * (d["w_xxy"] + d["w_yyy"]),
+        }
+
+    def reference(self, x: np.ndarray, y: np.ndarray) -> dict | None:
+        """Fields from the classical reference solver (series or finite differences) at physical points."""
+        from sciml.solvers.reference import plate_solution
+
+        e = self.config.edges
+        edges = {"left": e.left, "right": e.right, "bottom": e.bottom, "top": e.top}
+        load = lambda xx, yy: np.broadcast_to(np.asarray(self.load(np, x=xx, y=yy), float), np.shape(xx))
+        return plate_solution(self.bounds, edges, self.D, self.nu, load, x, y)

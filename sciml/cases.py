@@ -1,0 +1,33 @@
+"""Case files to typed configs: the ``solver`` key picks the schema and the driver from ``SOLVERS``."""
+from __future__ import annotations
+
+import difflib
+import importlib
+from dataclasses import dataclass
+from typing import Callable
+
+from .config import apply_overrides, read_yaml, validate
+from .errors import ConfigError
+
+# solver -> (module, schema class name, driver function name)
+SOLVERS = {"pinn": ("sciml.solvers.pinn", "PinnCase", "train")}
+
+
+@dataclass(frozen=True)
+class Case:
+    path: str
+    config: object
+    driver: Callable  # (config, out_dir, resume=None, quiet=False) -> summary dict
+
+
+def load(path: str, overrides=()) -> Case:
+    raw = apply_overrides(read_yaml(path), overrides)
+    solver = raw.get("solver")
+    if solver not in SOLVERS:
+        close = difflib.get_close_matches(str(solver), SOLVERS, n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        what = "missing" if solver is None else f"unknown solver {solver!r}"
+        raise ConfigError(f"{what}; one of {sorted(SOLVERS)}{hint}", key="solver", source=path)
+    module, schema, driver = SOLVERS[solver]
+    mod = importlib.import_module(module)
+    return Case(path, validate(getattr(mod, schema), raw, path), getattr(mod, driver))

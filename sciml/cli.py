@@ -1,0 +1,84 @@
+"""The ``sciml`` command: ``run``, ``show`` (and more sub-commands as the suite grows).
+
+User mistakes (:class:`~sciml.errors.UserError`) print one line and exit with status 2; bugs keep their
+traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import yaml
+
+from .errors import ConfigError, UserError
+
+
+def _run(args) -> int:
+    from . import cases, rundir
+
+    case = cases.load(args.case, args.overrides) if args.case else _from_run(args.resume, args.overrides)
+    out = args.resume or rundir.create(case.config.case, args.out)
+    try:
+        summary = case.driver(case.config, out, resume=args.resume, quiet=args.quiet)
+    except ConfigError as e:  # raised once the problem is assembled (e.g. loss term names)
+        raise e.within(case.path) from None
+    print(json.dumps({k: summary[k] for k in ("case", "steps", "wall_time_s", "steps_per_s", "metrics")}, indent=2))
+    print(f"run folder: {out}")
+    return 0
+
+
+def _from_run(folder: str, overrides):
+    import os
+
+    from . import cases
+
+    if not folder:
+        raise UserError("give a case file, or --resume RUN_DIR")
+    return cases.load(os.path.join(folder, "config.yaml"), overrides)
+
+
+def _show(args) -> int:
+    from . import cases
+    from .config import to_dict
+
+    case = cases.load(args.case, args.overrides)
+    print(yaml.safe_dump(to_dict(case.config), sort_keys=False), end="")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="sciml", description="Scientific machine learning on JAX.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("run", help="train a case: sciml run CASE.yaml [dotted.key=value ...]")
+    r.add_argument("case", nargs="?", help="case file (optional with --resume)")
+    r.add_argument("overrides", nargs="*", help="dotted.key=value overrides")
+    r.add_argument("--out", help="run folder (default runs/<case>/<timestamp>)")
+    r.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its latest checkpoint")
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.set_defaults(func=_run)
+
+    s = sub.add_parser("show", help="print the resolved config of a case")
+    s.add_argument("case")
+    s.add_argument("overrides", nargs="*")
+    s.set_defaults(func=_show)
+    return p
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    if getattr(args, "case", None) and "=" in args.case and not args.case.endswith((".yaml", ".yml")):
+        args.overrides, args.case = [args.case, *args.overrides], None
+    try:
+        return args.func(args)
+    except UserError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,177 @@
+"""A small typed schema: dataclasses with type hints are the schema, and ``build`` validates raw YAML.
+
+Supported annotations: ``int``, ``float``, ``bool``, ``str``, ``Literal[...]``, ``list[T]``, ``tuple[T, ...]``,
+``tuple[T1, T2]``, ``dict[str, T]``, ``T | None``, nested dataclasses, and unions of dataclasses told apart
+by their ``type: Literal[...]`` field (a tagged union). Bounds and help come from :func:`spec`. A dataclass
+may define ``check(self)`` for cross-field rules, raising :class:`~sciml.errors.Invalid`.
+
+Every error names the dotted key and, for unknown keys, suggests the closest valid one.
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import types
+import typing
+from typing import Any, Literal, Union
+
+from ..errors import Invalid
+
+_MISSING = dataclasses.MISSING
+
+
+def spec(default: Any = _MISSING, *, ge=None, gt=None, le=None, lt=None, help: str = "", factory=None):
+    """A dataclass field with bounds (``ge``/``gt``/``le``/``lt``) and a help text."""
+    meta = {"ge": ge, "gt": gt, "le": le, "lt": lt, "help": help}
+    if factory is not None:
+        return dataclasses.field(default_factory=factory, metadata=meta)
+    return dataclasses.field(default=default, metadata=meta)
+
+
+def _join(path: str, key: Any) -> str:
+    return f"{path}.{key}" if path else str(key)
+
+
+def _suggest(word: str, options) -> str:
+    close = difflib.get_close_matches(str(word), [str(o) for o in options], n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _describe(value: Any) -> str:
+    return "null" if value is None else f"{type(value).__name__} {value!r}"
+
+
+def _is_tagged_union(members) -> bool:
+    return all(dataclasses.is_dataclass(m) for m in members) and all(
+        "type" in {f.name for f in dataclasses.fields(m)} for m in members
+    )
+
+
+def _tag(cls) -> str:
+    return typing.get_args(typing.get_type_hints(cls)["type"])[0]
+
+
+def _check_bounds(value, meta, path):
+    for name, op, word in (("ge", float.__ge__, ">="), ("gt", float.__gt__, ">"),
+                           ("le", float.__le__, "<="), ("lt", float.__lt__, "<")):
+        bound = meta.get(name)
+        if bound is not None and not op(float(value), float(bound)):
+            raise Invalid(path, f"must be {word} {bound}, got {value}")
+
+
+def _build_dataclass(cls, raw, path):
+    if not isinstance(raw, dict):
+        raise Invalid(path, f"expected a mapping with keys {[f.name for f in dataclasses.fields(cls)]}, "
+                            f"got {_describe(raw)}")
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    for key in raw:
+        if key not in fields:
+            raise Invalid(_join(path, key), "unknown key" + _suggest(key, fields))
+    values = {}
+    for name, f in fields.items():
+        if name in raw:
+            values[name] = build(hints[name], raw[name], _join(path, name))
+            if values[name] is not None:
+                _check_bounds_if_number(values[name], f.metadata, _join(path, name))
+        elif f.default is _MISSING and f.default_factory is _MISSING:
+            raise Invalid(_join(path, name), "missing required key" + (
+                f" ({f.metadata['help']})" if f.metadata.get("help") else ""))
+    obj = cls(**values)
+    if hasattr(obj, "check"):
+        try:
+            obj.check()
+        except Invalid as e:
+            raise Invalid(_join(path, e.key), e.message) from None
+    return obj
+
+
+def _check_bounds_if_number(value, meta, path):
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        _check_bounds(value, meta, path)
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                _check_bounds(v, meta, f"{path}[{i}]")
+
+
+def build(tp, raw, path: str = ""):
+    """Validate ``raw`` (parsed YAML) against annotation ``tp``; return the typed value."""
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if tp is Any:
+        return raw
+    if dataclasses.is_dataclass(tp):
+        return _build_dataclass(tp, raw, path)
+    if origin in (Union, types.UnionType):
+        members = [a for a in args if a is not type(None)]
+        if raw is None:
+            if type(None) in args:
+                return None
+            raise Invalid(path, "must not be empty")
+        if _is_tagged_union(members):
+            tags = {_tag(m): m for m in members}
+            if not isinstance(raw, dict) or "type" not in raw:
+                raise Invalid(_join(path, "type"), f"missing; one of {sorted(tags)}")
+            if raw["type"] not in tags:
+                raise Invalid(_join(path, "type"), f"unknown type {raw['type']!r}; one of {sorted(tags)}"
+                              + _suggest(raw["type"], tags))
+            return _build_dataclass(tags[raw["type"]], raw, path)
+        errors = []
+        for m in members:
+            try:
+                return build(m, raw, path)
+            except Invalid as e:
+                errors.append(e)
+        raise errors[-1]
+    if origin is Literal:
+        if raw not in args:
+            raise Invalid(path, f"must be one of {list(args)}, got {raw!r}" + _suggest(raw, args))
+        return raw
+    if tp is bool:
+        if not isinstance(raw, bool):
+            raise Invalid(path, f"expected true or false, got {_describe(raw)}")
+        return raw
+    if tp is int:
+        if isinstance(raw, bool) or not (isinstance(raw, int) or (isinstance(raw, float) and raw.is_integer())):
+            raise Invalid(path, f"expected an integer, got {_describe(raw)}")
+        return int(raw)
+    if tp is float:
+        if isinstance(raw, str):
+            try:  # YAML 1.1 reads 1e-3 (no dot) as a string; accept it as a number
+                return float(raw)
+            except ValueError:
+                pass
+        if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+            raise Invalid(path, f"expected a number, got {_describe(raw)}")
+        return float(raw)
+    if tp is str:
+        if not isinstance(raw, str):
+            raise Invalid(path, f"expected a string, got {_describe(raw)}")
+        return raw
+    if origin in (list, tuple):
+        if not isinstance(raw, (list, tuple)):
+            raise Invalid(path, f"expected a list, got {_describe(raw)}")
+        if origin is tuple and args and args[-1] is not Ellipsis:
+            if len(raw) != len(args):
+                raise Invalid(path, f"expected a list of {len(args)} items, got {len(raw)}")
+            return tuple(build(a, r, f"{path}[{i}]") for i, (a, r) in enumerate(zip(args, raw)))
+        item = args[0] if args else Any
+        out = [build(item, r, f"{path}[{i}]") for i, r in enumerate(raw)]
+        return tuple(out) if origin is tuple else out
+    if origin is dict:
+        if not isinstance(raw, dict):
+            raise Invalid(path, f"expected a mapping, got {_describe(raw)}")
+        kt, vt = args if args else (Any, Any)
+        return {build(kt, k, path): build(vt, v, _join(path, k)) for k, v in raw.items()}
+    raise TypeError(f"schema annotation {tp!r} at {path!r} is not supported")
+
+
+def to_dict(obj) -> Any:
+    """The plain-data form of a typed config (for writing the resolved ``config.yaml``)."""
+    if dataclasses.is_dataclass(obj):
+        return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, (list, tuple)):
+        return [to_dict(v) for v in obj]
+    if isinstance(obj, dict):
+        return {k: to_dict(v) for k, v in obj.items()}
+    return obj

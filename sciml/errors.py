@@ -1,0 +1,39 @@
+"""User-facing errors: anything a user can cause by what they type or the files they hand us.
+
+The CLI prints a :class:`UserError` as one line and exits with status 2; everything else is a bug and
+keeps its traceback.
+"""
+
+
+class UserError(Exception):
+    """A mistake in input (case file, override, path, dataset) with a message meant for the user."""
+
+    exit_code = 2
+
+
+class ConfigError(UserError):
+    """A problem at a dotted key of a case file: ``<file>: <key>: <message>``."""
+
+    def __init__(self, message: str, key: str = "", source: str = ""):
+        self.message, self.key, self.source = message, key, source
+        super().__init__(self.render())
+
+    def within(self, source: str) -> "ConfigError":
+        """The same error, attributed to ``source`` if it names no file yet."""
+        return self if self.source else ConfigError(self.message, self.key, source)
+
+    def render(self) -> str:
+        where = ": ".join(p for p in (self.source, self.key) if p)
+        return f"{where}: {self.message}" if where else self.message
+
+
+class Invalid(ValueError):
+    """Raised by schema checks; ``key`` is relative to the section being checked."""
+
+    def __init__(self, key: str, message: str):
+        self.key, self.message = key, message
+        super().__init__(f"{key}: {message}")
+
+
+class TrainingDiverged(UserError):
+    """A NaN or inf loss: the run stops, keeping its last good checkpoint."""

@@ -1,0 +1,6 @@
+"""Physics-informed neural networks: geometry and sampling, problem assembly, optimisers, the driver."""
+from .config import PinnCase
+from .problem import Problem, assemble
+from .run import train
+
+__all__ = ["PinnCase", "Problem", "assemble", "train"]

@@ -1,0 +1,108 @@
+"""The Kirchhoff plate: nondimensional residuals vanish on exact solutions; edge rules; physical fields."""
+import math
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from sciml.config import build
+from sciml.equations.fields import collect, evaluator
+from sciml.equations.plate import KirchhoffPlate, PlateConfig
+
+STEEL = {"type": "kirchhoff_plate", "E": 201880.0e6, "nu": 0.25, "thickness": 0.01,
+         "load": "980 * sin(pi * x / 2) * sin(pi * y / 3)"}
+BOUNDS = ((0.0, 2.0), (0.0, 3.0))
+
+
+def plate(**changes):
+    return KirchhoffPlate(build(PlateConfig, {**STEEL, **changes}), BOUNDS)
+
+
+def evaluate(eq, fn, net, x, mode="taylor"):
+    return fn(evaluator(net, collect(fn, eq.fields, eq.coords), eq.fields, eq.coords, mode=mode)(x))
+
+
+def exact_hat(eq):
+    """The exact sine solution in nondimensional variables: w/W = sin(pi x/a) sin(pi y/b)."""
+    def net(xh):
+        x = eq.to_physical(xh)
+        return (jnp.sin(jnp.pi * x[..., 0] / eq.a) * jnp.sin(jnp.pi * x[..., 1] / eq.b))[..., None]
+    return net
+
+
+def test_rigidity_and_scales():
+    eq = plate()
+    assert eq.D == pytest.approx(201880.0e6 * 0.01**3 / (12 * (1 - 0.25**2)))
+    assert eq.q0 == pytest.approx(980.0, rel=1e-3)  # max on a 101 x 101 grid, incl. the centre
+    assert eq.c == pytest.approx(math.pi**4 * 1.5**4 * (1 / 4 + 1 / 9) ** 2)
+
+
+@pytest.mark.parametrize("mode", ["taylor", "nested"])
+def test_exact_solution_has_zero_residuals(mode):
+    eq = plate()
+    rng = np.random.default_rng(0)
+    xh = jnp.asarray(eq.to_nondim(np.c_[2 * rng.random(50), 3 * rng.random(50)]))
+    r = evaluate(eq, eq.interior, exact_hat(eq), xh, mode)["pde"]
+    np.testing.assert_allclose(r, 0.0, atol=1e-10)
+    for part, pts in {"left": [0.0, 1.1], "right": [2.0, 0.4], "bottom": [0.7, 0.0], "top": [1.3, 3.0]}.items():
+        normal = {"left": [-1.0, 0.0], "right": [1.0, 0.0], "bottom": [0.0, -1.0], "top": [0.0, 1.0]}[part]
+        xb = jnp.asarray(eq.to_nondim(np.array([pts])))
+        res = evaluate(eq, lambda d: eq.boundary(part, d, jnp.asarray([normal])), exact_hat(eq), xb, mode)
+        assert set(res) == {"w", "m"}
+        for v in res.values():
+            np.testing.assert_allclose(v, 0.0, atol=1e-10)
+
+
+def test_edge_rules_match_hand_formulas():
+    """Clamped and free rules on the top (n = +y) and left (n = -x) edges of a polynomial field."""
+    eq = plate(edges={"top": "free", "left": "clamped"})
+    nu = eq.nu
+    c = np.random.default_rng(1).normal(size=(5, 5))
+
+    def net(xh):
+        x, y = xh[..., 0], xh[..., 1]
+        return sum(c[i, j] * x**i * y**j for i in range(5) for j in range(5))[..., None]
+
+    def poly(i0, j0, x, y):  # ∂x^i0 ∂y^j0 of the polynomial
+        tot = 0.0
+        for i in range(i0, 5):
+            for j in range(j0, 5):
+                tot += c[i, j] * math.perm(i, i0) * math.perm(j, j0) * x ** (i - i0) * y ** (j - j0)
+        return tot
+
+    x, y = 0.3, -0.6
+    pt = jnp.asarray([[x, y]])
+    top = evaluate(eq, lambda d: eq.boundary("top", d, jnp.asarray([[0.0, 1.0]])), net, pt)
+    assert float(top["m"][0]) == pytest.approx(poly(0, 2, x, y) + nu * poly(2, 0, x, y), rel=1e-10)
+    assert float(top["v"][0]) == pytest.approx(poly(0, 3, x, y) + (2 - nu) * poly(2, 1, x, y), rel=1e-10)
+    left = evaluate(eq, lambda d: eq.boundary("left", d, jnp.asarray([[-1.0, 0.0]])), net, pt)
+    assert float(left["w"][0]) == pytest.approx(poly(0, 0, x, y), rel=1e-10)
+    assert float(left["dw"][0]) == pytest.approx(-poly(1, 0, x, y), rel=1e-10)
+
+
+def test_free_corners():
+    assert len(plate(edges={"top": "free", "right": "free"}).corners()) == 1
+    assert len(plate(edges={"top": "free", "bottom": "free"}).corners()) == 0
+
+
+def test_derived_fields_in_physical_units():
+    eq = plate()
+    X = np.array([[0.5, 1.2]])
+    out = evaluate(eq, eq.derived, exact_hat(eq), jnp.asarray(eq.to_nondim(X)))
+    a, b, D, nu = 2.0, 3.0, eq.D, 0.25
+    A = 980 / (D * math.pi**4 * (1 / a**2 + 1 / b**2) ** 2)
+    kx, ky, (x, y) = math.pi / a, math.pi / b, X[0]
+    w = A * math.sin(kx * x) * math.sin(ky * y)
+    assert float(out["w"][0]) == pytest.approx(w, rel=1e-9)
+    assert float(out["mx"][0]) == pytest.approx(D * (kx**2 + nu * ky**2) * w, rel=1e-9)
+    assert float(out["mxy"][0]) == pytest.approx(-D * (1 - nu) * A * kx * ky * math.cos(kx * x) * math.cos(ky * y), rel=1e-9)
+    assert float(out["qx"][0]) == pytest.approx(D * (kx**2 + ky**2) * A * kx * math.cos(kx * x) * math.sin(ky * y), rel=1e-9)
+
+
+def test_steel_and_unit_plate_train_alike():
+    """Nondimensionalisation: the residuals of steel and D = 1 plates are the same functions."""
+    steel, unit = plate(), plate(E=None, thickness=None, D=1.0, load="sin(pi * x / 2) * sin(pi * y / 3)")
+    net = lambda xh: jnp.tanh(xh @ jnp.array([[0.3], [-0.7]]) + 0.1)
+    xh = jnp.asarray([[0.1, 0.2], [-0.5, 0.9]])
+    np.testing.assert_allclose(evaluate(steel, steel.interior, net, xh)["pde"],
+                               evaluate(unit, unit.interior, net, xh)["pde"], rtol=1e-9)
