@@ -169,11 +169,11 @@ class KirchhoffPlate:
             "qy": -m / L * (d["w_xxy"] + d["w_yyy"]),
         }
 
-    def reference(self, x: np.ndarray, y: np.ndarray) -> dict | None:
+    def reference(self, points: np.ndarray) -> dict | None:
         """Fields from the classical reference solver (series or finite differences) at physical points."""
         from sciml.solvers.reference import plate_solution
 
         e = self.config.edges
         edges = {"left": e.left, "right": e.right, "bottom": e.bottom, "top": e.top}
         load = lambda xx, yy: np.broadcast_to(np.asarray(self.load(np, x=xx, y=yy), float), np.shape(xx))
-        return plate_solution(self.bounds, edges, self.D, self.nu, load, x, y)
+        return plate_solution(self.bounds, edges, self.D, self.nu, load, points[:, 0], points[:, 1])

@@ -9,15 +9,20 @@ from typing import Callable
 from .config import apply_overrides, read_yaml, validate
 from .errors import ConfigError
 
-# solver -> (module, schema class name, driver function name)
-SOLVERS = {"pinn": ("sciml.solvers.pinn", "PinnCase", "train")}
+# solver -> (module, schema class name). The module provides ``train(config, out, resume=None, quiet=False)``
+# returning the summary dict, and optionally ``datagen(config, quiet=False)`` for solvers trained on data.
+SOLVERS = {"pinn": ("sciml.solvers.pinn", "PinnCase")}
 
 
 @dataclass(frozen=True)
 class Case:
     path: str
     config: object
-    driver: Callable  # (config, out_dir, resume=None, quiet=False) -> summary dict
+    module: object
+
+    @property
+    def driver(self) -> Callable:
+        return self.module.train
 
 
 def load(path: str, overrides=()) -> Case:
@@ -28,6 +33,6 @@ def load(path: str, overrides=()) -> Case:
         hint = f" (did you mean '{close[0]}'?)" if close else ""
         what = "missing" if solver is None else f"unknown solver {solver!r}"
         raise ConfigError(f"{what}; one of {sorted(SOLVERS)}{hint}", key="solver", source=path)
-    module, schema, driver = SOLVERS[solver]
+    module, schema = SOLVERS[solver]
     mod = importlib.import_module(module)
-    return Case(path, validate(getattr(mod, schema), raw, path), getattr(mod, driver))
+    return Case(path, validate(getattr(mod, schema), raw, path), mod)

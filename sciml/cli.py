@@ -47,6 +47,31 @@ def _show(args) -> int:
     return 0
 
 
+def _datagen(args) -> int:
+    from . import cases
+
+    case = cases.load(args.case, args.overrides)
+    if not hasattr(case.module, "datagen"):
+        raise UserError(f"{args.case}: solver {case.config.solver!r} trains on no dataset; nothing to generate")
+    path = case.module.datagen(case.config, quiet=args.quiet, force=args.force)
+    print(f"dataset: {path}")
+    return 0
+
+
+# name -> module with main(argv) -> exit code
+BENCHMARKS = {"autodiff": "sciml.bench.autodiff", "plate-step": "sciml.bench.plate_step"}
+
+
+def _bench(args) -> int:
+    import importlib
+
+    if args.name in BENCHMARKS:
+        return importlib.import_module(BENCHMARKS[args.name]).main(args.rest)
+    from .bench import suite
+
+    return suite.main([args.name, *args.rest])
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="sciml", description="Scientific machine learning on JAX.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -63,6 +88,19 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("case")
     s.add_argument("overrides", nargs="*")
     s.set_defaults(func=_show)
+
+    g = sub.add_parser("datagen", help="generate a case's training data with its classical solver")
+    g.add_argument("case")
+    g.add_argument("overrides", nargs="*")
+    g.add_argument("--force", action="store_true", help="overwrite an existing dataset")
+    g.add_argument("--quiet", action="store_true", help="no progress bar")
+    g.set_defaults(func=_datagen)
+
+    b = sub.add_parser("bench", help=f"benchmarks: {', '.join(BENCHMARKS)}, or a suite under cases/suites/",
+                       add_help=False)
+    b.add_argument("name")
+    b.add_argument("rest", nargs=argparse.REMAINDER)
+    b.set_defaults(func=_bench)
     return p
 
 

@@ -106,6 +106,11 @@ class Rectangle:
         (x0, x1), (y0, y1) = self.bounds
         return np.meshgrid(np.linspace(x0, x1, shape[0]), np.linspace(y0, y1, shape[1]), indexing="ij")
 
+    def evaluation_points(self, shape) -> tuple[np.ndarray, tuple[int, ...], tuple[np.ndarray, ...]]:
+        """``(points (N, 2), grid shape, (X, Y))``: a tensor grid for errors and plots."""
+        X, Y = self.grid(tuple(shape))
+        return np.stack([X.ravel(), Y.ravel()], -1), X.shape, (X, Y)
+
 
 GEOMETRIES = {"rectangle": (RectangleConfig, Rectangle)}
 GeometryConfig = RectangleConfig

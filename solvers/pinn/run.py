@@ -44,9 +44,9 @@ def _relative_l2(pred: np.ndarray, ref: np.ndarray) -> float:
     return float(np.linalg.norm(pred - ref) / max(np.linalg.norm(ref), 1e-300))
 
 
-def evaluate(problem: Problem, params, reference: dict | None, X, Y) -> tuple[dict, dict]:
-    pts = np.stack([X.ravel(), Y.ravel()], -1)
-    pred = {k: v.reshape(X.shape) for k, v in problem.predict(params, pts).items()}
+def evaluate(problem: Problem, params, reference: dict | None, points, shape) -> tuple[dict, dict]:
+    """Predictions on the evaluation points (reshaped to ``shape``) and relative L2 errors per field."""
+    pred = {k: v.reshape(shape) for k, v in problem.predict(params, points).items()}
     metrics = {}
     if reference is not None:
         metrics = {f"rel_l2_{k}": _relative_l2(pred[k], reference[k]) for k in pred if k in reference}
@@ -72,8 +72,10 @@ def train(cfg: PinnCase, out: str, resume: str | None = None, quiet: bool = Fals
     rng = np.random.default_rng(cfg.seed)
     key_init, key_train = jax.random.split(jax.random.PRNGKey(cfg.seed))
     phases = _phases(cfg, problem)
-    X, Y = problem.geometry.grid(tuple(cfg.evaluation.grid))
-    reference = problem.equation.reference(X, Y)
+    points, shape, (X, Y) = problem.geometry.evaluation_points(cfg.evaluation.grid)
+    reference = problem.equation.reference(points)
+    if reference is not None:
+        reference = {k: np.asarray(v).reshape(shape) for k, v in reference.items()}
     write_yaml(os.path.join(out, "config.yaml"), to_dict(cfg))
 
     params = problem.init(key_init)
@@ -125,13 +127,13 @@ def train(cfg: PinnCase, out: str, resume: str | None = None, quiet: bool = Fals
                 if every and name == "adam" and step // every != (step - n) // every:
                     batch = problem.sample(rng)
                 if cfg.evaluation.every and step % cfg.evaluation.every < n and reference is not None:
-                    _, m = evaluate(problem, state["params"], reference, X, Y)
+                    _, m = evaluate(problem, state["params"], reference, points, shape)
                     bar.write(f"step {step}: " + ", ".join(f"{k} {v:.3e}" for k, v in m.items()))
     finally:
         bar.close()
     wall = elapsed0 + time.perf_counter() - t0
 
-    pred, errors = evaluate(problem, state["params"], reference, X, Y)
+    pred, errors = evaluate(problem, state["params"], reference, points, shape)
     write_fields(os.path.join(out, "fields.h5"), X, Y, pred, reference)
     if metrics.rows:
         plots.loss_history(metrics.rows, os.path.join(out, "plots", "loss.png"), f"{cfg.case}: loss")

@@ -1,0 +1,76 @@
+"""The PINN driver: training lowers the error, NaN handling, resume and reproducibility."""
+import json
+
+import h5py
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from sciml import cases
+from sciml.errors import TrainingDiverged
+from sciml.solvers.pinn import run as driver
+
+from cli_cases import write_case
+
+
+def train(tmp_path, name="run", **changes):
+    case = cases.load(write_case(tmp_path, name=f"{name}.yaml", **changes))
+    return driver.train(case.config, str(tmp_path / name), quiet=True), tmp_path / name
+
+
+def test_training_lowers_error_and_loss(tmp_path):
+    short, _ = train(tmp_path, "short", training__adam__steps=10)
+    long, folder = train(tmp_path, "long", training__adam__steps=150, training__log_every=50)
+    assert long["metrics"]["rel_l2_w"] < 0.5 * short["metrics"]["rel_l2_w"]
+    rows = (folder / "metrics.csv").read_text().splitlines()
+    assert len(rows) == 4 and rows[0].startswith("step,loss,loss.pde")
+
+
+def test_nan_stops_and_keeps_last_good_checkpoint(tmp_path, monkeypatch):
+    assemble = driver.assemble
+
+    def poisoned(cfg):
+        problem = assemble(cfg)
+        def loss(params, batch, key):  # NaN once the first weights grow past 3 (lr = 1 gets there fast)
+            total, terms = problem.loss(params, batch, key)
+            blown = jnp.abs(params[0]["W"]).max() > 3
+            return jnp.where(blown, jnp.nan, total), terms
+        return problem.__class__(**{**problem.__dict__, "loss": loss})
+
+    monkeypatch.setattr(driver, "assemble", poisoned)
+    with pytest.raises(TrainingDiverged) as e:
+        train(tmp_path, "nan", training__adam__lr=1.0, training__adam__steps=200)
+    msg = str(e.value)
+    assert "loss became nan at step" in msg and "last good state" in msg
+    bad_step = int(msg.split("at step ")[1].split()[0])
+    with h5py.File(tmp_path / "nan" / "checkpoints" / "latest.h5") as f:
+        good_step = int(f.attrs["step"])
+        leaves = [np.asarray(f["state"][k]) for k in f["state"]]
+    assert good_step <= bad_step < good_step + 10
+    assert all(np.isfinite(v).all() for v in leaves if v.dtype.kind == "f")
+
+
+def test_resume_continues_exactly(tmp_path):
+    full, _ = train(tmp_path, "full", training__adam__steps=40)
+    half, folder = train(tmp_path, "resumed", training__adam__steps=20)
+    case = cases.load(write_case(tmp_path, name="again.yaml", training__adam__steps=40))
+    resumed = driver.train(case.config, str(folder), resume=str(folder), quiet=True)
+    assert resumed["steps"] == 40
+    np.testing.assert_allclose(resumed["metrics"]["rel_l2_w"], full["metrics"]["rel_l2_w"], rtol=1e-9)
+
+
+def test_same_seed_same_numbers(tmp_path):
+    a, _ = train(tmp_path, "a")
+    b, _ = train(tmp_path, "b")
+    c, _ = train(tmp_path, "c", seed=4)
+    assert a["metrics"] == b["metrics"]
+    assert a["metrics"] != c["metrics"]
+
+
+def test_lbfgs_phase_runs_after_adam(tmp_path):
+    s, folder = train(tmp_path, "lb", training__adam__steps=20, training__lbfgs__steps=20)
+    assert s["steps"] == 40
+    phases = [r.split(",")[-1] for r in (folder / "metrics.csv").read_text().splitlines()[1:]]
+    assert phases == ["0", "0", "1", "1"]
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["final_loss"] < 1.0
