@@ -58,6 +58,38 @@ def _datagen(args) -> int:
     return 0
 
 
+def _export(args) -> int:
+    import os
+
+    from . import cases
+    from .compile import export
+
+    case = cases.load(os.path.join(args.run_dir, "config.yaml"))
+    if not hasattr(case.module, "export_model"):
+        raise UserError(f"solver {case.config.solver!r} has no export")
+    fn, shape, dtype, meta = case.module.export_model(case.config, args.run_dir)
+    out = args.out or os.path.join(args.run_dir, "model" + export.SUFFIX)
+    paths = export.save(out, fn, shape, dtype, {"case": case.config.case, "run_dir": args.run_dir, **meta})
+    print("exported: " + ", ".join(paths))
+    return 0
+
+
+def _predict(args) -> int:
+    import numpy as np
+
+    from .compile import export, points
+
+    call, meta = export.load(args.model)
+    x = points.read(args.points, meta["inputs"])
+    if tuple(x.shape[1:]) != tuple(meta["input_shape"]):
+        raise UserError(f"{args.points}: inputs of shape {x.shape[1:]} per sample; the model takes {tuple(meta['input_shape'])}")
+    out = {k: np.asarray(v) for k, v in call(x).items()}
+    dest = args.out or (args.points.rsplit(".", 1)[0] + ".pred." + args.points.rsplit(".", 1)[-1])
+    points.write(dest, x, meta["inputs"], out)
+    print(f"predictions: {dest} ({len(x)} samples, outputs {', '.join(out)})")
+    return 0
+
+
 # name -> module with main(argv) -> exit code
 BENCHMARKS = {"autodiff": "sciml.bench.autodiff", "plate-step": "sciml.bench.plate_step"}
 
@@ -95,6 +127,17 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--force", action="store_true", help="overwrite an existing dataset")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
     g.set_defaults(func=_datagen)
+
+    e = sub.add_parser("export", help="serialise a trained run's prediction function (jax.export, StableHLO)")
+    e.add_argument("run_dir")
+    e.add_argument("--out", help="FILE.jaxexport (default RUN_DIR/model.jaxexport)")
+    e.set_defaults(func=_export)
+
+    q = sub.add_parser("predict", help="evaluate an exported model on points from a CSV or HDF5 file")
+    q.add_argument("model", help="FILE.jaxexport")
+    q.add_argument("points", help="POINTS.csv (header naming the inputs) or POINTS.h5")
+    q.add_argument("--out", help="output file (default POINTS.pred.csv / .h5)")
+    q.set_defaults(func=_predict)
 
     b = sub.add_parser("bench", help=f"benchmarks: {', '.join(BENCHMARKS)}, or a suite under cases/suites/",
                        add_help=False)
