@@ -1,2 +1,23 @@
-"""sciml: scientific machine learning on JAX."""
+"""sciml: scientific machine learning on JAX.
+
+The Python API is the one the command line uses::
+
+    import sciml
+    case = sciml.load_case("cases/plate.yaml", ["training.adam.steps=500"])
+    summary = sciml.run_case(case, out="runs/try")
+"""
 __version__ = "0.1.0"
+
+
+def load_case(path: str, overrides=()):
+    """Read and validate a case file with ``dotted.key=value`` overrides (see :mod:`sciml.cases`)."""
+    from .cases import load
+
+    return load(path, list(overrides))
+
+
+def run_case(case, out: str | None = None, resume: str | None = None, quiet: bool = False) -> dict:
+    """Train a loaded case into a run folder and return its summary."""
+    from .cases import run
+
+    return run(case, out, resume, quiet)

@@ -11,7 +11,8 @@ from .errors import ConfigError
 
 # solver -> (module, schema class name). The module provides ``train(config, out, resume=None, quiet=False)``
 # returning the summary dict, and optionally ``datagen(config, quiet=False)`` for solvers trained on data.
-SOLVERS = {"pinn": ("sciml.solvers.pinn", "PinnCase")}
+SOLVERS = {"pinn": ("sciml.solvers.pinn", "PinnCase"),
+           "fno": ("sciml.solvers.fno", "FnoCase")}
 
 
 @dataclass(frozen=True)
@@ -36,3 +37,15 @@ def load(path: str, overrides=()) -> Case:
     module, schema = SOLVERS[solver]
     mod = importlib.import_module(module)
     return Case(path, validate(getattr(mod, schema), raw, path), mod)
+
+
+def run(case: Case, out: str | None = None, resume: str | None = None, quiet: bool = False) -> dict:
+    """Train ``case`` into a run folder (new under ``runs/<case>/``, ``out``, or ``resume``'s); the summary."""
+    from . import rundir
+
+    folder = resume or rundir.create(case.config.case, out)
+    try:
+        summary = case.driver(case.config, folder, resume=resume, quiet=quiet)
+    except ConfigError as e:  # raised once the problem is assembled (e.g. loss term names)
+        raise e.within(case.path) from None
+    return summary

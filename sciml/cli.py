@@ -11,20 +11,16 @@ import sys
 
 import yaml
 
-from .errors import ConfigError, UserError
+from .errors import UserError
 
 
 def _run(args) -> int:
-    from . import cases, rundir
+    from . import cases
 
     case = cases.load(args.case, args.overrides) if args.case else _from_run(args.resume, args.overrides)
-    out = args.resume or rundir.create(case.config.case, args.out)
-    try:
-        summary = case.driver(case.config, out, resume=args.resume, quiet=args.quiet)
-    except ConfigError as e:  # raised once the problem is assembled (e.g. loss term names)
-        raise e.within(case.path) from None
-    print(json.dumps({k: summary[k] for k in ("case", "steps", "wall_time_s", "steps_per_s", "metrics")}, indent=2))
-    print(f"run folder: {out}")
+    summary = cases.run(case, args.out, args.resume, args.quiet)
+    print(json.dumps({k: summary.get(k) for k in ("case", "steps", "wall_time_s", "steps_per_s", "metrics")}, indent=2))
+    print(f"run folder: {summary.get('run_dir')}")
     return 0
 
 

@@ -23,7 +23,7 @@ def run_cli(capsys, *argv):
     ({"sampling__interior": 0}, [], "sampling.interior: must be >= 1"),
     ({"equation__nu": 0.7}, [], "equation.nu: must be < 0.5"),
     ({"equation__load": "import os"}, [], "equation.load: cannot parse"),
-    ({"equation__load": "__import__('os')"}, [], "equation.load: unknown name '__import__'"),
+    ({"equation__load": "__import__('os')"}, [], "equation.load: only calls of sin, cos"),
     ({"equation__edges": {"left": "clamp"}}, [], "equation.edges.left: must be one of"),
     ({}, ["model.activaton=sin"], "model.activaton: unknown key (did you mean 'activation'?)"),
 ])
@@ -31,7 +31,8 @@ def test_config_errors(tmp_path, capsys, changes, overrides, expected):
     path = write_case(tmp_path, **changes)
     code, out, errtext = run_cli(capsys, "show", path, *overrides)
     assert code == 2
-    assert errtext == f"error: {path}: {expected}" + errtext[len(f"error: {path}: {expected}"):]
+    source = "command line" if overrides and "unknown key" not in expected else path
+    assert errtext.startswith(f"error: {source}: {expected}")
     assert errtext.count("\n") == 1 and "Traceback" not in errtext
 
 

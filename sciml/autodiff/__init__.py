@@ -15,10 +15,15 @@ from .api import (
 )
 from .operators import LinearOperator, MultiIndex, Request, biharmonic_op, laplacian_op, multi_indices, unit
 
-# The Taylor engine registers "taylor" and "stochastic" when it is importable; until then "taylor" is nested.
-try:  # pragma: no cover - replaced once the engine lands
-    from . import taylor as _taylor  # noqa: F401
-except ImportError:  # pragma: no cover
+# The Taylor engine: "taylor" (exact, one planned propagation) and "stochastic" (unbiased Δ/Δ² estimates).
+try:
+    from . import taylor as _taylor
+except ImportError:  # pragma: no cover - keep the API usable with the reference mode
+    _taylor = None
+if _taylor is not None:
+    register_mode("taylor", _taylor.derivatives)
+    register_mode("stochastic", _taylor.stochastic_derivatives)
+if "taylor" not in MODES:  # pragma: no cover
     register_mode("taylor", MODES["nested"])
 
 __all__ = [

@@ -13,7 +13,7 @@ import dataclasses
 import difflib
 import types
 import typing
-from typing import Any, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
 from ..errors import Invalid
 
@@ -26,6 +26,21 @@ def spec(default: Any = _MISSING, *, ge=None, gt=None, le=None, lt=None, help: s
     if factory is not None:
         return dataclasses.field(default_factory=factory, metadata=meta)
     return dataclasses.field(default=default, metadata=meta)
+
+
+class Registry:
+    """Annotation metadata for a tagged union whose members live in a table that can grow at run time.
+
+    ``Annotated[object, Registry(EQUATIONS)]`` accepts any dataclass ``table[tag][0]`` selected by the
+    mapping's ``type`` key; user code can add entries (e.g. a new equation defined in a notebook) before a
+    case is validated.
+    """
+
+    def __init__(self, table: dict, pick=lambda entry: entry[0]):
+        self.table, self.pick = table, pick
+
+    def members(self) -> dict:
+        return {tag: self.pick(entry) for tag, entry in self.table.items()}
 
 
 def _join(path: str, key: Any) -> str:
@@ -63,7 +78,7 @@ def _build_dataclass(cls, raw, path):
     if not isinstance(raw, dict):
         raise Invalid(path, f"expected a mapping with keys {[f.name for f in dataclasses.fields(cls)]}, "
                             f"got {_describe(raw)}")
-    hints = typing.get_type_hints(cls)
+    hints = typing.get_type_hints(cls, include_extras=True)
     fields = {f.name: f for f in dataclasses.fields(cls)}
     for key in raw:
         if key not in fields:
@@ -95,11 +110,25 @@ def _check_bounds_if_number(value, meta, path):
                 _check_bounds(v, meta, f"{path}[{i}]")
 
 
+def _build_tagged(tags: dict, raw, path: str):
+    if not isinstance(raw, dict) or "type" not in raw:
+        raise Invalid(_join(path, "type"), f"missing; one of {sorted(tags)}")
+    if raw["type"] not in tags:
+        raise Invalid(_join(path, "type"), f"unknown type {raw['type']!r}; one of {sorted(tags)}"
+                      + _suggest(raw["type"], tags))
+    return _build_dataclass(tags[raw["type"]], raw, path)
+
+
 def build(tp, raw, path: str = ""):
     """Validate ``raw`` (parsed YAML) against annotation ``tp``; return the typed value."""
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if tp is Any:
         return raw
+    if origin is Annotated:
+        registry = next((m for m in tp.__metadata__ if isinstance(m, Registry)), None)
+        if registry is not None:
+            return _build_tagged(registry.members(), raw, path)
+        return build(args[0], raw, path)
     if dataclasses.is_dataclass(tp):
         return _build_dataclass(tp, raw, path)
     if origin in (Union, types.UnionType):
@@ -109,13 +138,7 @@ def build(tp, raw, path: str = ""):
                 return None
             raise Invalid(path, "must not be empty")
         if _is_tagged_union(members):
-            tags = {_tag(m): m for m in members}
-            if not isinstance(raw, dict) or "type" not in raw:
-                raise Invalid(_join(path, "type"), f"missing; one of {sorted(tags)}")
-            if raw["type"] not in tags:
-                raise Invalid(_join(path, "type"), f"unknown type {raw['type']!r}; one of {sorted(tags)}"
-                              + _suggest(raw["type"], tags))
-            return _build_dataclass(tags[raw["type"]], raw, path)
+            return _build_tagged({_tag(m): m for m in members}, raw, path)
         errors = []
         for m in members:
             try:

@@ -87,3 +87,21 @@ def test_literal_and_tagged_union():
     assert e.key == "choice.type"
     e = err({"name": "n", "choice": {"type": "a", "name": "z"}})
     assert e.key == "choice.name"
+
+
+def test_registry_accepts_members_added_later():
+    from typing import Annotated
+
+    from sciml.config.schema import Registry
+
+    table = {"a": (A, None)}
+
+    @dataclass
+    class Holder:
+        thing: Annotated[object, Registry(table)]
+
+    with pytest.raises(Invalid) as e:
+        build(Holder, {"thing": {"type": "b"}})
+    assert e.value.key == "thing.type"
+    table["b"] = (B, None)
+    assert isinstance(build(Holder, {"thing": {"type": "b", "name": "z"}}).thing, B)

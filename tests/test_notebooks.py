@@ -1,0 +1,35 @@
+"""The tour notebooks: stored without outputs, in step with their sources, and each runs in small mode."""
+import glob
+import importlib.util
+import os
+import time
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NOTEBOOKS = sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb")))
+spec = importlib.util.spec_from_file_location("nbbuild", os.path.join(ROOT, "notebooks", "build.py"))
+nbbuild = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(nbbuild)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=os.path.basename)
+def test_stored_without_outputs_and_built_from_source(path):
+    nb = nbformat.read(path, as_version=4)
+    assert all(not c.get("outputs") and not c.get("execution_count") for c in nb.cells if c.cell_type == "code")
+    src = os.path.join(ROOT, "notebooks", "src", os.path.basename(path)[:-6] + ".py")
+    assert [c.source for c in nb.cells] == [c.source for c in nbbuild.build(src).cells], \
+        "notebook differs from its source: run python notebooks/build.py"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=os.path.basename)
+def test_runs_top_to_bottom_in_small_mode(path, tmp_path, monkeypatch):
+    monkeypatch.setenv("SCIML_NOTEBOOK_SMALL", "1")
+    monkeypatch.setenv("SCIML_NOTEBOOK_OUT", str(tmp_path))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    nb = nbformat.read(path, as_version=4)
+    t0 = time.perf_counter()
+    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": ROOT}}).execute()
+    assert time.perf_counter() - t0 < 120, "a notebook must run in under 2 minutes in small mode"
