@@ -94,7 +94,7 @@ def write(suite, results: dict, out: str) -> None:
         r = results["entries"].get(entry.name)
         if r is None:
             continue
-        for metric in entry.metrics:
+        for metric in [*entry.metrics, *entry.info]:
             ours = r.get("metrics", {}).get(metric)
             ref = entry.references.get(metric)
             ratio = ours / ref.value if ref and isinstance(ours, (int, float)) and ref.value else None

@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import subprocess
 import sys
 import time
@@ -55,7 +54,8 @@ class Entry:
     sweep: Sweep | None = None
     study: str | None = spec(None, help="function name in sciml.bench.studies")
     args: dict[str, Any] = spec(factory=dict, help="keyword arguments of the study")
-    metrics: list[str] = spec(factory=list, help="metrics to report and check (summary.json 'metrics' keys)")
+    metrics: list[str] = spec(factory=list, help="errors to report and check (lower is better)")
+    info: list[str] = spec(factory=list, help="metrics to report without a check (e.g. observed orders)")
     references: dict[str, Reference] = spec(factory=dict, help="published values to show next to ours")
     timeout_s: float = spec(1800.0, gt=0)
 
@@ -100,17 +100,21 @@ def machine_class() -> str:
 
 
 def _subprocess(argv: list[str], timeout: float, log: str) -> tuple[int, float, float]:
-    """Run ``argv``; return (exit code, wall seconds, peak resident MiB of the child)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Run ``argv``; return (exit code, wall seconds, the child's own peak resident MiB, from ``wait4``)."""
+    import threading
+
     t0 = time.perf_counter()
     with open(log, "w", encoding="utf-8") as fh:
+        proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT)
+        timer = threading.Timer(timeout, proc.kill)
+        timer.start()
         try:
-            code = subprocess.run(argv, stdout=fh, stderr=subprocess.STDOUT, timeout=timeout).returncode
-        except subprocess.TimeoutExpired:
-            code = 124
-    wall = time.perf_counter() - t0
-    peak = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before) / 1024.0
-    return code, wall, peak
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    code = 124 if proc.returncode == -9 else proc.returncode
+    return code, time.perf_counter() - t0, usage.ru_maxrss / 1024.0
 
 
 def _sciml(*args: str) -> list[str]:

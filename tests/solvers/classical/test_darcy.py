@@ -1,31 +1,16 @@
 """Darcy five-point scheme: second order on a manufactured solution with a smooth coefficient; the matrix is
 symmetric positive definite; thresholded data are positive with zero boundary values."""
-import math
-
 import numpy as np
 import pytest
 
 from sciml.solvers.classical import darcy
-
-PI = math.pi
-
-
-def manufactured(s):
-    """u = sin(πx) sin(πy), a = 1 + xy, f = -∇·(a∇u) = -(y u_x + x u_y) + 2π² a u on the s-point grid."""
-    x = np.linspace(0.0, 1.0, s)
-    X, Y = np.meshgrid(x, x, indexing="ij")
-    u = np.sin(PI * X) * np.sin(PI * Y)
-    a = 1.0 + X * Y
-    ux, uy = PI * np.cos(PI * X) * np.sin(PI * Y), PI * np.sin(PI * X) * np.cos(PI * Y)
-    return a, -(Y * ux + X * uy) + 2.0 * PI**2 * a * u, u
-
 
 @pytest.mark.parametrize("averaging", ["arithmetic", "harmonic"])
 def test_manufactured_second_order(averaging):
     sizes = [17, 33, 65, 129]
     errors = []
     for s in sizes:
-        a, f, u = manufactured(s)
+        a, f, u = darcy.manufactured(s)
         errors.append(np.abs(darcy.solve(a[None], f, averaging)[0] - u).max())
     orders = np.log2(np.array(errors[:-1]) / errors[1:])
     print(averaging, errors, orders)
