@@ -51,3 +51,20 @@ def load(path: str, template):
                                 f"{np.shape(leaf)}; was it written by a different case or model size?")
             out.append(np.asarray(ds[()]).astype(np.asarray(leaf).dtype))
         return jax.tree_util.tree_unflatten(treedef, out), dict(f.attrs)
+
+
+def load_part(path: str, key: str, template):
+    """The subtree ``state[key]`` (e.g. the parameters) of a checkpoint, whatever the rest of the state holds."""
+    try:
+        f = h5py.File(path, "r")
+    except OSError as e:
+        raise UserError(f"{path}: cannot open checkpoint ({e})") from None
+    prefix = jax.tree_util.keystr((jax.tree_util.DictKey(key),))
+    with f:
+        stored = [f["state"][k] for k in sorted(f["state"]) if f["state"][k].attrs["path"].startswith(prefix)]
+        names = [prefix + n if n != "root" else prefix for n in _names(template)]
+        leaves, treedef = jax.tree_util.tree_flatten(template)
+        if [ds.attrs["path"] for ds in stored] != names or any(ds.shape != np.shape(l) for ds, l in zip(stored, leaves)):
+            raise UserError(f"{path}: its {key} do not fit this case; was it written by a different case or model size?")
+        return jax.tree_util.tree_unflatten(treedef, [np.asarray(ds[()]).astype(np.asarray(l).dtype)
+                                                      for ds, l in zip(stored, leaves)])

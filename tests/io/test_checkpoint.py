@@ -33,3 +33,14 @@ def test_mismatch_is_a_user_error(tmp_path):
         checkpoint.load(path, state([2, 6, 1]))
     with pytest.raises(UserError, match="cannot open checkpoint"):
         checkpoint.load(str(tmp_path / "missing.h5"), state([2, 5, 1]))
+
+
+def test_load_part_reads_params_whatever_the_optimizer(tmp_path):
+    s = state([2, 5, 1])
+    path = str(tmp_path / "c.h5")
+    checkpoint.save(path, s)
+    params = checkpoint.load_part(path, "params", mlp.init(jax.random.PRNGKey(9), [2, 5, 1], jnp.float64))
+    for a, b in zip(jax.tree_util.tree_leaves(s["params"]), jax.tree_util.tree_leaves(params)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    with pytest.raises(UserError, match="do not fit"):
+        checkpoint.load_part(path, "params", mlp.init(jax.random.PRNGKey(9), [2, 4, 1], jnp.float64))

@@ -1,0 +1,190 @@
+"""Fourier neural operators as plain pytrees: ``params = init(key, ...)``, ``y = apply(params, x)``.
+
+Li, Kovachki, Azizzadenesheli, Liu, Bhattacharya, Stuart & Anandkumar, *Fourier Neural Operator for
+Parametric Partial Differential Equations*, ICLR 2021. For an input ``a`` of shape ``(batch, n_1..n_d, c_in)``
+(channels last):
+
+    v_0     = P(a, grid)                                  lifting, pointwise
+    v_{l+1} = σ( K_l v_l + W_l v_l + b_l )                l = 0..L-1 (no σ after the last layer)
+    u       = Q(v_L)                                      projection, pointwise MLP
+
+The spectral convolution keeps the low modes of the real FFT ``V = rfftn(v)`` over the spatial axes,
+
+    (K v)(x) = irfftn( R(k) · V(k) ),   k ∈ K = [-m_1, m_1) × ... × [-m_{d-1}, m_{d-1}) × [0, m_d),
+
+with a complex matrix ``R(k) ∈ C^{c×c}`` per kept mode (modes outside ``K`` are set to zero). The forward
+FFT is unnormalised and the inverse carries 1/N, so the same ``R`` acts on the same function at every
+resolution: the parameters do not depend on the grid (zero-shot super-resolution).
+
+Complex weights are stored as real pairs (last axis 2) so that optimisers see real arrays. Non-periodic
+problems pad the lifted field on the right of each axis (``padding``) and crop before the projection.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .mlp import ACTIVATIONS
+
+GridKind = str  # "closed": linspace(0, 1, n) (grid includes both ends); "periodic": arange(n) / n
+
+
+def _dense(n_in: int, n_out: int) -> dict:
+    """Specs of PyTorch-style ``U(-1/sqrt(n_in), 1/sqrt(n_in))`` weights and biases."""
+    bound = 1.0 / float(n_in) ** 0.5
+    return {"W": ((n_in, n_out), -bound, bound), "b": ((n_out,), -bound, bound)}
+
+
+def _mlp(sizes: Sequence[int]) -> list[dict]:
+    return [_dense(a, b) for a, b in zip(sizes[:-1], sizes[1:])]
+
+
+def _draw(key, specs, dtype):
+    """Replace each ``(shape, lo, hi)`` in the pytree ``specs`` by ``U(lo, hi)`` samples.
+
+    One call of ``jax.random.uniform`` for all leaves, cut up with NumPy outside ``jit`` (one small compile
+    instead of one per shape) and with ``jax.numpy`` inside.
+    """
+    is_spec = lambda s: isinstance(s, tuple) and len(s) == 3 and isinstance(s[0], tuple)
+    leaves, treedef = jax.tree_util.tree_flatten(specs, is_leaf=is_spec)
+    sizes = [int(np.prod(shape)) for shape, _, _ in leaves]
+    u = jax.random.uniform(key, (sum(sizes),), dtype)
+    if not isinstance(u, jax.core.Tracer):
+        u = np.asarray(u)
+    out, start = [], 0
+    for (shape, lo, hi), n in zip(leaves, sizes):
+        out.append(jnp.asarray((lo + (hi - lo) * u[start:start + n]).reshape(shape).astype(u.dtype)))
+        start += n
+    return jax.tree_util.tree_unflatten(treedef, out)
+
+
+def _mlp_apply(layers: list[dict], x, act: Callable):
+    for i, layer in enumerate(layers):
+        x = x @ layer["W"] + layer["b"]
+        if i < len(layers) - 1:
+            x = act(x)
+    return x
+
+
+def spectral_init(key, modes: Sequence[int], c_in: int, c_out: int, dtype=jnp.float32):
+    """Weights ``(2 m_1, ..., 2 m_{d-1}, m_d, c_in, c_out, 2)`` (real, imaginary), ``U(0, 1/(c_in c_out))``.
+
+    Along the first d-1 axes the block holds frequencies ``0..m-1`` then ``-m..-1``.
+    """
+    return _draw(key, _spectral(modes, c_in, c_out), dtype)
+
+
+def _spectral(modes, c_in, c_out):
+    shape = tuple(2 * m for m in modes[:-1]) + (modes[-1], c_in, c_out, 2)
+    return (shape, 0.0, 1.0 / (c_in * c_out))
+
+
+def spectral_modes(weights) -> tuple[int, ...]:
+    """The modes ``(m_1, ..., m_d)`` a spectral weight array was built for."""
+    d = weights.ndim - 3
+    return tuple(n // 2 for n in weights.shape[:d - 1]) + (weights.shape[d - 1],)
+
+
+def check_modes(modes: Sequence[int], shape: Sequence[int]) -> None:
+    """Raise ``ValueError`` unless grid ``shape`` holds ``modes``: 2m <= n (m <= n//2 + 1 on the last axis)."""
+    for axis, (m, n) in enumerate(zip(modes, shape)):
+        limit = n // 2 + 1 if axis == len(modes) - 1 else n // 2
+        if m > limit:
+            raise ValueError(f"{m} modes on axis {axis} need a grid of at least "
+                             f"{2 * m - 2 if axis == len(modes) - 1 else 2 * m} points, got {n}")
+
+
+def spectral_conv(weights, v):
+    """``K v`` for ``v`` of shape ``(batch, n_1..n_d, c_in)``: truncated Fourier multiplication."""
+    d = weights.ndim - 3
+    shape = v.shape[1:1 + d]
+    modes = spectral_modes(weights)
+    check_modes(modes, shape)
+    axes = tuple(range(1, 1 + d))
+    V = jnp.fft.rfftn(v, axes=axes)
+    # gather the kept block: [0, m) and [-m, 0) on the leading axes, [0, m) on the last
+    block = V[(slice(None),) * d + (slice(0, modes[-1]),)]
+    for a, m in zip(axes[:-1], modes[:-1]):
+        block = jnp.concatenate([jax.lax.slice_in_dim(block, 0, m, axis=a),
+                                 jax.lax.slice_in_dim(block, shape[a - 1] - m, shape[a - 1], axis=a)], axis=a)
+    R = jax.lax.complex(weights[..., 0], weights[..., 1])
+    out = jnp.einsum("b...i,...io->b...o", block, R.astype(block.dtype))
+    # scatter back into a zero spectrum of the full rfft shape
+    out = jnp.pad(out, [(0, 0)] * d + [(0, shape[-1] // 2 + 1 - modes[-1]), (0, 0)])
+    for a, m in zip(axes[:-1], modes[:-1]):
+        lo, hi = jax.lax.slice_in_dim(out, 0, m, axis=a), jax.lax.slice_in_dim(out, m, 2 * m, axis=a)
+        zeros = jnp.zeros(out.shape[:a] + (shape[a - 1] - 2 * m,) + out.shape[a + 1:], out.dtype)
+        out = jnp.concatenate([lo, zeros, hi], axis=a)
+    return jnp.fft.irfftn(out, s=shape, axes=axes).astype(v.dtype)
+
+
+def init(key, in_channels: int, out_channels: int, modes: Sequence[int], width: int, layers: int = 4, *,
+         lifting: Sequence[int] = (), projection: Sequence[int] = (128,), grid: bool = True,
+         dtype=jnp.float32) -> dict:
+    """Parameters of an FNO on ``len(modes)`` spatial dimensions.
+
+    ``lifting``/``projection``: hidden widths of the pointwise MLPs before and after the Fourier layers
+    (the paper: a linear lifting and one hidden layer of 128). ``grid``: the lifting also reads the
+    coordinates of each point (``len(modes)`` extra input channels).
+    """
+    c_in = in_channels + (len(modes) if grid else 0)
+    specs = {"lift": _mlp([c_in, *lifting, width]),
+             "layers": [{"spectral": _spectral(modes, width, width), "pointwise": _dense(width, width)}
+                        for _ in range(layers)],
+             "proj": _mlp([width, *projection, out_channels])}
+    params = _draw(key, specs, dtype)
+    return params
+
+
+def grid_channels(shape: Sequence[int], kind: GridKind | Sequence[GridKind], dtype) -> jnp.ndarray:
+    """Coordinates ``(n_1..n_d, d)`` in [0, 1]; ``kind`` per axis: ``closed`` or ``periodic``."""
+    kinds = [kind] * len(shape) if isinstance(kind, str) else list(kind)
+    axes = []
+    for n, k in zip(shape, kinds):
+        if k == "closed":
+            axes.append(jnp.linspace(0.0, 1.0, n, dtype=dtype))
+        elif k == "periodic":
+            axes.append(jnp.arange(n, dtype=dtype) / n)
+        else:
+            raise ValueError(f"grid kind {k!r}: expected 'closed' or 'periodic'")
+    return jnp.stack(jnp.meshgrid(*axes, indexing="ij"), axis=-1)
+
+
+def apply(params: dict, x, *, grid: GridKind | Sequence[GridKind] | None = "closed",
+          padding: int | Sequence[int] = 0, activation: str | Callable = "gelu"):
+    """``x (batch, n_1..n_d, c_in) -> (batch, n_1..n_d, c_out)`` at any resolution.
+
+    ``grid``: the kind of coordinates appended to the input (``None`` if the model was built without).
+    ``padding``: zeros appended to each spatial axis after lifting (an int for all axes), for
+    non-periodic problems; the output is cropped back to ``n_1..n_d``.
+    """
+    act = ACTIVATIONS[activation] if isinstance(activation, str) else activation
+    d = params["layers"][0]["spectral"].ndim - 3 if params["layers"] else x.ndim - 2
+    shape = x.shape[1:1 + d]
+    if x.ndim != d + 2:
+        raise ValueError(f"expected input (batch, {d} spatial axes, channels), got shape {x.shape}")
+    if grid is not None:
+        g = grid_channels(shape, grid, x.dtype)
+        x = jnp.concatenate([x, jnp.broadcast_to(g, x.shape[:1] + g.shape)], axis=-1)
+    if x.shape[-1] != params["lift"][0]["W"].shape[0]:
+        raise ValueError(f"the model reads {params['lift'][0]['W'].shape[0]} channels, got {x.shape[-1]} "
+                         f"(grid={grid!r})")
+    v = _mlp_apply(params["lift"], x, act)
+    pads = (padding,) * d if isinstance(padding, int) else tuple(padding)
+    if any(pads):
+        v = jnp.pad(v, [(0, 0)] + [(0, p) for p in pads] + [(0, 0)])
+    for i, layer in enumerate(params["layers"]):
+        v = spectral_conv(layer["spectral"], v) + v @ layer["pointwise"]["W"] + layer["pointwise"]["b"]
+        if i < len(params["layers"]) - 1:
+            v = act(v)
+    if any(pads):
+        v = v[(slice(None),) + tuple(slice(0, n) for n in shape)]
+    return _mlp_apply(params["proj"], v, act)
+
+
+def count(params) -> int:
+    """Number of real parameters."""
+    return sum(int(a.size) for a in jax.tree_util.tree_leaves(params))

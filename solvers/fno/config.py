@@ -1,0 +1,171 @@
+"""The schema of an FNO case file (``solver: fno``): data, model, training and evaluation sections."""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from sciml.config import spec
+from sciml.errors import Invalid
+from sciml.nn.fno import check_modes
+from sciml.nn.mlp import ACTIVATIONS
+
+from .generators import GENERATORS, factor
+
+Activation = Literal[tuple(ACTIVATIONS)]
+
+
+@dataclass
+class DataConfig:
+    generator: Literal[tuple(GENERATORS)] = spec(help="classical solver that makes the data")
+    path: str = spec(help="HDF5 dataset (made by `sciml datagen CASE.yaml`), e.g. data/<case>.h5")
+    resolution: int = spec(ge=2, help="training grid: points per spatial axis")
+    n_train: int = spec(ge=1)
+    n_test: int = spec(ge=1)
+    super_resolution: list[int] = spec(factory=list, ge=2,
+                                       help="finer test grids for zero-shot super-resolution")
+    solve_resolution: int | None = spec(None, ge=2, help="grid of the classical solver (default: the finest "
+                                                         "resolution asked for); coarser grids are subsampled")
+    seed: int = spec(0, ge=0, help="seed of the random inputs")
+    params: dict[str, Any] = spec(factory=dict, help="parameters of the generator")
+    t_in: int = spec(10, ge=1, help="vorticity: time steps given")
+    t_out: int = spec(40, ge=1, help="vorticity: time steps predicted")
+    chunk: int = spec(100, ge=1, help="samples per call of the generator (the seed of each chunk derives "
+                                      "from data.seed and the chunk index)")
+
+    @property
+    def resolutions(self) -> list[int]:
+        """Test resolutions: the training grid first, then the finer ones."""
+        return [self.resolution, *[r for r in self.super_resolution if r != self.resolution]]
+
+    @property
+    def solver_grid(self) -> int:
+        return self.solve_resolution or max(self.resolutions)
+
+    def check(self):
+        gen = GENERATORS[self.generator]
+        for i, r in enumerate(self.super_resolution):
+            if r < self.resolution:
+                raise Invalid(f"super_resolution[{i}]", f"{r} is coarser than data.resolution {self.resolution}")
+        S = self.solver_grid
+        keys = [("resolution", self.resolution)] + [(f"super_resolution[{i}]", r)
+                                                    for i, r in enumerate(self.super_resolution)]
+        origin = "data.solve_resolution" if self.solve_resolution else "the finest test grid"
+        for key, r in keys:
+            if factor(S, r, gen.grid) is None:
+                rule = "(S - 1) / (s - 1)" if gen.grid == "closed" else "S / s"
+                raise Invalid(key, f"a {gen.grid} grid of {r} points is not a subsample of the solver's grid of "
+                                   f"S = {S} points ({origin}); {rule} must be an integer")
+
+
+@dataclass
+class ModelConfig:
+    type: Literal["fno", "recurrent", "space_time"] = spec(
+        "fno", help="fno: inputs -> outputs in one pass; recurrent: one time step at a time, fed back "
+                    "(vorticity); space_time: FNO-3D over (x, y, t) (vorticity)")
+    modes: list[int] = spec(factory=lambda: [12, 12], ge=1, help="Fourier modes kept per axis")
+    width: int = spec(32, ge=1, help="channels of the Fourier layers")
+    layers: int = spec(4, ge=1)
+    lifting: list[int] = spec(factory=list, ge=1, help="hidden widths of the lifting MLP ([]: linear)")
+    projection: list[int] = spec(factory=lambda: [128], ge=1, help="hidden widths of the projection MLP")
+    padding: int | list[int] = spec(0, ge=0, help="zeros appended on the right of each axis (non-periodic "
+                                                  "problems): one number for all axes, or one per axis")
+    grid: bool = spec(True, help="append the coordinates as input channels")
+    activation: Activation = "gelu"
+    normalize: bool = spec(True, help="scale inputs and outputs by the training set's channel mean and std")
+    step: int = spec(1, ge=1, help="recurrent: time steps predicted per call")
+
+
+@dataclass
+class ScheduleConfig:
+    type: Literal["step", "cosine", "constant"] = "step"
+    every: int = spec(100, ge=1, help="step: epochs between decays")
+    gamma: float = spec(0.5, gt=0.0, le=1.0, help="step: factor per decay")
+    final_lr: float = spec(0.0, ge=0.0, help="cosine: learning rate at the end")
+
+
+@dataclass
+class TrainingConfig:
+    epochs: int = spec(500, ge=0)
+    batch_size: int = spec(20, ge=1)
+    lr: float = spec(1e-3, gt=0.0)
+    weight_decay: float = spec(1e-4, ge=0.0, help="decoupled (AdamW); 0: plain Adam")
+    schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
+    loss: Literal["rel_l2", "h1"] = "rel_l2"
+    checkpoint_every: int = spec(10, ge=1, help="epochs between `latest` checkpoints")
+
+
+@dataclass
+class EvaluationConfig:
+    every: int = spec(1, ge=1, help="epochs between test-error rows in metrics.csv")
+    batch_size: int = spec(50, ge=1)
+    plots: int = spec(1, ge=0, help="test samples plotted per resolution")
+
+
+@dataclass
+class FnoCase:
+    """A Fourier neural operator trained on data from a classical solver."""
+
+    case: str = spec(help="name of the case (the run folder is runs/<case>/...)")
+    solver: Literal["fno"] = spec(help="fno")
+    data: DataConfig = spec(help="the dataset")
+    seed: int = spec(0, ge=0, help="initialisation and shuffling")
+    dtype: Literal["float32", "float64"] = "float32"
+    model: ModelConfig = field(default_factory=ModelConfig)
+    training: TrainingConfig = field(default_factory=TrainingConfig)
+    evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
+
+    @property
+    def model_dims(self) -> int:
+        """Axes the FNO transforms: the generator's spatial axes, plus time for ``space_time``."""
+        return GENERATORS[self.data.generator].dims + (self.model.type == "space_time")
+
+    def model_shape(self) -> list[int]:
+        """The training grid the FNO sees (without padding)."""
+        shape = [self.data.resolution] * GENERATORS[self.data.generator].dims
+        return shape + [self.data.t_out] if self.model.type == "space_time" else shape
+
+    def padding(self) -> list[int]:
+        p = self.model.padding
+        return [p] * self.model_dims if isinstance(p, int) else list(p)
+
+    def check(self):
+        gen = GENERATORS[self.data.generator]
+        m = self.model
+        if m.type != "fno" and not gen.trajectory:
+            raise Invalid("model.type", f"{m.type!r} needs a time-dependent generator (vorticity), "
+                                        f"not {self.data.generator!r}")
+        d = self.model_dims
+        if len(m.modes) != d:
+            raise Invalid("model.modes", f"expected {d} numbers (one per axis of the "
+                                         f"{'x, y, t' if m.type == 'space_time' else f'{gen.dims}-D grid'}), "
+                                         f"got {m.modes}")
+        if not isinstance(m.padding, int) and len(m.padding) != d:
+            raise Invalid("model.padding", f"expected one number or a list of {d}, got {m.padding}")
+        shape = [n + p for n, p in zip(self.model_shape(), self.padding())]
+        try:
+            check_modes(m.modes, shape)
+        except ValueError as e:
+            raise Invalid("model.modes", f"{e} (data.resolution {self.data.resolution}"
+                                         f"{' + padding' if any(self.padding()) else ''})") from None
+        if m.type == "recurrent" and self.data.t_out % m.step:
+            raise Invalid("model.step", f"must divide data.t_out = {self.data.t_out}")
+        if m.type == "recurrent" and m.step > self.data.t_in:
+            raise Invalid("model.step", f"must be <= data.t_in = {self.data.t_in}")
+        if self.training.batch_size > self.data.n_train:
+            raise Invalid("training.batch_size", f"{self.training.batch_size} is more than data.n_train = "
+                                                 f"{self.data.n_train}")
+        self._check_params(gen)
+
+    def _check_params(self, gen):
+        try:
+            known = gen.parameters()
+        except ImportError:  # the generator is not installed: datagen will say so
+            return
+        if any(p.kind == p.VAR_KEYWORD for p in known.values()):
+            return
+        for key in self.data.params:
+            if key not in known:
+                close = difflib.get_close_matches(key, list(known), n=1)
+                hint = f" (did you mean '{close[0]}'?)" if close else f"; parameters are {sorted(known)}"
+                raise Invalid(f"data.params.{key}", f"unknown parameter of generator {gen.name!r}" + hint)

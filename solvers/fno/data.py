@@ -1,0 +1,191 @@
+"""FNO datasets in HDF5: written once by ``sciml datagen``, streamed in minibatches by training.
+
+Layout of one file::
+
+    /train/inputs   (n_train, s..., c_in)     float32, chunked one sample per chunk, gzip + shuffle
+    /train/outputs  (n_train, s..., c_out)
+    /train/grid     (s..., d)                 coordinates in [0, 1]
+    /test/<r>/{inputs, outputs, grid}         the test samples on each test grid r (training grid first)
+    attrs: generator, params (JSON), seed, n_train, n_test, resolution, resolutions, solve_resolution,
+           t_in, t_out, chunk, sciml_version, created, settings (JSON of everything that shapes the data)
+
+Every sample is solved once on the solver's grid and subsampled to each resolution, so a test sample at
+the training resolution and at a finer one is the same function. The file is written beside its final
+name and renamed into place at the end.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Iterator
+
+import h5py
+import numpy as np
+
+import sciml
+from sciml.errors import ConfigError, UserError
+from sciml.io.atomic import atomic_path
+
+from .config import DataConfig
+from .generators import GENERATORS, coordinates, factor, subsample
+
+_DTYPE = np.float32
+
+
+def settings(cfg: DataConfig) -> dict:
+    """Everything that determines the data; a file made with other settings is not reused."""
+    return {"generator": cfg.generator, "params": cfg.params, "seed": cfg.seed, "n_train": cfg.n_train,
+            "n_test": cfg.n_test, "resolutions": cfg.resolutions, "solve_resolution": cfg.solver_grid,
+            "chunk": cfg.chunk, **({"t_in": cfg.t_in, "t_out": cfg.t_out}
+                                   if GENERATORS[cfg.generator].trajectory else {})}
+
+
+def chunk_seed(seed: int, index: int) -> int:
+    """The generator's seed for chunk ``index`` of a dataset with seed ``seed``."""
+    return int(np.random.SeedSequence([seed, index]).generate_state(1)[0])
+
+
+def _create(group: h5py.Group, name: str, n: int, sample: np.ndarray) -> h5py.Dataset:
+    return group.create_dataset(name, shape=(n, *sample.shape[1:]), dtype=_DTYPE,
+                                chunks=(1, *sample.shape[1:]), compression="gzip", compression_opts=4,
+                                shuffle=True)
+
+
+def write(cfg: DataConfig, path: str, progress=None) -> None:
+    """Run the generator chunk by chunk and write the dataset atomically to ``path``.
+
+    ``progress``: handed to the generator, which calls it with the number of samples just finished.
+    """
+    gen = GENERATORS[cfg.generator]
+    S, total = cfg.solver_grid, cfg.n_train + cfg.n_test
+    strides = {r: factor(S, r, gen.grid) for r in cfg.resolutions}
+    with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:
+        f.attrs.update({"generator": cfg.generator, "params": json.dumps(cfg.params), "seed": cfg.seed,
+                        "n_train": cfg.n_train, "n_test": cfg.n_test, "resolution": cfg.resolution,
+                        "resolutions": cfg.resolutions, "solve_resolution": S, "t_in": cfg.t_in,
+                        "t_out": cfg.t_out, "chunk": cfg.chunk, "grid_kind": gen.grid,
+                        "sciml_version": sciml.__version__, "settings": json.dumps(settings(cfg)),
+                        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+        groups = {("train", cfg.resolution): f.create_group("train")}
+        groups.update({("test", r): f.create_group(f"test/{r}") for r in cfg.resolutions})
+        for (split, r), g in groups.items():
+            g["grid"] = coordinates(r, gen.dims, gen.grid).astype(_DTYPE)
+            g.attrs["resolution"] = r
+        for index, start in enumerate(range(0, total, cfg.chunk)):
+            n = min(cfg.chunk, total - start)
+            arrays = gen.module.generate(n, S, chunk_seed(cfg.seed, index), progress, **cfg.params)
+            x, y = gen.split(arrays, cfg.t_in, cfg.t_out)
+            if x.shape[1:1 + gen.dims] != (S,) * gen.dims:
+                raise RuntimeError(f"generator {cfg.generator} returned shape {x.shape} for resolution {S}")
+            ids = np.arange(start, start + n)
+            for (split, r), g in groups.items():
+                keep = ids < cfg.n_train if split == "train" else ids >= cfg.n_train
+                if not keep.any():
+                    continue
+                rows = ids[keep] - (0 if split == "train" else cfg.n_train)
+                size = cfg.n_train if split == "train" else cfg.n_test
+                for name, a in (("inputs", x), ("outputs", y)):
+                    a = subsample(a[keep], strides[r], gen.dims)
+                    ds = g[name] if name in g else _create(g, name, size, a)
+                    ds[rows[0]:rows[-1] + 1] = a.astype(_DTYPE)
+
+
+class MissingDataset(ConfigError):
+    """``data.path`` does not exist; names the ``sciml datagen`` command that makes it."""
+
+    def __init__(self, path: str, case_file: str = "", case: str = ""):
+        self.path, self.case_file, self.case = path, case_file, case
+        command = case_file or (f"cases/{case}.yaml" if case and os.path.exists(f"cases/{case}.yaml")
+                                else "CASE.yaml")
+        super().__init__(f"dataset {path} does not exist; make it with `sciml datagen {command}`",
+                         key="data.path", source=case_file)
+
+    def within(self, source: str) -> "MissingDataset":
+        return self if self.source else MissingDataset(self.path, source, self.case)
+
+
+def check(cfg: DataConfig, path: str | None = None, case: str = "",
+          remedy: str = "make it again with `sciml datagen CASE.yaml --force`") -> dict:
+    """Open ``path`` (default ``cfg.path``) and check it was made with this case's settings; its attrs."""
+    path = path or cfg.path
+    if not os.path.exists(path):
+        raise MissingDataset(path, case=case)
+    try:
+        with h5py.File(path, "r") as f:
+            attrs = dict(f.attrs)
+    except OSError as e:
+        raise UserError(f"{path}: cannot read dataset ({e})") from None
+    stored = json.loads(attrs.get("settings", "{}"))
+    wanted = json.loads(json.dumps(settings(cfg)))
+    diff = [k for k in wanted if stored.get(k) != wanted[k]]
+    if diff:
+        k = diff[0]
+        raise UserError(f"{path} was made with other settings ({k}: {stored.get(k)!r}, the case asks for "
+                        f"{wanted[k]!r}); {remedy}")
+    return attrs
+
+
+class Split:
+    """One split of a dataset (``train`` or ``test/<r>``), read in minibatches.
+
+    Small splits (under ``memory_limit`` bytes) are read whole once; larger ones are read batch by batch
+    with h5py slicing (sorted indices, then put in the shuffled order).
+    """
+
+    def __init__(self, path: str, group: str, memory_limit: float = 2**30):
+        self.path, self.group = path, group
+        with h5py.File(path, "r") as f:
+            g = f[group]
+            self.n = g["inputs"].shape[0]
+            self.shapes = (g["inputs"].shape[1:], g["outputs"].shape[1:])
+            self.grid = g["grid"][()]
+            nbytes = g["inputs"].size * 4 + g["outputs"].size * 4
+            self._arrays = (g["inputs"][()], g["outputs"][()]) if nbytes <= memory_limit else None
+
+    def __len__(self) -> int:
+        return self.n
+
+    def read(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Samples ``index`` (any order) as ``(inputs, outputs)``."""
+        index = np.asarray(index)
+        if self._arrays is not None:
+            return self._arrays[0][index], self._arrays[1][index]
+        order = np.argsort(index)
+        inverse = np.empty_like(order)
+        inverse[order] = np.arange(len(order))
+        with h5py.File(self.path, "r") as f:
+            g = f[self.group]
+            return g["inputs"][index[order]][inverse], g["outputs"][index[order]][inverse]
+
+    def batches(self, batch_size: int, rng: np.random.Generator | None = None,
+                drop_last: bool = False) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Minibatches in a random order drawn from ``rng`` (in file order if None)."""
+        order = rng.permutation(self.n) if rng is not None else np.arange(self.n)
+        stop = self.n - self.n % batch_size if drop_last else self.n
+        for i in range(0, stop, batch_size):
+            yield self.read(order[i:i + batch_size])
+
+    def num_batches(self, batch_size: int, drop_last: bool = False) -> int:
+        return self.n // batch_size if drop_last else -(-self.n // batch_size)
+
+    def moments(self, batch_size: int = 100) -> tuple[np.ndarray, ...]:
+        """Per-channel mean and standard deviation of inputs and outputs (float64 sums)."""
+        sums = None
+        count = 0
+        for x, y in self.batches(batch_size):
+            parts = []
+            for a in (x, y):
+                a = a.reshape(-1, a.shape[-1]).astype(np.float64)
+                parts += [a.sum(0), (a * a).sum(0)]
+            sums = parts if sums is None else [s + p for s, p in zip(sums, parts)]
+            count += x[..., 0].size
+        mx, my = sums[0] / count, sums[2] / count
+        sx = np.sqrt(np.maximum(sums[1] / count - mx ** 2, 0.0))
+        sy = np.sqrt(np.maximum(sums[3] / count - my ** 2, 0.0))
+        return mx, sx, my, sy
+
+
+def open_splits(path: str, resolutions: list[int]) -> tuple[Split, dict[int, Split]]:
+    """The training split and the test split at each resolution."""
+    return Split(path, "train"), {r: Split(path, f"test/{r}") for r in resolutions}

@@ -1,0 +1,83 @@
+"""The classical solvers that make FNO datasets, and how their output becomes ``(inputs, outputs)``.
+
+Each generator module (``sciml.solvers.classical.<name>``) exposes
+``generate(n_samples, resolution, seed, progress=None, **params) -> dict of numpy arrays``. The entries here
+say which arrays are the operator's input and output, how many spatial axes they have, and whether the grid
+includes both ends of [0, 1] (``closed``: Darcy, Dirichlet boundary on the grid) or is periodic
+(``periodic``: x_j = j / n). Arrays become channels-last: ``(n, n_1..n_d, channels)``.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+
+def _channels_last(a: np.ndarray, dims: int) -> np.ndarray:
+    """``(n, n_1..n_d)`` -> ``(n, n_1..n_d, 1)``; arrays that already have a channel axis pass."""
+    return a[..., None] if a.ndim == dims + 1 else a
+
+
+@dataclass(frozen=True)
+class Generator:
+    name: str
+    dims: int  # spatial axes
+    grid: str  # "closed" or "periodic"
+    split: Callable  # (arrays dict, t_in, t_out) -> (inputs, outputs), channels last
+    trajectory: bool = False  # outputs are time steps in the channel axis (t_in -> t_out)
+
+    @property
+    def module(self):
+        return importlib.import_module(f"sciml.solvers.classical.{self.name}")
+
+    def parameters(self) -> dict[str, inspect.Parameter]:
+        """Keyword parameters of ``generate`` beyond ``(n_samples, resolution, seed, progress)``."""
+        sig = inspect.signature(self.module.generate)
+        return {k: p for k, p in sig.parameters.items()
+                if k not in ("n_samples", "resolution", "seed", "progress")
+                and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+
+
+def _pair(x_key: str, y_key: str, dims: int):
+    def split(arrays, t_in=None, t_out=None):
+        return (_channels_last(np.asarray(arrays[x_key]), dims), _channels_last(np.asarray(arrays[y_key]), dims))
+    return split
+
+
+def _trajectory(key: str):
+    def split(arrays, t_in, t_out):
+        w = np.asarray(arrays[key])  # (n, s, s, T): vorticity at the recorded times
+        if w.shape[-1] < t_in + t_out:
+            raise ValueError(f"the generator recorded {w.shape[-1]} time steps; data.t_in + data.t_out = "
+                             f"{t_in + t_out}")
+        return w[..., :t_in], w[..., t_in:t_in + t_out]
+    return split
+
+
+GENERATORS = {
+    "darcy": Generator("darcy", 2, "closed", _pair("a", "u", 2)),
+    "burgers": Generator("burgers", 1, "periodic", _pair("a", "u", 1)),
+    "vorticity": Generator("vorticity", 2, "periodic", _trajectory("w"), trajectory=True),
+}
+
+
+def subsample(a: np.ndarray, factor: int, dims: int) -> np.ndarray:
+    """Every ``factor``-th point along the ``dims`` spatial axes after the sample axis."""
+    return a[(slice(None),) + (slice(None, None, factor),) * dims]
+
+
+def factor(fine: int, coarse: int, grid: str) -> int | None:
+    """The stride that takes a grid of ``fine`` points to one of ``coarse`` points (None if none does)."""
+    if grid == "closed":
+        ok = coarse >= 2 and (fine - 1) % (coarse - 1) == 0
+        return (fine - 1) // (coarse - 1) if ok else None
+    return fine // coarse if fine % coarse == 0 else None
+
+
+def coordinates(n: int, dims: int, grid: str) -> np.ndarray:
+    """Grid points ``(n, ..., n, dims)`` in [0, 1]."""
+    x = np.linspace(0.0, 1.0, n) if grid == "closed" else np.arange(n) / n
+    return np.stack(np.meshgrid(*([x] * dims), indexing="ij"), axis=-1)

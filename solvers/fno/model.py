@@ -1,0 +1,91 @@
+"""From a case to the operator: ``init(key) -> params`` and ``predict(params, stats, inputs) -> outputs``.
+
+Inputs and outputs are in the dataset's layout and units, ``(batch, s..., channels)``; for vorticity the
+channels are time steps (``t_in`` given, ``t_out`` predicted). Three ways to use the FNO:
+
+- ``fno``: one pass, input channels -> output channels (Darcy, Burgers);
+- ``recurrent``: the FNO-2D maps the last ``t_in`` steps to the next ``step`` ones; predictions are fed
+  back until ``t_out`` steps are made (``jax.lax.scan``; training backpropagates through the rollout);
+- ``space_time``: the FNO-3D on (x, y, t): the ``t_in`` given steps, repeated along a time axis of
+  ``t_out`` points, map to the ``t_out`` predicted steps in one pass.
+
+Padding (``model.padding``, for non-periodic problems) is counted in points of the training grid and scaled
+with the resolution, so the Fourier layers see the same extended domain on every grid.
+
+``stats`` (per-channel mean and std of the training inputs and outputs) normalise inputs and
+de-normalise predictions when ``model.normalize`` is set; they are part of the checkpointed state.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from sciml.nn import fno
+
+from .config import FnoCase
+from .generators import GENERATORS
+
+
+@dataclass(frozen=True)
+class Operator:
+    init: Callable  # key -> params
+    predict: Callable  # (params, stats, inputs) -> outputs, dataset layout and units
+    stats: Callable  # (x_mean, x_std, y_mean, y_std) numpy -> stats pytree
+
+
+def build(cfg: FnoCase, in_channels: int, out_channels: int) -> Operator:
+    gen = GENERATORS[cfg.data.generator]
+    m = cfg.model
+    dtype = jnp.float64 if cfg.dtype == "float64" else jnp.float32
+    kinds = [gen.grid] * gen.dims + (["closed"] if m.type == "space_time" else [])
+    opts = {"grid": kinds if m.grid else None, "activation": m.activation}
+    train_shape = cfg.model_shape()
+
+    def padding(shape):
+        """``model.padding`` is in points of the training grid: the same length of [0, 1] at any resolution."""
+        out = []
+        for p, n, n0, kind in zip(cfg.padding(), shape, train_shape, kinds):
+            scale = (n - 1) / (n0 - 1) if kind == "closed" else n / n0
+            out.append(int(round(p * scale)))
+        return tuple(out)
+    c_in, c_out = {"fno": (in_channels, out_channels), "recurrent": (cfg.data.t_in, m.step),
+                   "space_time": (cfg.data.t_in, 1)}[m.type]
+
+    def init(key):
+        return fno.init(key, c_in, c_out, m.modes, m.width, m.layers, lifting=m.lifting, projection=m.projection,
+                        grid=m.grid, dtype=dtype)
+
+    def stats(mx, sx, my, sy):
+        if m.type == "recurrent":  # one field fed back into itself: pool inputs and outputs
+            mean = np.concatenate([mx, my]).mean()
+            std = np.sqrt(np.concatenate([sx ** 2 + mx ** 2, sy ** 2 + my ** 2]).mean() - mean ** 2)
+            mx, my, sx, sy = (np.full_like(a, v) for a, v in ((mx, mean), (my, mean), (sx, std), (sy, std)))
+        if not m.normalize:
+            mx, my, sx, sy = np.zeros_like(mx), np.zeros_like(my), np.ones_like(sx), np.ones_like(sy)
+        sx, sy = (np.where(s > 0, s, 1.0) for s in (sx, sy))
+        return {k: jnp.asarray(v, dtype) for k, v in (("x_mean", mx), ("x_std", sx), ("y_mean", my), ("y_std", sy))}
+
+    def net(params, x):
+        return fno.apply(params, x, padding=padding(x.shape[1:-1]), **opts)
+
+    def predict(params, st, x):
+        x = ((x - st["x_mean"]) / st["x_std"]).astype(dtype)
+        if m.type == "fno":
+            z = net(params, x)
+        elif m.type == "space_time":
+            t = cfg.data.t_out
+            z = net(params, jnp.broadcast_to(x[..., None, :], x.shape[:-1] + (t, x.shape[-1])))[..., 0]
+        else:
+            def body(window, _):
+                out = net(params, window)
+                return jnp.concatenate([window[..., m.step:], out], axis=-1), out
+
+            _, outs = jax.lax.scan(body, x, None, length=cfg.data.t_out // m.step)  # (n_calls, B, s.., step)
+            z = jnp.moveaxis(outs, 0, -2).reshape(x.shape[:-1] + (cfg.data.t_out,))
+        return z * st["y_std"] + st["y_mean"]
+
+    return Operator(init, predict, stats)

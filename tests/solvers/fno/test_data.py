@@ -1,0 +1,107 @@
+"""FNO datasets: the HDF5 round trip, batch streaming, and the errors a user meets (one line, exit 2)."""
+import json
+import os
+
+import h5py
+import numpy as np
+import pytest
+
+import sciml
+from sciml import cases
+from sciml.cli import main
+from sciml.solvers.fno import data
+from sciml.solvers.fno.generators import coordinates
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_round_trip(tmp_path, case_file, capsys, fake_darcy):
+    path = case_file(tmp_path, data__params={"contrast": 2.0})
+    code, out, _ = run_cli(capsys, "datagen", path, "--quiet")
+    cfg = cases.load(path).config.data
+    assert code == 0 and out.strip() == f"dataset: {cfg.path}"
+    assert not [f for f in os.listdir(os.path.dirname(cfg.path)) if f.endswith(".tmp")]
+    # what the generator makes for each chunk, on the solver's grid (17), subsampled by 2 for s = 9
+    chunks = [fake_darcy(n, 17, data.chunk_seed(cfg.seed, i), contrast=2.0) for i, n in enumerate([24, 24])]
+    a = np.concatenate([c["a"] for c in chunks])[..., None].astype(np.float32)
+    u = np.concatenate([c["u"] for c in chunks])[..., None].astype(np.float32)
+    with h5py.File(cfg.path) as f:
+        attrs = dict(f.attrs)
+        np.testing.assert_array_equal(f["train/inputs"][()], a[:40, ::2, ::2])
+        np.testing.assert_array_equal(f["train/outputs"][()], u[:40, ::2, ::2])
+        np.testing.assert_array_equal(f["test/9/inputs"][()], a[40:, ::2, ::2])
+        np.testing.assert_array_equal(f["test/17/outputs"][()], u[40:])
+        np.testing.assert_array_equal(f["test/17/grid"][()], coordinates(17, 2, "closed").astype(np.float32))
+        ds = f["train/inputs"]
+        assert ds.chunks == (1, 9, 9, 1) and ds.compression == "gzip"
+    assert attrs["generator"] == "darcy" and json.loads(attrs["params"]) == {"contrast": 2.0}
+    assert attrs["seed"] == 0 and attrs["n_train"] == 40 and attrs["n_test"] == 8
+    assert attrs["solve_resolution"] == 17 and list(attrs["resolutions"]) == [9, 17]
+    assert attrs["sciml_version"] == sciml.__version__ and attrs["grid_kind"] == "closed"
+
+
+def test_batches_stream_shuffled_by_seed(tmp_path, case_file, fake_darcy):
+    cfg = cases.load(case_file(tmp_path)).config
+    data.write(cfg.data, cfg.data.path)
+    whole = data.Split(cfg.data.path, "train")
+    streamed = data.Split(cfg.data.path, "train", memory_limit=0)  # h5py reads batch by batch
+    assert whole._arrays is not None and streamed._arrays is None
+    seen = []
+    for (xa, ya), (xb, yb) in zip(whole.batches(8, np.random.default_rng([1, 0])),
+                                  streamed.batches(8, np.random.default_rng([1, 0]))):
+        np.testing.assert_array_equal(xa, xb)
+        np.testing.assert_array_equal(ya, yb)
+        seen.append(xa)
+    assert len(seen) == 5 and seen[0].shape == (8, 9, 9, 1)
+    allx = np.concatenate(seen)
+    ref = whole.read(np.arange(40))[0]
+    assert not np.array_equal(allx, ref)  # shuffled
+    assert sorted(map(bytes, allx)) == sorted(map(bytes, ref))  # each sample once
+    assert whole.num_batches(12, drop_last=True) == 3 and len(list(whole.batches(12, drop_last=True))) == 3
+
+
+def test_missing_dataset_names_the_datagen_command(tmp_path, case_file, capsys):
+    path = case_file(tmp_path)
+    code, _, err = run_cli(capsys, "run", path, "--out", str(tmp_path / "r"), "--quiet")
+    assert code == 2 and err.count("\n") == 1
+    assert err == (f"error: {path}: data.path: dataset {tmp_path}/data/tiny_darcy.h5 does not exist; "
+                   f"make it with `sciml datagen {path}`\n")
+
+
+def test_datagen_keeps_a_matching_file_and_refuses_a_stale_one(tmp_path, case_file, capsys, fake_darcy):
+    path = case_file(tmp_path)
+    assert run_cli(capsys, "datagen", path, "--quiet")[0] == 0
+    stamp = os.path.getmtime(cases.load(path).config.data.path)
+    assert run_cli(capsys, "datagen", path, "--quiet")[0] == 0
+    assert os.path.getmtime(cases.load(path).config.data.path) == stamp
+    code, _, err = run_cli(capsys, "datagen", path, "data.n_train=30", "--quiet")
+    assert code == 2 and "made with other settings (n_train: 40, the case asks for 30)" in err
+    assert err.endswith("add --force to overwrite it\n") and err.count("\n") == 1
+    assert run_cli(capsys, "datagen", path, "data.n_train=30", "--force", "--quiet")[0] == 0
+
+
+@pytest.mark.parametrize("changes,expected", [
+    ({"model__modes": [7, 4]}, "model.modes: 7 modes on axis 0 need a grid of at least 14 points, got 12 "
+                               "(data.resolution 9 + padding)"),
+    ({"model__modes": [4]}, "model.modes: expected 2 numbers (one per axis of the 2-D grid), got [4]"),
+    ({"data__super_resolution": [16]}, "data.resolution: a closed grid of 9 points is not a subsample of the "
+                                       "solver's grid of S = 16 points (the finest test grid)"),
+    ({"data__solve_resolution": 20}, "data.resolution: a closed grid of 9 points is not a subsample of the "
+                                     "solver's grid of S = 20 points (data.solve_resolution)"),
+    ({"model__type": "recurrent"}, "model.type: 'recurrent' needs a time-dependent generator (vorticity)"),
+    ({"training__batch_size": 50}, "training.batch_size: 50 is more than data.n_train = 40"),
+    ({"data__generator": "dracy"}, "data.generator: must be one of ['darcy', 'burgers', 'vorticity'], got "
+                                   "'dracy' (did you mean 'darcy'?)"),
+    ({"model__widht": 3}, "model.widht: unknown key (did you mean 'width'?)"),
+    ({"data__params": {"alpah": 2}}, "data.params.alpah: unknown parameter of generator 'darcy' (did you mean "
+                                     "'alpha'?)"),
+])
+def test_bad_input_gives_one_line_naming_the_key(tmp_path, case_file, capsys, changes, expected):
+    path = case_file(tmp_path, **changes)
+    code, _, err = run_cli(capsys, "show", path)
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"error: {path}: ") and expected in err, err

@@ -1,0 +1,70 @@
+"""The three ways to use the FNO on trajectories, and a recurrent run on real vorticity data."""
+import copy
+import re
+
+import jax
+import numpy as np
+import pytest
+
+from sciml import cases
+from sciml.errors import ConfigError
+from sciml.nn import fno
+from sciml.solvers.fno import data, run
+from sciml.solvers.fno.model import build
+
+TINY_NS = {
+    "case": "tiny_ns", "solver": "fno", "seed": 0,
+    "data": {"generator": "vorticity", "path": "PLACEHOLDER", "resolution": 8, "super_resolution": [16],
+             "n_train": 12, "n_test": 4, "t_in": 3, "t_out": 2,
+             "params": {"T": 5.0, "record_steps": 5, "dt": 0.05, "batch_size": 16}},
+    "model": {"type": "recurrent", "modes": [3, 3], "width": 6, "layers": 2, "projection": [8]},
+    "training": {"epochs": 3, "batch_size": 4, "lr": 1.0e-2, "loss": "h1"},
+    "evaluation": {"plots": 1},
+}
+
+
+def config(tmp_path, case_file, **changes):
+    return cases.load(case_file(tmp_path, copy.deepcopy(TINY_NS), **changes)).config
+
+
+def test_recurrent_feeds_its_predictions_back(tmp_path, case_file):
+    cfg = config(tmp_path, case_file, data__t_out=4, model__step=2)
+    op = build(cfg, 3, 4)
+    params = op.init(jax.random.PRNGKey(0))
+    stats = op.stats(*(np.zeros(3), np.ones(3), np.zeros(4), np.ones(4)))
+    x = np.random.default_rng(0).standard_normal((2, 8, 8, 3)).astype(np.float32)
+    got = np.asarray(jax.jit(op.predict)(params, stats, x))
+    net = lambda w: fno.apply(params, w, grid="periodic")
+    first = net(x)  # steps 4, 5 from 1, 2, 3
+    second = net(np.concatenate([x[..., 2:], first], -1))  # steps 6, 7 from 3, 4, 5
+    np.testing.assert_allclose(got, np.concatenate([first, second], -1), rtol=2e-5, atol=2e-6)
+
+
+def test_space_time_maps_given_steps_to_predicted_ones(tmp_path, case_file):
+    cfg = config(tmp_path, case_file, model__type="space_time", model__modes=[3, 3, 2], model__padding=[0, 0, 2])
+    op = build(cfg, 3, 2)
+    params = op.init(jax.random.PRNGKey(0))
+    assert params["layers"][0]["spectral"].shape == (6, 6, 2, 6, 6, 2)
+    stats = op.stats(np.zeros(3), np.ones(3), np.zeros(2), np.ones(2))
+    x = np.ones((2, 8, 8, 3), np.float32)
+    assert jax.jit(op.predict)(params, stats, x).shape == (2, 8, 8, 2)
+
+
+@pytest.mark.parametrize("changes,expected", [
+    ({"model__modes": [3, 3]}, "model.modes: expected 3 numbers (one per axis of the x, y, t)"),
+    ({"model__modes": [3, 3, 4]}, "model.modes: 4 modes on axis 2 need a grid of at least 6 points, got 2"),
+])
+def test_space_time_checks(tmp_path, case_file, changes, expected):
+    with pytest.raises(ConfigError, match=re.escape(expected)):
+        config(tmp_path, case_file, model__type="space_time", **changes)
+
+
+def test_recurrent_run_on_vorticity_data(tmp_path, case_file):
+    cfg = config(tmp_path, case_file)
+    data.write(cfg.data, cfg.data.path)
+    out = tmp_path / "run"
+    out.mkdir()
+    s = run.train(cfg, str(out), quiet=True)
+    assert s["epochs"] == 3 and set(s["metrics"]) == {"rel_l2", "rel_l2_16"}
+    assert s["metrics"]["rel_l2"] < s["initial_rel_l2"]
+    assert (out / "plots" / "test_16_0.png").is_file()

@@ -1,0 +1,81 @@
+"""The FNO driver: the run folder, NaN handling and exact resume (on a stand-in generator's data)."""
+import json
+
+import h5py
+import jax
+import numpy as np
+import pytest
+
+from sciml import cases
+from sciml.errors import TrainingDiverged
+from sciml.solvers.fno import data, run
+
+
+@pytest.fixture
+def dataset(tmp_path, case_file, fake_darcy):
+    """A tiny case whose dataset exists; returns a function making its config with changes."""
+    cfg = cases.load(case_file(tmp_path)).config
+    data.write(cfg.data, cfg.data.path)
+    return lambda name="case", **changes: cases.load(case_file(tmp_path, name=f"{name}.yaml", **changes)).config
+
+
+def test_run_folder_and_training_lowers_the_error(tmp_path, dataset):
+    out = tmp_path / "full"
+    out.mkdir()
+    s = run.train(dataset(), str(out), quiet=True)
+    assert s["epochs"] == 10 and s["steps"] == 40 and s["s_per_epoch"] > 0
+    assert set(s["metrics"]) == {"rel_l2", "rel_l2_17"}
+    assert s["metrics"]["rel_l2"] < 0.5 * s["initial_rel_l2"]
+    assert s["metrics"]["rel_l2_17"] < s["initial_rel_l2"]  # zero-shot on a finer grid
+    assert json.loads((out / "summary.json").read_text()) == s
+    header, *rows = (out / "metrics.csv").read_text().splitlines()
+    assert header == "epoch,step,loss,test_rel_l2,eval_s,lr,epoch_s,wall_time_s" and len(rows) == 10
+    assert [float(r.split(",")[5]) for r in rows] == [1e-2] * 5 + [5e-3] * 5  # halved every 5 epochs
+    for f in ("config.yaml", "fields.h5", "checkpoints/latest.h5", "checkpoints/best.h5", "plots/history.png",
+              "plots/test_9_0.png", "plots/test_17_0.png"):
+        assert (out / f).is_file(), f
+    with h5py.File(out / "fields.h5") as f:
+        assert f["17/prediction"].shape == (1, 17, 17, 1)
+        assert f["9"].attrs["rel_l2"] == pytest.approx(s["metrics"]["rel_l2"])
+
+
+def test_nan_stops_and_keeps_the_last_good_epoch(tmp_path, dataset, monkeypatch):
+    make_step = run.make_step
+
+    def poisoned(*args):  # the real step, turning NaN from epoch 3 on (call 1 is the warm-up compile)
+        real, calls = make_step(*args), [0]
+
+        def step(state, x, y):
+            calls[0] += 1
+            state, loss = real(state, x, y)
+            if calls[0] > 1 + 2 * 4:
+                state = jax.tree_util.tree_map(lambda v: v * np.nan if v.dtype.kind == "f" else v, state)
+                loss = loss * np.nan
+            return state, loss
+
+        return step
+
+    monkeypatch.setattr(run, "make_step", poisoned)
+    monkeypatch.setattr(run, "_CACHE", {})
+    out = tmp_path / "nan"
+    out.mkdir()
+    with pytest.raises(TrainingDiverged) as e:
+        run.train(dataset(), str(out), quiet=True)
+    assert str(e.value).startswith("loss became nan in epoch 3 (batch 1 of 4); training stopped. "
+                                   "The last good state (end of epoch 2) is in")
+    with h5py.File(out / "checkpoints" / "latest.h5") as f:
+        assert int(f.attrs["epoch"]) == 2
+        leaves = [np.asarray(f["state"][k]) for k in f["state"]]
+    assert all(np.isfinite(v).all() for v in leaves if v.dtype.kind == "f")
+    assert len((out / "metrics.csv").read_text().splitlines()) == 3
+
+
+def test_resume_continues_exactly(tmp_path, dataset):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    full = run.train(dataset("a"), str(tmp_path / "a"), quiet=True)
+    run.train(dataset("b", training__epochs=4), str(tmp_path / "b"), quiet=True)
+    resumed = run.train(dataset("b2"), str(tmp_path / "b"), resume=str(tmp_path / "b"), quiet=True)
+    assert resumed["epochs"] == 10
+    np.testing.assert_allclose(resumed["metrics"]["rel_l2"], full["metrics"]["rel_l2"], rtol=1e-6)
+    assert len((tmp_path / "b" / "metrics.csv").read_text().splitlines()) == 11
