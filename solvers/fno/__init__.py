@@ -3,3 +3,6 @@ from .config import FnoCase
 from .run import datagen, train
 
 __all__ = ["FnoCase", "datagen", "train"]
+from .export import export_model  # noqa: E402
+
+__all__ += ["export_model"]
