@@ -21,3 +21,8 @@ def run_case(case, out: str | None = None, resume: str | None = None, quiet: boo
     from .cases import run
 
     return run(case, out, resume, quiet)
+
+
+def datagen_case(case, quiet: bool = True, force: bool = False) -> str:
+    """Make a case's dataset with its classical solver (``sciml datagen``); returns the dataset path."""
+    return case.module.datagen(case.config, quiet=quiet, force=force)
