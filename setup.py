@@ -17,5 +17,5 @@ def _packages():
 setup(
     packages=sorted(_packages()),
     package_dir={name: folder for folder, name in ROOTS.items()},
-    package_data={"sciml": ["py.typed"]},
+    package_data={"sciml": ["py.typed"], "sciml.equations": ["data/*.csv"]},
 )

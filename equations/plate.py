@@ -70,6 +70,12 @@ class PlateConfig:
         except ValueError as e:
             raise Invalid("load", str(e)) from None
 
+    def check_geometry(self, domain):
+        """The plate is a plain rectangle: edges left, right, bottom, top; no holes, time or regrouping."""
+        edges = ("left", "right", "bottom", "top")
+        if tuple(domain.coords) != ("x", "y") or tuple(domain.parts) != edges or set(domain.pieces) != set(edges):
+            raise Invalid("type", "kirchhoff_plate needs a plain rectangle (no holes, time or renamed edges)")
+
     @property
     def rigidity(self) -> float:
         if self.D is not None:
@@ -104,6 +110,11 @@ class KirchhoffPlate:
 
     fields = ("w",)
     coords = ("x", "y")
+
+    @classmethod
+    def from_domain(cls, config: PlateConfig, domain) -> "KirchhoffPlate":
+        config.check_geometry(domain)
+        return cls(config, domain.bounds)
 
     def __init__(self, config: PlateConfig, bounds):
         (x0, x1), (y0, y1) = bounds
@@ -152,6 +163,11 @@ class KirchhoffPlate:
     @staticmethod
     def corner(d: Fields) -> dict:
         return {"mxy": d["w_xy"]}
+
+    def point_sets(self) -> dict:
+        """``name -> (physical points, residual)``: the free corners."""
+        corners = self.corners()
+        return {"corner": (corners, self.corner)} if len(corners) else {}
 
     # --- physical output ----------------------------------------------------------------------
     derived_names = ("w", "mx", "my", "mxy", "qx", "qy")

@@ -111,6 +111,8 @@ def _check_bounds_if_number(value, meta, path):
 
 
 def _build_tagged(tags: dict, raw, path: str):
+    if isinstance(raw, dict) and "type" not in raw and len(tags) == 1:  # one member: its tag may be left out
+        raw = {"type": next(iter(tags)), **raw}
     if not isinstance(raw, dict) or "type" not in raw:
         raise Invalid(_join(path, "type"), f"missing; one of {sorted(tags)}")
     if raw["type"] not in tags:

@@ -1,6 +1,7 @@
 """The schema of a PINN case file (``solver: pinn``): one dataclass per section."""
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from typing import Literal, Union
 
@@ -9,7 +10,7 @@ from sciml.equations import EQUATIONS
 from sciml.errors import Invalid
 from sciml.nn.mlp import ACTIVATIONS
 
-from .geometry import GEOMETRIES, Method
+from .geometry import GEOMETRIES, Method, build_geometry
 
 EquationConfig = Union[tuple(cfg for cfg, _ in EQUATIONS.values())]
 GeometryConfig = Union[tuple(cfg for cfg, _ in GEOMETRIES.values())]
@@ -17,18 +18,43 @@ Activation = Literal[tuple(ACTIVATIONS)]
 
 
 @dataclass
+class FourierConfig:
+    """Random Fourier features ``[cos 2πxB, sin 2πxB]``, ``B ~ N(0, scale²)`` (fixed)."""
+
+    features: int = spec(64, ge=1, help="number of frequencies (the embedding has twice as many features)")
+    scale: float = spec(1.0, gt=0.0, help="standard deviation of the frequencies")
+
+
+@dataclass
 class ModelConfig:
-    type: Literal["mlp"] = "mlp"
+    type: Literal["mlp", "modified_mlp"] = "mlp"
     hidden: list[int] = spec(factory=lambda: [20] * 5, ge=1, help="widths of the hidden layers")
     activation: Activation = "tanh"
+    fourier: FourierConfig | None = spec(None, help="random Fourier feature embedding of the inputs")
+
+    def check(self):
+        if self.type == "modified_mlp" and len(set(self.hidden)) != 1:
+            raise Invalid("hidden", f"a modified MLP needs hidden layers of one width, got {self.hidden}")
+
+
+@dataclass
+class AdaptiveConfig:
+    """Residual-based adaptive refinement: add the points with the largest residual (Lu et al. 2021)."""
+
+    every: int = spec(1000, ge=1, help="steps between refinements (Adam phase)")
+    candidates: int = spec(10000, ge=1, help="random candidate points scored by their residual")
+    add: int = spec(200, ge=1, help="points added per refinement")
+    max_points: int = spec(4000, ge=0, help="at most this many added points in all")
 
 
 @dataclass
 class SamplingConfig:
     interior: int = spec(2000, ge=1, help="collocation points inside the domain")
     boundary: int = spec(125, ge=1, help="points on each named boundary part")
+    parts: dict[str, int] = spec(factory=dict, ge=1, help="points on given parts, e.g. {initial: 1000}")
     method: Method = "sobol"
     resample_every: int = spec(0, ge=0, help="draw new points every k steps (0: never)")
+    adaptive: AdaptiveConfig | None = spec(None, help="residual-based adaptive refinement")
 
 
 @dataclass
@@ -37,6 +63,7 @@ class ScheduleConfig:
     decay_rate: float = spec(0.9, gt=0.0, le=1.0)
     decay_steps: int = spec(1000, ge=1)
     final_lr: float = spec(0.0, ge=0.0, help="cosine: learning rate at the end")
+    warmup_steps: int = spec(0, ge=0, help="linear warm-up from 0 over this many steps")
 
 
 @dataclass
@@ -61,9 +88,28 @@ class TrainingConfig:
 
 
 @dataclass
+class BalancingConfig:
+    """Loss weights balanced by gradient norms (learning-rate annealing, Wang, Teng & Perdikaris 2021)."""
+
+    type: Literal["grad_norm"] = "grad_norm"
+    every: int = spec(100, ge=1, help="steps between weight updates")
+    alpha: float = spec(0.9, ge=0.0, lt=1.0, help="moving-average factor of the weights")
+
+
+@dataclass
+class CausalConfig:
+    """Causal weighting in time (Wang, Sankaran & Perdikaris 2022): later times wait for earlier ones."""
+
+    chunks: int = spec(16, ge=2, help="time slabs")
+    epsilon: float = spec(1.0, gt=0.0, help="causality parameter: weight_i = exp(-epsilon * sum of earlier losses)")
+
+
+@dataclass
 class LossConfig:
     weights: dict[str, float] = spec(factory=dict, ge=0.0,
                                      help="weights by group (pde, bc) or by term (e.g. left.w)")
+    balancing: BalancingConfig | None = spec(None, help="adaptive weights (multiply the fixed ones)")
+    causal: CausalConfig | None = spec(None, help="causal weighting of the residuals in time")
 
 
 @dataclass
@@ -74,12 +120,15 @@ class AutodiffConfig:
 
 @dataclass
 class EvaluationConfig:
-    grid: list[int] = spec(factory=lambda: [101, 101], ge=2, help="points per axis of the evaluation grid")
+    grid: list[int] | None = spec(None, ge=2, help="points per coordinate of the evaluation grid "
+                                                  "(default: the geometry's)")
     every: int = spec(0, ge=0, help="evaluate against the reference every k steps (0: at the end only)")
 
-    def check(self):
-        if len(self.grid) != 2:
-            raise Invalid("grid", f"expected [nx, ny], got {self.grid}")
+
+def _unknown_part(key: str, name: str, parts) -> Invalid:
+    close = difflib.get_close_matches(name, list(parts), n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    return Invalid(key, f"unknown boundary part{hint}; parts are {list(parts)}")
 
 
 @dataclass
@@ -98,3 +147,21 @@ class PinnCase:
     training: TrainingConfig = field(default_factory=TrainingConfig)
     autodiff: AutodiffConfig = field(default_factory=AutodiffConfig)
     evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
+
+    def check(self):
+        """Cross-section rules: the equation against the domain, part names, grid and time options."""
+        domain = build_geometry(self.geometry)
+        if hasattr(self.equation, "check_geometry"):
+            try:
+                self.equation.check_geometry(domain)
+            except Invalid as e:
+                raise Invalid(f"equation.{e.key}", e.message) from None
+        for part in self.sampling.parts:
+            if part not in domain.parts:
+                raise _unknown_part(f"sampling.parts.{part}", part, domain.parts)
+        grid = self.evaluation.grid
+        if grid is not None and len(grid) != domain.dim:
+            raise Invalid("evaluation.grid", f"expected {domain.dim} sizes, one per coordinate "
+                                             f"{list(domain.coords)}, got {grid}")
+        if self.loss.causal is not None and domain.time is None:
+            raise Invalid("loss.causal", "causal weighting needs a time interval (geometry.time)")

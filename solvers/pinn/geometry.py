@@ -1,116 +1,123 @@
-"""Geometry for collocation: domains with named boundary parts and samplers.
+"""Geometry for collocation: the case file's ``geometry`` section and the domains it builds.
 
-A geometry answers three questions: which boundary parts it has (``parts``), points inside it
-(``interior(n, rng, method)``), and points on a part with their outward unit normals
-(``boundary(part, n, rng, method)``). Points are NumPy arrays in physical coordinates; sampling happens
-outside ``jit`` and the arrays are handed to the train step as data.
-
-Samplers (``method``): ``uniform`` (i.i.d.), ``sobol``, ``halton`` and ``lhs`` (quasi-random, from
-``scipy.stats.qmc``, scrambled with the run's seed), and ``grid`` (a tensor grid, for plots and tests).
+``type``: ``rectangle`` (2D), ``box`` (3D) or ``disk`` (2D); rectangles, boxes and disks may have circular
+or spherical ``holes`` (boolean difference); ``time: [t0, t1]`` makes the domain space-time (coordinate
+``t``, new part ``initial``); ``parts`` regroups and renames boundary parts, e.g.
+``parts: {lid: [top], walls: [left, right, bottom]}``. Domains and samplers live in :mod:`.domain`,
+:mod:`.shapes`, :mod:`.spacetime` and :mod:`.sampling`; this module holds the schema and the registry.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
 
-import numpy as np
-from scipy.stats import qmc
-
 from sciml.config import spec
 from sciml.errors import Invalid
 
-Method = Literal["uniform", "sobol", "halton", "lhs", "grid"]
+from .domain import Domain, EvalPoints, Piece
+from .sampling import Method, draw, unit_cube
+from .shapes import Box, Disk, Rectangle
+from .spacetime import SpaceTime
 
 
-def unit_cube(n: int, dim: int, rng: np.random.Generator, method: Method) -> np.ndarray:
-    """``n`` points in ``[0, 1]^dim`` by ``method``."""
-    if method == "uniform":
-        return rng.random((n, dim))
-    if method == "grid":
-        per = int(np.ceil(n ** (1 / dim)))
-        axes = [(np.arange(per) + 0.5) / per] * dim
-        pts = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, dim)
-        return pts[:n] if len(pts) >= n else np.concatenate([pts, rng.random((n - len(pts), dim))])
-    seed = int(rng.integers(2**31))
-    engines = {"sobol": lambda: qmc.Sobol(dim, scramble=True, seed=seed),
-               "halton": lambda: qmc.Halton(dim, scramble=True, seed=seed),
-               "lhs": lambda: qmc.LatinHypercube(dim, seed=seed)}
-    engine = engines[method]()
-    if method == "sobol":  # Sobol' is balanced at powers of two: draw the next one and keep n
-        return engine.random_base2(int(np.ceil(np.log2(max(n, 2)))))[:n]
-    return engine.random(n)
+@dataclass
+class HoleConfig:
+    """A circular (2D) or spherical (3D) hole."""
+
+    center: list[float] = spec(help="centre, one number per coordinate")
+    radius: float = spec(gt=0.0, help="radius")
+    name: str = spec("hole", help="name of its boundary part")
+
+
+def _interval(cfg, name):
+    lo, hi = getattr(cfg, name)
+    if not hi > lo:
+        raise Invalid(name, f"needs {name}0 < {name}1, got [{lo}, {hi}]")
+
+
+def _build_checked(cfg):
+    """Build the domain once: holes, part names and the time interval raise :class:`Invalid` naming the key."""
+    build_geometry(cfg)
+
+
+def _holes(cfg):
+    return [(h.center, h.radius, h.name) for h in cfg.holes]
 
 
 @dataclass
 class RectangleConfig:
-    """Case-file section ``geometry`` for ``type: rectangle``: ``[x0, x1] × [y0, y1]`` in metres."""
+    """Case-file section ``geometry`` for ``type: rectangle``: ``[x0, x1] × [y0, y1]`` minus holes."""
 
     type: Literal["rectangle"]
     x: tuple[float, float] = spec(help="[x0, x1]")
     y: tuple[float, float] = spec(help="[y0, y1]")
+    holes: list[HoleConfig] = spec(factory=list, help="circular holes")
+    parts: dict[str, list[str]] = spec(factory=dict, help="named groups of edges, e.g. {walls: [left, right]}")
+    time: tuple[float, float] | None = spec(None, help="[t0, t1]: a space-time domain")
 
     def check(self):
         for name in ("x", "y"):
-            lo, hi = getattr(self, name)
-            if not hi > lo:
-                raise Invalid(name, f"needs x0 < x1, got [{lo}, {hi}]")
+            _interval(self, name)
+        for i, h in enumerate(self.holes):
+            if len(h.center) != 2:
+                raise Invalid(f"holes[{i}].center", f"expected [x, y], got {h.center}")
+        _build_checked(self)
 
 
-class Rectangle:
-    """``[x0, x1] × [y0, y1]`` with edges ``left`` (x = x0), ``right``, ``bottom`` (y = y0) and ``top``."""
+@dataclass
+class BoxConfig:
+    """``type: box``: ``[x0, x1] × [y0, y1] × [z0, z1]`` minus spherical holes."""
 
-    parts = ("left", "right", "bottom", "top")
-    dim = 2
+    type: Literal["box"]
+    x: tuple[float, float] = spec(help="[x0, x1]")
+    y: tuple[float, float] = spec(help="[y0, y1]")
+    z: tuple[float, float] = spec(help="[z0, z1]")
+    holes: list[HoleConfig] = spec(factory=list, help="spherical holes")
+    parts: dict[str, list[str]] = spec(factory=dict, help="named groups of faces")
+    time: tuple[float, float] | None = spec(None, help="[t0, t1]: a space-time domain")
 
-    def __init__(self, x: tuple[float, float], y: tuple[float, float]):
-        self.bounds = (tuple(map(float, x)), tuple(map(float, y)))
-        (x0, x1), (y0, y1) = self.bounds
-        # part -> (fixed axis, fixed value, outward normal)
-        self._edges = {"left": (0, x0, (-1.0, 0.0)), "right": (0, x1, (1.0, 0.0)),
-                       "bottom": (1, y0, (0.0, -1.0)), "top": (1, y1, (0.0, 1.0))}
-
-    @classmethod
-    def from_config(cls, cfg: RectangleConfig) -> "Rectangle":
-        return cls(cfg.x, cfg.y)
-
-    @property
-    def lower(self) -> np.ndarray:
-        return np.array([b[0] for b in self.bounds])
-
-    @property
-    def upper(self) -> np.ndarray:
-        return np.array([b[1] for b in self.bounds])
-
-    def interior(self, n: int, rng: np.random.Generator, method: Method = "uniform") -> np.ndarray:
-        return self.lower + (self.upper - self.lower) * unit_cube(n, 2, rng, method)
-
-    def boundary(self, part: str, n: int, rng: np.random.Generator, method: Method = "uniform"):
-        """``(points, normals)`` on edge ``part``, both ``(n, 2)``."""
-        axis, value, normal = self._edges[part]
-        free = 1 - axis
-        s = unit_cube(n, 1, rng, method)[:, 0]
-        lo, hi = self.bounds[free]
-        pts = np.empty((n, 2))
-        pts[:, axis], pts[:, free] = value, lo + (hi - lo) * s
-        return pts, np.broadcast_to(np.array(normal), (n, 2)).copy()
-
-    def contains(self, pts: np.ndarray, tol: float = 1e-12) -> np.ndarray:
-        return np.all((pts >= self.lower - tol) & (pts <= self.upper + tol), axis=-1)
-
-    def on_part(self, part: str, pts: np.ndarray, tol: float = 1e-12) -> np.ndarray:
-        axis, value, _ = self._edges[part]
-        return (np.abs(pts[:, axis] - value) <= tol) & self.contains(pts, tol)
-
-    def grid(self, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-        """Evaluation grid ``(X, Y)`` of ``shape`` (nx, ny) including the edges, ``indexing='ij'``."""
-        (x0, x1), (y0, y1) = self.bounds
-        return np.meshgrid(np.linspace(x0, x1, shape[0]), np.linspace(y0, y1, shape[1]), indexing="ij")
-
-    def evaluation_points(self, shape) -> tuple[np.ndarray, tuple[int, ...], tuple[np.ndarray, ...]]:
-        """``(points (N, 2), grid shape, (X, Y))``: a tensor grid for errors and plots."""
-        X, Y = self.grid(tuple(shape))
-        return np.stack([X.ravel(), Y.ravel()], -1), X.shape, (X, Y)
+    def check(self):
+        for name in ("x", "y", "z"):
+            _interval(self, name)
+        for i, h in enumerate(self.holes):
+            if len(h.center) != 3:
+                raise Invalid(f"holes[{i}].center", f"expected [x, y, z], got {h.center}")
+        _build_checked(self)
 
 
-GEOMETRIES = {"rectangle": (RectangleConfig, Rectangle)}
-GeometryConfig = RectangleConfig
+@dataclass
+class DiskConfig:
+    """``type: disk``: the disk of ``radius`` around ``center`` (boundary part ``circle``)."""
+
+    type: Literal["disk"]
+    center: tuple[float, float] = spec((0.0, 0.0), help="[x, y]")
+    radius: float = spec(1.0, gt=0.0)
+    holes: list[HoleConfig] = spec(factory=list, help="circular holes")
+    parts: dict[str, list[str]] = spec(factory=dict, help="named groups of parts")
+    time: tuple[float, float] | None = spec(None, help="[t0, t1]: a space-time domain")
+
+    def check(self):
+        _build_checked(self)
+
+
+def _with_time(space: Domain, cfg) -> Domain:
+    return SpaceTime(space, cfg.time) if cfg.time is not None else space
+
+
+# type -> (config class, builder from the config)
+GEOMETRIES = {
+    "rectangle": (RectangleConfig, lambda c: _with_time(Rectangle(c.x, c.y, _holes(c), c.parts), c)),
+    "box": (BoxConfig, lambda c: _with_time(Box(c.x, c.y, c.z, _holes(c), c.parts), c)),
+    "disk": (DiskConfig, lambda c: _with_time(Disk(c.center, c.radius, _holes(c), c.parts), c)),
+}
+GeometryConfig = RectangleConfig | BoxConfig | DiskConfig
+
+
+def build_geometry(cfg) -> Domain:
+    """The domain described by a geometry config."""
+    return GEOMETRIES[cfg.type][1](cfg)
+
+
+__all__ = ["GEOMETRIES", "Box", "BoxConfig", "Disk", "DiskConfig", "Domain", "EvalPoints", "GeometryConfig",
+           "HoleConfig", "Method", "Piece", "Rectangle", "RectangleConfig", "SpaceTime", "build_geometry", "draw",
+           "unit_cube"]

@@ -1,8 +1,12 @@
-"""Optimisers as chunks of jitted steps over one state pytree ``{params, opt, step, key}``.
+"""Optimisers as chunks of jitted steps over one state pytree ``{params, opt, step, key[, weights]}``.
 
 A *chunk* runs up to ``length`` steps inside one ``jax.lax.scan`` (the first ``n`` of them active, so a
 short last chunk does not compile again) and returns the loss of every step, which lets the driver find the
 exact step of a NaN. Adam follows an optax schedule; L-BFGS is optax's with a zoom line search.
+
+With adaptive loss weights the state carries ``weights`` (one per loss term); Adam refreshes them every
+``every`` steps with a ``balance(params, batch, key, weights) -> weights`` rule (:mod:`.balancing`), and
+L-BFGS keeps them fixed.
 """
 from __future__ import annotations
 
@@ -16,12 +20,16 @@ from .config import AdamConfig, LbfgsConfig, ScheduleConfig
 
 
 def schedule(cfg: ScheduleConfig, lr: float, steps: int) -> optax.Schedule:
+    warm = getattr(cfg, "warmup_steps", 0)
     table = {
         "constant": lambda: optax.constant_schedule(lr),
         "exponential": lambda: optax.exponential_decay(lr, cfg.decay_steps, cfg.decay_rate),
-        "cosine": lambda: optax.cosine_decay_schedule(lr, max(steps, 1), alpha=cfg.final_lr / lr),
+        "cosine": lambda: optax.cosine_decay_schedule(lr, max(steps - warm, 1), alpha=cfg.final_lr / lr),
     }
-    return table[cfg.type]()
+    main = table[cfg.type]()
+    if not warm:
+        return main
+    return optax.join_schedules([optax.linear_schedule(0.0, lr, warm), main], [warm])
 
 
 def adam(cfg: AdamConfig) -> tuple[optax.GradientTransformation, optax.Schedule]:
@@ -33,8 +41,18 @@ def lbfgs(cfg: LbfgsConfig) -> optax.GradientTransformation:
     return optax.lbfgs(memory_size=cfg.memory)
 
 
-def init_state(params, tx: optax.GradientTransformation, key, step: int = 0) -> dict:
-    return {"params": params, "opt": tx.init(params), "step": jnp.asarray(step, jnp.int32), "key": key}
+def init_state(params, tx: optax.GradientTransformation, key, step: int = 0, weights: dict | None = None) -> dict:
+    state = {"params": params, "opt": tx.init(params), "step": jnp.asarray(step, jnp.int32), "key": key}
+    if weights is not None:
+        state["weights"] = weights
+    return state
+
+
+def _objective(loss: Callable, state, batch, key) -> Callable:
+    """``params -> (total, terms)``, with the state's adaptive weights when it has them."""
+    if "weights" in state:
+        return lambda p: loss(p, batch, key, state["weights"])
+    return lambda p: loss(p, batch, key)
 
 
 def _chunk(step: Callable, length: int) -> Callable:
@@ -53,15 +71,21 @@ def _dtype(state):
     return jax.tree_util.tree_leaves(state["params"])[0].dtype
 
 
-def adam_chunk(loss: Callable, tx: optax.GradientTransformation, length: int) -> Callable:
-    """Adam steps; the loss is ``loss(params, batch, key) -> (total, terms)``."""
+def adam_chunk(loss: Callable, tx: optax.GradientTransformation, length: int,
+               balance: Callable | None = None, every: int = 1) -> Callable:
+    """Adam steps; the loss is ``loss(params, batch, key[, weights]) -> (total, terms)``."""
 
     def step(state, batch):
         key, sub = jax.random.split(state["key"])
-        (total, _), grads = jax.value_and_grad(loss, has_aux=True)(state["params"], batch, sub)
+        state = dict(state)
+        if balance is not None and "weights" in state:
+            state["weights"] = jax.lax.cond(
+                state["step"] % every == 0,
+                lambda w: balance(state["params"], batch, sub, w), lambda w: w, state["weights"])
+        (total, _), grads = jax.value_and_grad(_objective(loss, state, batch, sub), has_aux=True)(state["params"])
         updates, opt = tx.update(grads, state["opt"], state["params"])
         params = optax.apply_updates(state["params"], updates)
-        return {"params": params, "opt": opt, "step": state["step"] + 1, "key": key}, total
+        return {**state, "params": params, "opt": opt, "step": state["step"] + 1, "key": key}, total
 
     return _chunk(step, length)
 
@@ -70,10 +94,11 @@ def lbfgs_chunk(loss: Callable, tx: optax.GradientTransformation, length: int) -
     """L-BFGS steps on the deterministic objective ``loss(params, batch, fixed key)``."""
 
     def step(state, batch):
-        fn = lambda p: loss(p, batch, state["key"])[0]
+        objective = _objective(loss, state, batch, state["key"])
+        fn = lambda p: objective(p)[0]
         value, grads = optax.value_and_grad_from_state(fn)(state["params"], state=state["opt"])
         updates, opt = tx.update(grads, state["opt"], state["params"], value=value, grad=grads, value_fn=fn)
         params = optax.apply_updates(state["params"], updates)
-        return {"params": params, "opt": opt, "step": state["step"] + 1, "key": state["key"]}, value
+        return {**state, "params": params, "opt": opt, "step": state["step"] + 1}, value
 
     return _chunk(step, length)

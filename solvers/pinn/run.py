@@ -2,7 +2,12 @@
 
 Phases run in order (Adam, then L-BFGS), each as jitted chunks of ``training.log_every`` steps. After each
 chunk: a NaN/inf check (the run stops at the exact step, keeping the last good checkpoint), a metrics row,
-the progress bar, checkpoints (``latest`` and ``best`` by loss) and, when due, new collocation points.
+the progress bar, checkpoints (``latest`` and ``best`` by loss) and, when due, new collocation points
+(``sampling.resample_every``) or residual-based refinement (``sampling.adaptive``: the candidates with the
+largest residual join the interior points; the chunk compiles again for the larger batch).
+
+Evaluation uses the domain's grid (:mod:`.evaluation`): errors over all points inside (space-time for
+unsteady cases), plots on the x-y plane (middle z, final time), then the equation's ``checks``.
 """
 from __future__ import annotations
 
@@ -21,7 +26,8 @@ from sciml.io import checkpoint
 from sciml.io.atomic import atomic_path, write_json, write_yaml
 from sciml.rundir import Metrics
 
-from . import optim
+from . import balancing, evaluation, optim
+from . import plots as pinn_plots
 from .config import PinnCase
 from .problem import Problem, assemble
 
@@ -31,8 +37,11 @@ def _phases(cfg: PinnCase, problem: Problem):
     length = cfg.training.log_every
     tx, sched = optim.adam(cfg.training.adam)
     out, end = [], cfg.training.adam.steps
+    bal = cfg.loss.balancing
+    balance = balancing.grad_norm(problem.term_losses, bal.alpha) if bal is not None else None
     if end:
-        out.append(("adam", end, tx, optim.adam_chunk(problem.loss, tx, length), sched))
+        out.append(("adam", end, tx, optim.adam_chunk(problem.loss, tx, length, balance, bal.every if bal else 1),
+                    sched))
     if cfg.training.lbfgs.steps:
         tx = optim.lbfgs(cfg.training.lbfgs)
         out.append(("lbfgs", end + cfg.training.lbfgs.steps, tx, optim.lbfgs_chunk(problem.loss, tx, length),
@@ -40,22 +49,18 @@ def _phases(cfg: PinnCase, problem: Problem):
     return out
 
 
-def _relative_l2(pred: np.ndarray, ref: np.ndarray) -> float:
-    return float(np.linalg.norm(pred - ref) / max(np.linalg.norm(ref), 1e-300))
+def evaluate(problem: Problem, params, reference: dict | None, ev) -> tuple[dict, dict]:
+    """Predictions on the evaluation grid (shaped like it) and relative L2 errors per field (inside only)."""
+    pred = {k: v.reshape(ev.shape) for k, v in problem.predict(params, ev.points).items()}
+    eq = problem.equation
+    return evaluation.errors(pred, reference, ev, getattr(eq, "gauge_free", ()), getattr(eq, "vectors", None))
 
 
-def evaluate(problem: Problem, params, reference: dict | None, points, shape) -> tuple[dict, dict]:
-    """Predictions on the evaluation points (reshaped to ``shape``) and relative L2 errors per field."""
-    pred = {k: v.reshape(shape) for k, v in problem.predict(params, points).items()}
-    metrics = {}
-    if reference is not None:
-        metrics = {f"rel_l2_{k}": _relative_l2(pred[k], reference[k]) for k in pred if k in reference}
-    return pred, metrics
-
-
-def write_fields(path: str, X, Y, pred: dict, reference: dict | None) -> None:
+def write_fields(path: str, ev, pred: dict, reference: dict | None) -> None:
     with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:
-        f["x"], f["y"] = X, Y
+        for c, grid in zip(ev.coords, ev.grids()):
+            f[c] = grid
+        f["inside"] = ev.mask.reshape(ev.shape)
         for k, v in pred.items():
             g = f.create_group(k)
             g.create_dataset("prediction", data=v, compression="gzip")
@@ -72,23 +77,26 @@ def train(cfg: PinnCase, out: str, resume: str | None = None, quiet: bool = Fals
     rng = np.random.default_rng(cfg.seed)
     key_init, key_train = jax.random.split(jax.random.PRNGKey(cfg.seed))
     phases = _phases(cfg, problem)
-    points, shape, (X, Y) = problem.geometry.evaluation_points(cfg.evaluation.grid)
-    reference = problem.equation.reference(points)
+    ev = problem.geometry.evaluation_points(cfg.evaluation.grid)
+    reference = problem.equation.reference(ev.points)
     if reference is not None:
-        reference = {k: np.asarray(v).reshape(shape) for k, v in reference.items()}
+        reference = {k: np.asarray(v).reshape(ev.shape) for k, v in reference.items()}
     write_yaml(os.path.join(out, "config.yaml"), to_dict(cfg))
 
     params = problem.init(key_init)
-    state = optim.init_state(params, phases[0][2], key_train) if phases else {"params": params}
+    weights = _initial_weights(cfg, problem, params)
+    state = optim.init_state(params, phases[0][2], key_train, weights=weights) if phases else {"params": params}
     metrics = Metrics(os.path.join(out, "metrics.csv"))
     best, elapsed0, phase_of_state = float("inf"), 0.0, phases[0][0] if phases else None
     if resume:
-        state, phase_of_state, metrics, best, elapsed0 = _resume(resume, problem, phases, metrics)
-    batch = problem.sample(rng)
+        state, phase_of_state, metrics, best, elapsed0 = _resume(resume, problem, phases, metrics, weights)
+    refiner = _Refiner(cfg, problem, rng)
+    batch = base = problem.sample(rng)
     total = phases[-1][1] if phases else 0
     step = int(state.get("step", 0))
     ckpt = lambda name: os.path.join(out, "checkpoints", f"{name}.h5")
 
+    term_values = jax.jit(lambda p, b, k: problem.loss(p, b, k)[1])
     bar = tqdm(total=total, initial=step, disable=quiet, unit="step", dynamic_ncols=True, leave=True)
     compile_s, t0 = 0.0, time.perf_counter()
     try:
@@ -96,11 +104,15 @@ def train(cfg: PinnCase, out: str, resume: str | None = None, quiet: bool = Fals
             if step >= end:
                 continue
             if phase_of_state != name:  # a new phase starts a fresh optimizer state from the params
-                state, phase_of_state = optim.init_state(state["params"], tx, state["key"], step), name
-            tc = time.perf_counter()
-            chunk = chunk.lower(state, batch, cfg.training.log_every).compile()
-            compile_s += time.perf_counter() - tc
+                state = optim.init_state(state["params"], tx, state["key"], step, state.get("weights"))
+                phase_of_state = name
+            jitted, compiled, shapes = chunk, None, None
             while step < end:
+                if _shapes(batch) != shapes:  # first chunk of the phase, or a refined batch
+                    tc = time.perf_counter()
+                    compiled, shapes = jitted.lower(state, batch, cfg.training.log_every).compile(), _shapes(batch)
+                    compile_s += time.perf_counter() - tc
+                chunk = compiled
                 n = min(cfg.training.log_every, end - step)
                 new, losses = chunk(state, batch, n)
                 losses = np.asarray(losses)[:n]
@@ -111,9 +123,10 @@ def train(cfg: PinnCase, out: str, resume: str | None = None, quiet: bool = Fals
                         f"loss became {losses[bad[0]]} at step {step + int(bad[0])} ({name}); training stopped. "
                         f"The last good state (step {step}) is in {ckpt('latest')}")
                 state, step = new, step + n
-                _, terms = problem.loss(state["params"], batch, state["key"])
+                terms = term_values(state["params"], batch, state["key"])
                 row = {"step": step, "loss": float(losses[-1]),
-                       **{f"loss.{k}": float(v) for k, v in terms.items()},
+                       **{f"loss.{k}": float(terms[k]) for k in problem.terms},
+                       **{f"weight.{k}": float(v) for k, v in state.get("weights", {}).items()},
                        "lr": float(sched(step - 1)), "wall_time_s": elapsed0 + time.perf_counter() - t0, "phase": p_index}
                 metrics.append(row)
                 bar.update(n)
@@ -123,23 +136,26 @@ def train(cfg: PinnCase, out: str, resume: str | None = None, quiet: bool = Fals
                     checkpoint.save(ckpt("best"), state, step=step, loss=best, phase=name)
                 if step % cfg.training.checkpoint_every < n or step == end:
                     checkpoint.save(ckpt("latest"), state, step=step, loss=row["loss"], phase=name)
-                every = cfg.sampling.resample_every
-                if every and name == "adam" and step // every != (step - n) // every:
-                    batch = problem.sample(rng)
+                crossed = lambda k: bool(k) and step // k != (step - n) // k
+                resample, refine = crossed(cfg.sampling.resample_every), crossed(refiner.every)
+                if name == "adam" and (resample or refine):
+                    base = problem.sample(rng) if resample else base
+                    if refine:
+                        refiner.refine(state["params"])
+                    batch = problem.extend(base, refiner.points)
                 if cfg.evaluation.every and step % cfg.evaluation.every < n and reference is not None:
-                    _, m = evaluate(problem, state["params"], reference, points, shape)
+                    _, m = evaluate(problem, state["params"], reference, ev)
                     bar.write(f"step {step}: " + ", ".join(f"{k} {v:.3e}" for k, v in m.items()))
     finally:
         bar.close()
     wall = elapsed0 + time.perf_counter() - t0
 
-    pred, errors = evaluate(problem, state["params"], reference, points, shape)
-    write_fields(os.path.join(out, "fields.h5"), X, Y, pred, reference)
+    pred, errors = evaluate(problem, state["params"], reference, ev)
+    write_fields(os.path.join(out, "fields.h5"), ev, pred, reference)
     if metrics.rows:
         plots.loss_history(metrics.rows, os.path.join(out, "plots", "loss.png"), f"{cfg.case}: loss")
-    for k in pred:
-        plots.field_maps(X, Y, pred[k], None if reference is None else reference.get(k), k,
-                         os.path.join(out, "plots", f"{k}.png"))
+    notes = _plots_and_checks(problem, state["params"], ev, pred, reference, out)
+    errors.update(notes.pop("metrics"))
     trained = step
     summary = {
         "case": cfg.case, "steps": step, "wall_time_s": round(wall, 3),
@@ -149,11 +165,70 @@ def train(cfg: PinnCase, out: str, resume: str | None = None, quiet: bool = Fals
         "autodiff_mode": cfg.autodiff.mode, "dtype": cfg.dtype, "seed": cfg.seed,
         "metrics": errors, "run_dir": out,
     }
+    if notes["notes"]:
+        summary["notes"] = notes["notes"]
+    if refiner.on:
+        summary["adaptive_points"] = 0 if refiner.points is None else int(len(refiner.points))
     write_json(os.path.join(out, "summary.json"), summary)
     return summary
 
 
-def _resume(folder: str, problem: Problem, phases, metrics: Metrics):
+def _shapes(batch):
+    return jax.tree_util.tree_map(np.shape, batch)
+
+
+def _initial_weights(cfg: PinnCase, problem: Problem, params):
+    if cfg.loss.balancing is None:
+        return None
+    dtype = jax.tree_util.tree_leaves(params)[0].dtype
+    return balancing.initial_weights(problem.terms, dtype)
+
+
+class _Refiner:
+    """Residual-based adaptive refinement: keeps the added interior points (physical coordinates)."""
+
+    def __init__(self, cfg: PinnCase, problem: Problem, rng):
+        self.cfg, self.problem, self.rng = cfg.sampling.adaptive, problem, rng
+        self.on = self.cfg is not None
+        self.every = self.cfg.every if self.on else 0
+        self.points = None
+
+    def refine(self, params) -> None:
+        c, geo, eq = self.cfg, self.problem.geometry, self.problem.equation
+        have = 0 if self.points is None else len(self.points)
+        add = min(c.add, c.max_points - have)
+        if add <= 0:
+            return
+        cand = geo.interior(c.candidates, self.rng, "uniform")
+        dtype = jax.tree_util.tree_leaves(params)[0].dtype
+        score = np.asarray(self.problem.residual_score(params, jax.numpy.asarray(eq.to_nondim(cand), dtype)))
+        best = cand[np.argsort(-score)[:add]]
+        self.points = best if self.points is None else np.concatenate([self.points, best])
+
+
+def _plots_and_checks(problem: Problem, params, ev, pred, reference, out) -> dict:
+    """Field maps on the plot plane, a flow picture for velocity fields, and the equation's checks."""
+    folder = os.path.join(out, "plots")
+    index, where = evaluation.plane(ev)
+    grids = ev.grids()
+    X, Y = grids[0][index], grids[1][index]
+    p2, r2 = evaluation.on_plane(ev, pred, index), evaluation.on_plane(ev, reference, index)
+    for k in p2:
+        pinn_plots.field_maps(X, Y, p2[k], None if r2 is None else r2.get(k), k,
+                              os.path.join(folder, f"{k}.png"), where)
+    if "u" in p2 and "v" in p2:
+        pinn_plots.flow(X, Y, p2["u"], p2["v"], os.path.join(folder, "flow.png"), where)
+    result = {"metrics": {}, "notes": []}
+    if hasattr(problem.equation, "checks"):
+        for check in problem.equation.checks(lambda pts: problem.predict(params, pts)):
+            result["metrics"].update(check.metrics)
+            result["notes"].extend(check.notes)
+            for name, prof in check.profiles.items():
+                pinn_plots.profile(prof, os.path.join(folder, f"{name}.png"))
+    return result
+
+
+def _resume(folder: str, problem: Problem, phases, metrics: Metrics, weights=None):
     path = os.path.join(folder, "checkpoints", "latest.h5")
     if not os.path.exists(path):
         raise UserError(f"{path}: no checkpoint to resume from")
@@ -163,7 +238,7 @@ def _resume(folder: str, problem: Problem, phases, metrics: Metrics):
     if phase not in names:
         raise UserError(f"{path}: saved in phase {phase!r}, which this case no longer has")
     tx = phases[names.index(phase)][2]
-    template = optim.init_state(problem.init(jax.random.PRNGKey(0)), tx, jax.random.PRNGKey(0))
+    template = optim.init_state(problem.init(jax.random.PRNGKey(0)), tx, jax.random.PRNGKey(0), weights=weights)
     state, _ = checkpoint.load(path, template)
     rows = Metrics.read(os.path.join(folder, "metrics.csv"))
     best = min((r["loss"] for r in rows), default=float("inf"))

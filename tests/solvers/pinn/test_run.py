@@ -20,8 +20,9 @@ def train(tmp_path, name="run", **changes):
 
 def test_training_lowers_error_and_loss(tmp_path):
     short, _ = train(tmp_path, "short", training__adam__steps=10, model__hidden=[16, 16])
-    long, folder = train(tmp_path, "long", training__adam__steps=100, training__lbfgs__steps=50,
-                         training__log_every=50, model__hidden=[16, 16])
+    # the residual sits on a plateau (loss ≈ <q²> = 0.25) until the net learns a large Δ²w: L-BFGS leaves it
+    long, folder = train(tmp_path, "long", training__adam__steps=100, training__lbfgs__steps=200,
+                         training__log_every=100, model__hidden=[16, 16])
     assert long["metrics"]["rel_l2_w"] < 0.5 * short["metrics"]["rel_l2_w"]
     rows = (folder / "metrics.csv").read_text().splitlines()
     assert len(rows) == 4 and rows[0].startswith("step,loss,loss.pde")

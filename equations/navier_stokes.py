@@ -1,0 +1,333 @@
+r"""Incompressible Navier–Stokes in 2D and 3D, steady or unsteady, velocity–pressure or stream-function form.
+
+.. math:: \partial_t u + (u\cdot\nabla)u = -\nabla p/\rho + \nu\Delta u + f, \qquad \nabla\cdot u = 0,
+
+with :math:`\nu = U_{ref} L_{ref}/Re` when ``Re`` is given (``velocity`` and ``length`` are the scales that
+define it, both 1 unless set). The coordinates are those of the domain: ``x, y[, z][, t]``.
+
+**Nondimensionalisation** (done here, so a water channel trains like a unit box): with the centre
+:math:`x_c` of the spatial bounding box, its half-extent :math:`\hat L` (the longest one), the time centre
+:math:`t_c` and half-span :math:`\hat T`, put :math:`x = x_c + \hat L\hat x`, :math:`t = t_c + \hat T\hat t`,
+:math:`u = U\hat u`, :math:`p = \rho U^2\hat p`, :math:`f = (U^2/\hat L)\hat f`. Then
+
+.. math:: St\,\partial_{\hat t}\hat u + (\hat u\cdot\hat\nabla)\hat u + \hat\nabla\hat p
+          - \tfrac{1}{\hat{Re}}\hat\Delta\hat u = \hat f, \qquad \hat\nabla\cdot\hat u = 0,
+          \qquad St = \frac{\hat L}{U\hat T},\ \hat{Re} = \frac{U\hat L}{\nu},
+
+and the network's inputs :math:`\hat x, \hat t` lie in :math:`[-1, 1]`.
+
+**Stream function** (2D, ``formulation: stream_function``): the network gives :math:`\hat\psi, \hat p` and
+:math:`\hat u = \hat\psi_{\hat y}`, :math:`\hat v = -\hat\psi_{\hat x}` (aliases, see :mod:`.fields`), so
+continuity holds exactly and is not a loss term.
+
+**Conditions** (``conditions``, by boundary part): a mapping of quantities to values, each a number, an
+expression of the coordinates (:mod:`sciml.expr`) or ``exact`` (from ``solution``): ``u``, ``v``, ``w``,
+``p``, ``psi`` (Dirichlet) and ``u_n``, ``v_n``, … (the outward normal derivative, Neumann). An outflow is
+``{p: 0, u_n: 0, v_n: 0}``; ``{}`` leaves a part free. The part ``initial`` of a space-time domain takes
+the initial condition. ``periodic: [[left, right]]`` ties opposite faces (values and first derivatives of
+every network output); such parts need no condition. ``gauge: {point: [x, y], p: 0}`` pins the pressure
+level of a closed cavity.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Literal
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from sciml import expr
+from sciml.config import spec
+from sciml.errors import Invalid
+
+from .fields import Fields
+from .ns_exact import SOLUTIONS
+
+VELOCITY = ("u", "v", "w")
+EXACT = "exact"
+
+
+@dataclass
+class GaugeConfig:
+    """A pressure gauge: ``p(point) = value`` (at every time of a space-time domain)."""
+
+    point: list[float] = spec(help="the gauge point, one number per spatial coordinate")
+    p: str | float = spec(0.0, help="the pressure there: a number, an expression of t, or exact")
+
+
+@dataclass
+class NavierStokesConfig:
+    """Case-file section ``equation`` for ``type: navier_stokes``. Give ``Re`` or ``nu``."""
+
+    type: Literal["navier_stokes"]
+    Re: float | None = spec(None, gt=0.0, help="Reynolds number U L / nu (give Re or nu)")
+    nu: float | None = spec(None, gt=0.0, help="kinematic viscosity")
+    rho: float = spec(1.0, gt=0.0, help="density")
+    velocity: float = spec(1.0, gt=0.0, help="velocity scale U of Re = U L / nu")
+    length: float = spec(1.0, gt=0.0, help="length scale L of Re = U L / nu")
+    formulation: Literal["velocity_pressure", "stream_function"] = "velocity_pressure"
+    solution: Literal["kovasznay", "taylor_green", "beltrami"] | None = spec(
+        None, help="exact solution: the reference, and the values of conditions set to 'exact'")
+    conditions: dict[str, dict[str, str | float]] = spec(
+        factory=dict, help="by boundary part: {u: 1, v: 0}, {p: 0, u_n: 0, v_n: 0}, {u: exact, ...}")
+    periodic: list[tuple[str, str]] = spec(factory=list, help="pairs of opposite parts, e.g. [[left, right]]")
+    gauge: GaugeConfig | None = None
+    force: dict[str, str | float] = spec(factory=dict, help="body force per unit mass by component (u, v, w)")
+    checks: list[Literal["ghia1982", "mass_flux", "symmetry"]] = spec(
+        factory=list, help="extra metrics: ghia1982 (cavity centrelines), mass_flux, symmetry")
+
+    def check(self):
+        if self.Re is None and self.nu is None:
+            raise Invalid("Re", "missing: give Re (or nu)")
+        if self.Re is not None and self.nu is not None:
+            raise Invalid("Re", "give Re or nu, not both")
+
+    @property
+    def viscosity(self) -> float:
+        return self.nu if self.nu is not None else self.velocity * self.length / self.Re
+
+    @property
+    def reynolds(self) -> float:
+        return self.Re if self.Re is not None else self.velocity * self.length / self.nu
+
+    def check_geometry(self, domain):
+        """Cross-checks against the domain; :class:`Invalid` keys are relative to ``equation``."""
+        space = tuple(c for c in domain.coords if c != "t")
+        unsteady = "t" in domain.coords
+        dim = len(space)
+        if dim not in (2, 3):
+            raise Invalid("type", f"navier_stokes needs a 2D or 3D domain, got coordinates {list(domain.coords)}")
+        if self.formulation == "stream_function" and dim != 2:
+            raise Invalid("formulation", "the stream function is for 2D flows")
+        if self.solution is not None:
+            sol = SOLUTIONS[self.solution]
+            if sol.dim != dim or sol.unsteady != unsteady:
+                raise Invalid("solution", f"{self.solution} is {sol.note}; the domain has coordinates "
+                                          f"{list(domain.coords)}")
+        names = quantities(dim, self.formulation)
+        parts = list(domain.parts)
+        periodic_parts = set()
+        for i, (a, b) in enumerate(self.periodic):
+            for j, part in enumerate((a, b)):
+                if part not in parts:
+                    raise Invalid(f"periodic[{i}][{j}]", f"unknown boundary part {part!r}{_hint(part, parts)}; "
+                                                         f"parts are {parts}")
+            try:
+                domain.periodic_offset(a, b)
+            except ValueError as e:
+                raise Invalid(f"periodic[{i}]", str(e)) from None
+            periodic_parts |= {a, b}
+        variables = domain.coords
+        for part, cond in self.conditions.items():
+            if part not in parts:
+                raise Invalid(f"conditions.{part}", f"unknown boundary part{_hint(part, parts)}; parts are {parts}")
+            if part in periodic_parts:
+                raise Invalid(f"conditions.{part}", "this part is periodic; it takes no other condition")
+            for q, value in cond.items():
+                allowed = names if part != "initial" else [n for n in names if not n.endswith("_n")]
+                if q not in allowed:
+                    raise Invalid(f"conditions.{part}.{q}", f"unknown quantity{_hint(q, allowed)}; one of {allowed}")
+                _check_value(value, variables, self.solution, f"conditions.{part}.{q}")
+        missing = [p for p in parts if p not in self.conditions and p not in periodic_parts]
+        if missing:
+            raise Invalid("conditions", f"no condition for part(s) {missing} (use {{}} to leave a part free)")
+        if self.gauge is not None:
+            if len(self.gauge.point) != dim:
+                raise Invalid("gauge.point", f"expected {dim} coordinates {list(space)}, got {self.gauge.point}")
+            space_dom = getattr(domain, "space", domain)
+            if not space_dom.contains(np.asarray([self.gauge.point], float), 1e-9)[0]:
+                raise Invalid("gauge.point", f"{self.gauge.point} is outside the domain")
+            _check_value(self.gauge.p, ("t",) if unsteady else (), self.solution, "gauge.p")
+        for q, value in self.force.items():
+            if q not in VELOCITY[:dim]:
+                raise Invalid(f"force.{q}", f"unknown component; one of {list(VELOCITY[:dim])}")
+            _check_value(value, variables, None, f"force.{q}")
+        if "ghia1982" in self.checks and (dim != 2 or unsteady):
+            raise Invalid("checks", "ghia1982 compares a steady 2D cavity")
+        if "mass_flux" in self.checks:
+            for p in ("inlet", "outlet"):
+                if p not in parts:
+                    raise Invalid("checks", f"mass_flux needs boundary parts named inlet and outlet; parts are {parts}")
+        if ("mass_flux" in self.checks or "symmetry" in self.checks) and (dim != 2 or unsteady):
+            raise Invalid("checks", "mass_flux and symmetry are computed for steady 2D flows")
+
+
+def quantities(dim: int, formulation: str) -> list[str]:
+    """What a condition may set: fields (Dirichlet) and ``<field>_n`` (normal derivative)."""
+    fields = list(VELOCITY[:dim]) + ["p"] + (["psi"] if formulation == "stream_function" else [])
+    return fields + [f"{f}_n" for f in fields]
+
+
+def _hint(word, options) -> str:
+    close = difflib.get_close_matches(str(word), [str(o) for o in options], n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _check_value(value, variables, solution, key):
+    if isinstance(value, str) and value.strip() == EXACT:
+        if solution is None:
+            raise Invalid(key, "'exact' needs an exact solution (equation.solution)")
+        return
+    try:
+        expr.parse(value, tuple(variables))
+    except ValueError as e:
+        raise Invalid(key, str(e)) from None
+
+
+class NavierStokes:
+    """The incompressible Navier–Stokes problem in nondimensional variables, with its physical scales."""
+
+    def __init__(self, config: NavierStokesConfig, domain):
+        config.check_geometry(domain)
+        self.config, self.domain = config, domain
+        self.coords = tuple(domain.coords)
+        self.space = tuple(c for c in self.coords if c != "t")
+        self.unsteady = "t" in self.coords
+        self.velocity = VELOCITY[:len(self.space)]
+        self.stream = config.formulation == "stream_function"
+        if self.stream:
+            self.fields = ("psi", "p")
+            self.aliases = {"u": ("psi", (0, 1) + (0,) * self.unsteady, 1.0),
+                            "v": ("psi", (1, 0) + (0,) * self.unsteady, -1.0)}
+        else:
+            self.fields, self.aliases = self.velocity + ("p",), {}
+
+        # physical scales
+        self.nu, self.rho, self.U = config.viscosity, config.rho, config.velocity
+        bounds = np.array(domain.bounds, float)
+        sb = bounds[:len(self.space)]
+        self.L = float(np.max(sb[:, 1] - sb[:, 0]) / 2)
+        center = list((sb[:, 0] + sb[:, 1]) / 2)
+        scale = [self.L] * len(self.space)
+        if self.unsteady:
+            t0, t1 = bounds[-1]
+            self.T = float(t1 - t0) / 2
+            center.append((t0 + t1) / 2)
+            scale.append(self.T)
+        self.center, self.scale = np.array(center), np.array(scale)
+        self.Re_hat = self.U * self.L / self.nu
+        self.St = self.L / (self.U * self.T) if self.unsteady else 0.0
+        self.field_scale = {"u": self.U, "v": self.U, "w": self.U, "p": self.rho * self.U**2,
+                            "psi": self.U * self.L}
+
+        self.exact = SOLUTIONS[config.solution].fn if config.solution else None
+        self._conditions = {part: {q: self._value(v) for q, v in cond.items()}
+                            for part, cond in config.conditions.items()}
+        self.force = {q: self._value(v) for q, v in config.force.items()}
+        self.periodic = [tuple(p) for p in config.periodic]
+        # fields known only up to a constant (per time): the pressure of a flow with no pressure condition
+        fixes_p = config.gauge is not None or any(
+            q in ("p", "p_n") for c in config.conditions.values() for q in c)
+        self.gauge_free = () if fixes_p else ("p",)
+
+    # --- scales -------------------------------------------------------------------------------
+    def to_nondim(self, x):
+        return (x - self.center) / self.scale
+
+    def to_physical(self, xh):
+        return self.center + self.scale * xh
+
+    def _value(self, value):
+        """A condition value as ``(q, physical points) -> physical value`` (jnp)."""
+        if isinstance(value, str) and value.strip() == EXACT:
+            return lambda q, x: self.exact(jnp, x, self.nu, self.rho)[q]
+        e = expr.parse(value, self.coords)
+        return lambda q, x: e(jnp, **{c: x[..., i] for i, c in enumerate(self.coords)}) + 0.0 * x[..., 0]
+
+    def _target(self, q: str, value, xh, derivative: bool = False):
+        """The nondimensional value of ``q`` (or of its normal derivative) at nondimensional points."""
+        phys = value(q, self.to_physical(xh))
+        s = self.field_scale[q] / (self.L if derivative else 1.0)
+        return phys / s
+
+    # --- residuals ----------------------------------------------------------------------------
+    def interior(self, d: Fields) -> dict:
+        """Momentum (one per velocity component) and, unless a stream function is used, continuity."""
+        U, X = self.velocity, self.space
+        out = {}
+        for ui, xi in zip(U, X):
+            convection = sum(d[uj] * d[f"{ui}_{xj}"] for uj, xj in zip(U, X))
+            r = convection + d[f"p_{xi}"] - d.lap(ui, over=X) / self.Re_hat
+            if self.unsteady:
+                r = self.St * d[f"{ui}_t"] + r
+            if ui in self.force:
+                r = r - self._target(ui, self.force[ui], d.points) * self.L / self.U
+            out[f"momentum_{xi}"] = r
+        if not self.stream:
+            out["continuity"] = sum(d[f"{ui}_{xi}"] for ui, xi in zip(U, X))
+        return out
+
+    def boundary(self, part: str, d: Fields, normal) -> dict:
+        """The residuals of the conditions on ``part`` (``{}`` for a free or periodic part)."""
+        out = {}
+        for q, value in self._conditions.get(part, {}).items():
+            if q.endswith("_n"):
+                f = q[:-2]
+                dn = sum(normal[..., i] * d[f"{f}_{x}"] for i, x in enumerate(self.space))
+                out[q] = dn - self._target(f, value, d.points, derivative=True)
+            else:
+                out[q] = d[q] - self._target(q, value, d.points)
+        return out
+
+    def periodic_residual(self, da: Fields, db: Fields) -> dict:
+        """Matching values and first spatial derivatives of every network output on a periodic pair."""
+        out = {}
+        for f in self.fields:
+            out[f] = da[f] - db[f]
+            for x in self.space:
+                out[f"{f}_{x}"] = da[f"{f}_{x}"] - db[f"{f}_{x}"]
+        return out
+
+    def point_sets(self) -> dict:
+        """``name -> (physical points, residual)``: the pressure gauge."""
+        g = self.config.gauge
+        if g is None:
+            return {}
+        pts = np.asarray([g.point], float)
+        if self.unsteady:
+            t = np.linspace(*self.domain.time, 17)
+            pts = np.concatenate([np.repeat(pts, len(t), 0), t[:, None]], -1)
+        value = self._value(g.p)
+        return {"gauge": (pts, lambda d: {"p": d["p"] - self._target("p", value, d.points)})}
+
+    # --- physical output ----------------------------------------------------------------------
+    @property
+    def vectors(self) -> dict:
+        """Vector fields whose error is also reported as a whole."""
+        return {"velocity": self.velocity}
+
+    @property
+    def derived_names(self) -> tuple[str, ...]:
+        return self.velocity + ("p", "speed") + (("vorticity",) if len(self.space) == 2 else ())
+
+    def derived(self, d: Fields) -> dict:
+        """Velocity, pressure, speed and (2D) vorticity ``v_x - u_y`` in physical units."""
+        out = {u: self.U * d[u] for u in self.velocity}
+        out["p"] = self.rho * self.U**2 * d["p"]
+        out["speed"] = jnp.sqrt(sum(out[u] ** 2 for u in self.velocity))
+        if len(self.space) == 2:
+            out["vorticity"] = self.U / self.L * (d["v_x"] - d["u_y"])
+        return out
+
+    def checks(self, predict) -> list:
+        """The case's ``checks`` (:mod:`.ns_checks`) on ``predict(physical points) -> physical fields``."""
+        from .ns_checks import CHECKS
+
+        return [CHECKS[name](self, predict) for name in self.config.checks]
+
+    def reference(self, points: np.ndarray) -> dict | None:
+        """The exact solution (with speed and vorticity) at physical points, or None."""
+        if self.exact is None:
+            return None
+        x = jnp.asarray(points, jnp.float64 if jax.config.jax_enable_x64 else jnp.float32)
+        ref = {k: np.asarray(v) for k, v in self.exact(jnp, x, self.nu, self.rho).items()}
+        ref["speed"] = np.sqrt(sum(ref[u] ** 2 for u in self.velocity))
+        if len(self.space) == 2:
+            def uv(p):
+                s = self.exact(jnp, p, self.nu, self.rho)
+                return jnp.stack([s["u"], s["v"]])
+            jac = jax.vmap(jax.jacfwd(uv))(x)  # (N, 2, D)
+            ref["vorticity"] = np.asarray(jac[:, 1, 0] - jac[:, 0, 1])
+        return ref

@@ -1,0 +1,17 @@
+"""Taylor-mode higher-order autodiff over jaxprs.
+
+- :mod:`.coef`: coefficients of one order carried for many directions (split/stacked blocks, top channels);
+- :mod:`.rules`: one propagation rule per primitive (:data:`RULES`);
+- :mod:`.interpreter`: the jaxpr interpreter, the nested-jvp fallback, and :func:`jet`;
+- :mod:`.plan`: directions, interpolation weights, spherical designs, collapse;
+- :mod:`.engine`: ``derivatives`` for ``mode="taylor"``;
+- :mod:`.stochastic`: ``derivatives`` for ``mode="stochastic"`` (unbiased ``Δ``/``Δ²`` estimates).
+"""
+from .engine import derivatives, run_plan
+from .interpreter import jet
+from .plan import Plan, make_plan
+from .rules import RULES, register_rule
+from .stochastic import derivatives as stochastic_derivatives
+
+__all__ = ["RULES", "Plan", "derivatives", "jet", "make_plan", "register_rule", "run_plan",
+           "stochastic_derivatives"]

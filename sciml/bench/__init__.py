@@ -1,0 +1,1 @@
+"""Benchmarks: ``sciml bench autodiff``, ``sciml bench plate-step`` and the suites under ``cases/suites/``."""

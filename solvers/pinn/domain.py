@@ -1,0 +1,190 @@
+"""The geometry interface every domain implements, built from boundary *pieces* grouped into named *parts*.
+
+A domain answers:
+
+- ``coords`` (e.g. ``("x", "y")`` or ``("x", "y", "z", "t")``), ``bounds`` (its bounding box per coordinate);
+- ``interior(n, rng, method)``: ``n`` points inside;
+- ``parts`` and ``boundary(part, n, rng, method)``: ``(points, outward unit normals)`` on a named part;
+- ``contains(points)``, ``on_part(part, points)``: membership tests (for tests and masks);
+- ``evaluation_points(grid)``: a tensor grid over the bounding box with a mask of the points inside;
+- ``periodic_offset(a, b)``: the translation taking part ``a`` onto part ``b`` (periodic pairs).
+
+A *piece* is a primitive surface (an edge, a face, a circle): a map from ``[0, 1]^k`` onto it, its measure,
+and a membership test. A *part* is a named group of pieces; a case file may regroup and rename pieces
+(``lid: [top]``, ``walls: [left, right, bottom]``). Points on a part are spread over its pieces in proportion
+to their measure, by splitting the first sample coordinate, so quasi-random sequences stay balanced.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from sciml.errors import Invalid
+
+from .sampling import Method, draw
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A primitive boundary piece: ``map(u (m, k)) -> (points, normals, valid)``, its measure and test."""
+
+    k: int
+    measure: float
+    map: Callable
+    on: Callable  # (points, tol) -> bool mask
+    face: tuple[int, int] | None = None  # (axis, side 0/1) for a face of the bounding box
+
+
+@dataclass(frozen=True)
+class EvalPoints:
+    """A tensor grid over a domain's bounding box: ``points`` (N, D) in C order of ``shape``."""
+
+    points: np.ndarray
+    shape: tuple[int, ...]
+    axes: tuple[np.ndarray, ...]
+    mask: np.ndarray  # (N,) True where the point lies in the domain
+    coords: tuple[str, ...]
+
+    def grids(self) -> tuple[np.ndarray, ...]:
+        return tuple(self.points[:, i].reshape(self.shape) for i in range(len(self.shape)))
+
+
+def regroup(pieces: Sequence[str], default: Mapping[str, tuple[str, ...]],
+            custom: Mapping[str, Sequence[str]] | None, key: str = "parts") -> dict[str, tuple[str, ...]]:
+    """Named parts: ``default`` groups of pieces, with ``custom`` groups of default part names merged in."""
+    groups = dict(default)
+    used: dict[str, str] = {}
+    out: dict[str, tuple[str, ...]] = {}
+    for name, members in (custom or {}).items():
+        if not members:
+            raise Invalid(f"{key}.{name}", "needs at least one part")
+        collected = []
+        for i, m in enumerate(members):
+            if m not in groups:
+                close = difflib.get_close_matches(m, list(groups), n=1)
+                hint = f" (did you mean '{close[0]}'?)" if close else ""
+                raise Invalid(f"{key}.{name}[{i}]", f"unknown part {m!r}{hint}; parts are {list(groups)}")
+            if m in used:
+                raise Invalid(f"{key}.{name}[{i}]", f"part {m!r} is already in {used[m]!r}")
+            used[m] = name
+            collected.extend(groups[m])
+        out[name] = tuple(collected)
+    for name, members in groups.items():
+        if name not in used:
+            if name in out:
+                raise Invalid(f"{key}.{name}", f"name {name!r} is taken by an existing part; pick another")
+            out[name] = members
+    return out
+
+
+class Domain:
+    """Base class: pieces and named parts; subclasses give ``interior_map``, ``contains`` and ``bounds``."""
+
+    coords: tuple[str, ...] = ()
+    bounds: tuple[tuple[float, float], ...] = ()
+    pieces: dict[str, Piece]
+    groups: dict[str, tuple[str, ...]]
+
+    @property
+    def dim(self) -> int:
+        return len(self.coords)
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        return tuple(self.groups)
+
+    @property
+    def lower(self) -> np.ndarray:
+        return np.array([b[0] for b in self.bounds])
+
+    @property
+    def upper(self) -> np.ndarray:
+        return np.array([b[1] for b in self.bounds])
+
+    @property
+    def time(self) -> tuple[float, float] | None:
+        """The time interval, for space-time domains."""
+        return None
+
+    # --- to implement ---------------------------------------------------------------------------
+    def interior_map(self, u: np.ndarray):
+        """``u (m, dim) in [0, 1]^dim -> (points, None, valid)``."""
+        raise NotImplementedError
+
+    def contains(self, pts: np.ndarray, tol: float = 1e-12) -> np.ndarray:
+        raise NotImplementedError
+
+    # --- sampling -------------------------------------------------------------------------------
+    def interior(self, n: int, rng: np.random.Generator, method: Method = "uniform") -> np.ndarray:
+        return draw(self.interior_map, self.dim, n, rng, method)[0]
+
+    def _check_part(self, part: str) -> tuple[Piece, ...]:
+        if part not in self.groups:
+            raise KeyError(f"unknown boundary part {part!r}; parts are {list(self.parts)}")
+        return tuple(self.pieces[p] for p in self.groups[part])
+
+    def part_map(self, part: str) -> tuple[Callable, int]:
+        """``(map, k)``: one map from ``[0, 1]^k`` onto all pieces of ``part`` (measure-weighted)."""
+        pieces = self._check_part(part)
+        if len({p.k for p in pieces}) != 1:
+            raise ValueError(f"part {part!r} groups pieces of different dimensions")
+        if len(pieces) == 1:
+            return pieces[0].map, pieces[0].k
+        w = np.array([p.measure for p in pieces], float)
+        edges = np.concatenate([[0.0], np.cumsum(w) / w.sum()])
+
+        def mapped(u):
+            which = np.clip(np.searchsorted(edges, u[:, 0], side="right") - 1, 0, len(pieces) - 1)
+            pts, nrm = np.empty((len(u), self.dim)), np.empty((len(u), self.dim))
+            valid = np.zeros(len(u), bool)
+            for j, piece in enumerate(pieces):
+                sel = which == j
+                if sel.any():
+                    uu = u[sel].copy()
+                    uu[:, 0] = np.clip((uu[:, 0] - edges[j]) / (edges[j + 1] - edges[j]), 0.0, 1.0)
+                    pts[sel], nrm[sel], valid[sel] = piece.map(uu)
+            return pts, nrm, valid
+
+        return mapped, pieces[0].k
+
+    def boundary(self, part: str, n: int, rng: np.random.Generator, method: Method = "uniform"):
+        """``(points, outward unit normals)`` on ``part``, both ``(n, dim)``."""
+        point_map, k = self.part_map(part)
+        return draw(point_map, k, n, rng, method)
+
+    def on_part(self, part: str, pts: np.ndarray, tol: float = 1e-9) -> np.ndarray:
+        pieces = self._check_part(part)
+        return np.any([p.on(pts, tol) for p in pieces], axis=0)
+
+    def measure(self, part: str) -> float:
+        return float(sum(p.measure for p in self._check_part(part)))
+
+    # --- evaluation -----------------------------------------------------------------------------
+    def default_grid(self) -> list[int]:
+        return [101, 101] if self.dim == 2 else [31] * self.dim
+
+    def evaluation_points(self, grid: Sequence[int] | None = None) -> EvalPoints:
+        """A tensor grid including the bounding box's faces, ``indexing='ij'``, with the inside mask."""
+        grid = list(grid or self.default_grid())
+        if len(grid) != self.dim:
+            raise ValueError(f"an evaluation grid for coordinates {list(self.coords)} needs {self.dim} sizes")
+        axes = tuple(np.linspace(lo, hi, n) for (lo, hi), n in zip(self.bounds, grid))
+        mesh = np.meshgrid(*axes, indexing="ij")
+        pts = np.stack([m.ravel() for m in mesh], -1)
+        return EvalPoints(pts, tuple(mesh[0].shape), axes, self.contains(pts, 1e-9), self.coords)
+
+    # --- periodic pairs -------------------------------------------------------------------------
+    def periodic_offset(self, a: str, b: str) -> np.ndarray:
+        """The translation taking part ``a`` onto part ``b``; both must be opposite faces of the box."""
+        pa, pb = self._check_part(a), self._check_part(b)
+        if len(pa) != 1 or len(pb) != 1 or pa[0].face is None or pb[0].face is None:
+            raise ValueError(f"periodic parts must be single faces of the bounding box, got {a!r} and {b!r}")
+        (axa, sa), (axb, sb) = pa[0].face, pb[0].face
+        if axa != axb or sa == sb:
+            raise ValueError(f"parts {a!r} and {b!r} are not opposite faces")
+        off = np.zeros(self.dim)
+        off[axa] = self.bounds[axa][sb] - self.bounds[axa][sa]
+        return off

@@ -1,0 +1,165 @@
+"""Spatial domains: rectangles and boxes (with circular/spherical holes), disks.
+
+Face names: ``left``/``right`` (x = x0 / x1), ``bottom``/``top`` (y in 2D, z in 3D) and, in 3D,
+``front``/``back`` (y = y0 / y1). A hole's surface is the part ``hole`` unless it is given a name; its
+normal points out of the fluid, into the hole. Points inside a hole are not in the domain (a boolean
+difference), and interior samples falling in a hole are rejected.
+"""
+from __future__ import annotations
+
+import math
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from sciml.errors import Invalid
+
+from .domain import Domain, Piece, regroup
+
+FACE_NAMES = {2: (("left", "right"), ("bottom", "top")),
+              3: (("left", "right"), ("front", "back"), ("bottom", "top"))}
+
+
+class Ball:
+    """A circle (2D) or sphere (3D) of ``radius`` around ``center``: a hole's surface."""
+
+    def __init__(self, center: Sequence[float], radius: float):
+        self.center, self.radius = np.asarray(center, float), float(radius)
+        self.dim = len(self.center)
+        if self.dim not in (2, 3):
+            raise ValueError("holes are circles (2D) or spheres (3D)")
+
+    def inside(self, pts, tol=0.0) -> np.ndarray:
+        """Strictly inside (the hole's own points, at distance < radius - tol)."""
+        return np.linalg.norm(pts - self.center, axis=-1) < self.radius - tol
+
+    def directions(self, u: np.ndarray) -> np.ndarray:
+        """Area-preserving map of ``[0, 1]^(dim-1)`` onto the unit circle/sphere."""
+        if self.dim == 2:
+            th = 2 * np.pi * u[:, 0]
+            return np.stack([np.cos(th), np.sin(th)], -1)
+        z, ph = 1 - 2 * u[:, 0], 2 * np.pi * u[:, 1]
+        s = np.sqrt(np.clip(1 - z**2, 0.0, None))
+        return np.stack([s * np.cos(ph), s * np.sin(ph), z], -1)
+
+    def piece(self, normal_sign: float = -1.0) -> Piece:
+        """The surface; ``normal_sign = -1``: the normal points to the centre (out of the fluid around it)."""
+        measure = 2 * np.pi * self.radius if self.dim == 2 else 4 * np.pi * self.radius**2
+
+        def point_map(u):
+            d = self.directions(u)
+            return self.center + self.radius * d, normal_sign * d, np.ones(len(u), bool)
+
+        on = lambda pts, tol: np.abs(np.linalg.norm(pts - self.center, axis=-1) - self.radius) <= tol
+        return Piece(self.dim - 1, measure, point_map, on)
+
+
+class Shape(Domain):
+    """A spatial domain minus holes: subclasses give ``_outer_map``, ``_outer_contains`` and outer pieces."""
+
+    def _setup(self, coords, bounds, outer: Mapping[str, Piece], holes, parts):
+        self.coords, self.bounds = tuple(coords), tuple(bounds)
+        self.holes = []
+        pieces, default = dict(outer), {name: (name,) for name in outer}
+        for i, (center, radius, name) in enumerate(holes):
+            ball = Ball(center, radius)
+            if ball.dim != self.dim:
+                raise Invalid(f"holes[{i}].center", f"has {ball.dim} coordinates, the domain {self.dim}")
+            self.holes.append(ball)
+            pieces[f"{name}#{i}"] = ball.piece()
+            default[name] = default.get(name, ()) + (f"{name}#{i}",)
+        self.pieces, self.groups = pieces, regroup(list(pieces), default, parts)
+
+    def _outside_holes(self, pts, tol=0.0):
+        ok = np.ones(len(pts), bool)
+        for h in self.holes:
+            ok &= ~h.inside(pts, tol)
+        return ok
+
+    def interior_map(self, u):
+        pts, valid = self._outer_map(u)
+        return pts, None, valid & self._outside_holes(pts)
+
+    def contains(self, pts, tol=1e-12):
+        pts = np.asarray(pts)
+        return self._outer_contains(pts, tol) & self._outside_holes(pts, tol)
+
+
+class BoxShape(Shape):
+    """An axis-aligned box ``Π [lo_i, hi_i]`` (2D or 3D) with optional holes."""
+
+    def __init__(self, bounds: Sequence[Sequence[float]], holes=(), parts=None):
+        bounds = tuple((float(lo), float(hi)) for lo, hi in bounds)
+        dim = len(bounds)
+        coords = ("x", "y", "z")[:dim]
+        lo, hi = np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])
+        outer = {}
+        for axis, names in enumerate(FACE_NAMES[dim]):
+            for side, name in enumerate(names):
+                outer[name] = self._face(axis, side, lo, hi)
+        self._setup(coords, bounds, outer, holes, parts)
+        for i, h in enumerate(self.holes):
+            if np.any(h.center - h.radius <= lo) or np.any(h.center + h.radius >= hi):
+                raise Invalid(f"holes[{i}]", "must lie strictly inside the box")
+        for i, a in enumerate(self.holes):
+            for j, b in enumerate(self.holes[:i]):
+                if np.linalg.norm(a.center - b.center) <= a.radius + b.radius:
+                    raise Invalid(f"holes[{i}]", f"overlaps hole {j}")
+
+    def _face(self, axis, side, lo, hi) -> Piece:
+        dim = len(lo)
+        free = [i for i in range(dim) if i != axis]
+        value = (lo, hi)[side][axis]
+        normal = np.zeros(dim)
+        normal[axis] = 1.0 if side else -1.0
+
+        def point_map(u):
+            pts = np.empty((len(u), dim))
+            pts[:, axis] = value
+            pts[:, free] = lo[free] + (hi[free] - lo[free]) * u
+            return pts, np.broadcast_to(normal, pts.shape).copy(), np.ones(len(u), bool)
+
+        def on(pts, tol):
+            return (np.abs(pts[:, axis] - value) <= tol) & self._outer_contains(pts, tol)
+
+        return Piece(dim - 1, float(np.prod(hi[free] - lo[free])), point_map, on, face=(axis, side))
+
+    def _outer_map(self, u):
+        return self.lower + (self.upper - self.lower) * u, np.ones(len(u), bool)
+
+    def _outer_contains(self, pts, tol):
+        return np.all((pts >= self.lower - tol) & (pts <= self.upper + tol), axis=-1)
+
+
+class Rectangle(BoxShape):
+    """``[x0, x1] × [y0, y1]`` with edges ``left`` (x = x0), ``right``, ``bottom`` (y = y0) and ``top``."""
+
+    def __init__(self, x: tuple[float, float], y: tuple[float, float], holes=(), parts=None):
+        super().__init__((x, y), holes, parts)
+
+
+class Box(BoxShape):
+    """``[x0, x1] × [y0, y1] × [z0, z1]`` with faces left/right (x), front/back (y), bottom/top (z)."""
+
+    def __init__(self, x, y, z, holes=(), parts=None):
+        super().__init__((x, y, z), holes, parts)
+
+
+class Disk(Shape):
+    """The disk of ``radius`` around ``center``; its boundary is the part ``circle``."""
+
+    def __init__(self, center: Sequence[float], radius: float, holes=(), parts=None):
+        self.center, self.radius = np.asarray(center, float), float(radius)
+        rim = Ball(self.center, self.radius).piece(normal_sign=1.0)
+        bounds = [(c - self.radius, c + self.radius) for c in self.center]
+        self._setup(("x", "y"), bounds, {"circle": rim}, holes, parts)
+        for i, h in enumerate(self.holes):
+            if np.linalg.norm(h.center - self.center) + h.radius >= self.radius:
+                raise Invalid(f"holes[{i}]", "must lie strictly inside the disk")
+
+    def _outer_map(self, u):
+        r, th = self.radius * np.sqrt(u[:, 0]), 2 * math.pi * u[:, 1]
+        return self.center + np.stack([r * np.cos(th), r * np.sin(th)], -1), np.ones(len(u), bool)
+
+    def _outer_contains(self, pts, tol):
+        return np.linalg.norm(pts - self.center, axis=-1) <= self.radius + tol
