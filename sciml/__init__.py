@@ -23,6 +23,6 @@ def run_case(case, out: str | None = None, resume: str | None = None, quiet: boo
     return run(case, out, resume, quiet)
 
 
-def datagen_case(case, quiet: bool = True, force: bool = False) -> str:
+def datagen_case(case, quiet: bool = True, force: bool = False, workers: int = 1) -> str:
     """Make a case's dataset with its classical solver (``sciml datagen``); returns the dataset path."""
-    return case.module.datagen(case.config, quiet=quiet, force=force)
+    return case.module.datagen(case.config, quiet=quiet, force=force, workers=workers)

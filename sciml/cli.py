@@ -43,13 +43,19 @@ def _show(args) -> int:
     return 0
 
 
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return int(text)
+
+
 def _datagen(args) -> int:
     from . import cases
 
     case = cases.load(args.case, args.overrides)
     if not hasattr(case.module, "datagen"):
         raise UserError(f"{args.case}: solver {case.config.solver!r} trains on no dataset; nothing to generate")
-    path = case.module.datagen(case.config, quiet=args.quiet, force=args.force)
+    path = case.module.datagen(case.config, quiet=args.quiet, force=args.force, workers=args.workers)
     print(f"dataset: {path}")
     return 0
 
@@ -122,6 +128,8 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("overrides", nargs="*")
     g.add_argument("--force", action="store_true", help="overwrite an existing dataset")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
+    g.add_argument("--workers", type=_positive, default=1, metavar="N",
+                   help="processes solving chunks in parallel (for CPU solvers such as Darcy; same data)")
     g.set_defaults(func=_datagen)
 
     e = sub.add_parser("export", help="serialise a trained run's prediction function (jax.export, StableHLO)")

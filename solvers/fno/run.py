@@ -33,8 +33,9 @@ from .generators import GENERATORS
 from .model import Operator, build
 
 
-def datagen(cfg: FnoCase, quiet: bool = False, force: bool = False) -> str:
-    """Write the case's dataset to ``data.path`` (kept if it exists with the same settings, unless ``force``)."""
+def datagen(cfg: FnoCase, quiet: bool = False, force: bool = False, workers: int = 1) -> str:
+    """Write the case's dataset to ``data.path`` (kept if it exists with the same settings, unless ``force``);
+    ``workers`` processes solve the chunks in parallel (the same file as one process makes)."""
     path = cfg.data.path
     if os.path.exists(path) and not force:
         data.check(cfg.data, path, remedy="add --force to overwrite it")
@@ -49,7 +50,7 @@ def datagen(cfg: FnoCase, quiet: bool = False, force: bool = False) -> str:
     total = cfg.data.n_train + cfg.data.n_test
     with tqdm(total=total, disable=quiet, unit="sample", desc=f"{cfg.data.generator} {cfg.data.solver_grid}",
               dynamic_ncols=True) as bar:
-        data.write(cfg.data, path, progress=bar.update)
+        data.write(cfg.data, path, progress=bar.update, workers=workers)
     return path
 
 

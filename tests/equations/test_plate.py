@@ -106,3 +106,25 @@ def test_steel_and_unit_plate_train_alike():
     xh = jnp.asarray([[0.1, 0.2], [-0.5, 0.9]])
     np.testing.assert_allclose(evaluate(steel, steel.interior, net, xh)["pde"],
                                evaluate(unit, unit.interior, net, xh)["pde"], rtol=1e-9)
+
+
+@pytest.mark.parametrize("edges", [
+    {},  # simply supported
+    {"left": "clamped", "right": "clamped", "bottom": "clamped", "top": "clamped"},
+    {"bottom": "free", "top": "free"},  # the 2 m x 1 m case: spans like a beam between the supported edges
+])
+def test_deflection_scale_follows_the_supports(edges):
+    """Under a uniform load the reference deflection is of order W, whatever the edges (the network's output
+    stays of order one: the 'all supported' formula would give max|w|/W of about 30 for free long edges)."""
+    eq = KirchhoffPlate(build(PlateConfig, {**STEEL, "load": 1000.0, "edges": edges}), ((-1.0, 1.0), (-0.5, 0.5)))
+    x, y = np.meshgrid(np.linspace(-1, 1, 41), np.linspace(-0.5, 0.5, 21), indexing="ij")
+    w = eq.reference(np.stack([x.ravel(), y.ravel()], axis=1))["w"]
+    assert 0.2 < np.abs(w).max() / eq.W < 5.0
+
+
+def test_a_plate_free_on_every_edge_is_refused():
+    from sciml.errors import Invalid
+
+    free = {e: "free" for e in ("left", "right", "bottom", "top")}
+    with pytest.raises(Invalid, match="not supported anywhere"):
+        build(PlateConfig, {**STEEL, "edges": free})

@@ -105,3 +105,25 @@ def test_bad_input_gives_one_line_naming_the_key(tmp_path, case_file, capsys, ch
     code, _, err = run_cli(capsys, "show", path)
     assert code == 2 and err.count("\n") == 1, err
     assert err.startswith(f"error: {path}: ") and expected in err, err
+
+
+def test_workers_write_the_same_dataset(tmp_path, case_file, capsys):
+    """Chunks solved in two processes (the real Darcy solver, tiny grid) give the file one process gives."""
+    arrays = {}
+    for workers in ("1", "2"):
+        (tmp_path / workers).mkdir()
+        path = case_file(tmp_path / workers, data__n_train=6, data__n_test=3, data__chunk=3, training__batch_size=3)
+        code, _, err = run_cli(capsys, "datagen", path, "--quiet", "--workers", workers)
+        assert code == 0, err
+        with h5py.File(cases.load(path).config.data.path) as f:
+            arrays[workers] = {k: f[k][()] for k in ("train/inputs", "train/outputs", "test/17/outputs")}
+    for k, a in arrays["1"].items():
+        assert a.std() > 0
+        np.testing.assert_array_equal(arrays["2"][k], a)
+
+
+def test_workers_must_be_positive(tmp_path, case_file, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["datagen", case_file(tmp_path), "--workers", "0"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "--workers: expected a positive integer, got '0'" in err
