@@ -10,7 +10,7 @@ channels are time steps (``t_in`` given, ``t_out`` predicted). Three ways to use
   ``t_out`` points, map to the ``t_out`` predicted steps in one pass.
 
 Padding (``model.padding``, for non-periodic problems) is counted in points of the training grid and scaled
-with the resolution, so the Fourier layers see the same extended domain on every grid.
+with the resolution so that the Fourier layers see the same period on every grid (:func:`scaled_padding`).
 
 ``stats`` (per-channel mean and std of the training inputs and outputs) normalise inputs and
 de-normalise predictions when ``model.normalize`` is set; they are part of the checkpointed state.
@@ -30,6 +30,21 @@ from .config import FnoCase
 from .generators import GENERATORS
 
 
+def scaled_padding(p: int, n0: int, n: int, kind: str) -> int:
+    """Padding for an axis of ``n`` points that keeps the period the FFT sees on the training axis.
+
+    The padded axis of ``n + p`` points is one period of the discrete Fourier transform: ``(n + p) h`` with
+    ``h = 1/(n - 1)`` on a closed grid (both ends of [0, 1] included) and ``1/n`` on a periodic one. Keeping
+    ``p h`` fixed instead would stretch that period (by 0.85% from 85 to 421 points with ``p = 9``), which
+    shifts the phase of the retained modes and costs accuracy in zero-shot super-resolution. Where the
+    period cannot be met exactly the nearest padding is taken (``p = 11`` on 85 points is exact on 141, 211
+    and 421 points: the period is 8/7 on each).
+    """
+    if kind == "closed":
+        return max(int(round((n0 + p) * (n - 1) / (n0 - 1))) - n, 0)
+    return int(round(p * n / n0))
+
+
 @dataclass(frozen=True)
 class Operator:
     init: Callable  # key -> params
@@ -46,12 +61,7 @@ def build(cfg: FnoCase, in_channels: int, out_channels: int) -> Operator:
     train_shape = cfg.model_shape()
 
     def padding(shape):
-        """``model.padding`` is in points of the training grid: the same length of [0, 1] at any resolution."""
-        out = []
-        for p, n, n0, kind in zip(cfg.padding(), shape, train_shape, kinds):
-            scale = (n - 1) / (n0 - 1) if kind == "closed" else n / n0
-            out.append(int(round(p * scale)))
-        return tuple(out)
+        return tuple(scaled_padding(p, n0, n, kind) for p, n, n0, kind in zip(cfg.padding(), shape, train_shape, kinds))
     c_in, c_out = {"fno": (in_channels, out_channels), "recurrent": (cfg.data.t_in, m.step),
                    "space_time": (cfg.data.t_in, 1)}[m.type]
 

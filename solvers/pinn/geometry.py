@@ -35,8 +35,14 @@ def _interval(cfg, name):
         raise Invalid(name, f"needs {name}0 < {name}1, got [{lo}, {hi}]")
 
 
-def _build_checked(cfg):
-    """Build the domain once: holes, part names and the time interval raise :class:`Invalid` naming the key."""
+def _check_box(cfg, axes: tuple[str, ...]):
+    """Intervals and hole centres of a rectangle or box, then the domain built once (holes, part names and
+    the time interval raise :class:`Invalid` naming the key)."""
+    for name in axes:
+        _interval(cfg, name)
+    for i, h in enumerate(cfg.holes):
+        if len(h.center) != len(axes):
+            raise Invalid(f"holes[{i}].center", f"expected [{', '.join(axes)}], got {h.center}")
     build_geometry(cfg)
 
 
@@ -56,12 +62,7 @@ class RectangleConfig:
     time: tuple[float, float] | None = spec(None, help="[t0, t1]: a space-time domain")
 
     def check(self):
-        for name in ("x", "y"):
-            _interval(self, name)
-        for i, h in enumerate(self.holes):
-            if len(h.center) != 2:
-                raise Invalid(f"holes[{i}].center", f"expected [x, y], got {h.center}")
-        _build_checked(self)
+        _check_box(self, ("x", "y"))
 
 
 @dataclass
@@ -77,12 +78,7 @@ class BoxConfig:
     time: tuple[float, float] | None = spec(None, help="[t0, t1]: a space-time domain")
 
     def check(self):
-        for name in ("x", "y", "z"):
-            _interval(self, name)
-        for i, h in enumerate(self.holes):
-            if len(h.center) != 3:
-                raise Invalid(f"holes[{i}].center", f"expected [x, y, z], got {h.center}")
-        _build_checked(self)
+        _check_box(self, ("x", "y", "z"))
 
 
 @dataclass
@@ -97,7 +93,7 @@ class DiskConfig:
     time: tuple[float, float] | None = spec(None, help="[t0, t1]: a space-time domain")
 
     def check(self):
-        _build_checked(self)
+        build_geometry(self)
 
 
 def _with_time(space: Domain, cfg) -> Domain:

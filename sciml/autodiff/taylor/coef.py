@@ -65,6 +65,17 @@ _add = _binary(lax.add, lambda a, b: a + b)
 _sub = _binary(lax.sub, lambda a, b: a - b)
 
 
+def axpy(acc, a, w: float):
+    """``acc + w a`` (``acc`` None is zero); weights ±1 cost an addition or subtraction, no product."""
+    if acc is None:
+        return a if w == 1 else (lax.neg(a) if w == -1 else _mul(a, w))
+    if w == 1:
+        return _add(acc, a)
+    if w == -1:
+        return _sub(acc, a)
+    return _add(acc, _mul(a, w))
+
+
 @dataclass(frozen=True)
 class Layout:
     """Static description of the channels: blocks of directions, their depths, and the collapse.
@@ -114,16 +125,8 @@ class Coef:
         acc = None
         for b, w in spec:
             p = self.parts.get(b)
-            if p is None:
-                continue
-            if acc is None:
-                acc = p if w == 1 else (lax.neg(p) if w == -1 else _mul(p, w))
-            elif w == 1:
-                acc = _add(acc, p)
-            elif w == -1:
-                acc = _sub(acc, p)
-            else:
-                acc = _add(acc, _mul(p, w))
+            if p is not None:
+                acc = axpy(acc, p, w)
         self.memo[block] = acc
         return acc
 
@@ -436,16 +439,7 @@ def normalize(c: Coef | None) -> Coef | None:
             a = c.parts.get(key)
             if a is None:
                 continue
-            if lay.stacked[key]:
-                a = a[row]
-            if acc is None:
-                acc = a if w == 1 else (lax.neg(a) if w == -1 else _mul(a, w))
-            elif w == 1:
-                acc = _add(acc, a)
-            elif w == -1:
-                acc = _sub(acc, a)
-            else:
-                acc = _add(acc, _mul(a, w))
+            acc = axpy(acc, a[row] if lay.stacked[key] else a, w)
         if acc is not None:
             parts[("t", r)] = acc
     for key in folding:

@@ -5,7 +5,8 @@ import types
 
 import numpy as np
 import pytest
-import yaml
+
+import cli_cases
 
 TINY_DARCY = {
     "case": "tiny_darcy",
@@ -24,15 +25,7 @@ def write_case(tmp_path, data=None, name="case.yaml", **changes):
     """A case file in ``tmp_path`` (``a__b=value`` sets key a.b); its dataset lies beside it by default."""
     data = copy.deepcopy(data or TINY_DARCY)
     data["data"]["path"] = str(tmp_path / "data" / f"{data['case']}.h5")
-    for dotted, value in changes.items():
-        node = data
-        *head, last = dotted.split("__")
-        for k in head:
-            node = node.setdefault(k, {})
-        node[last] = value
-    path = tmp_path / name
-    path.write_text(yaml.safe_dump(data))
-    return str(path)
+    return cli_cases.write_case(tmp_path, data, name, **changes)
 
 
 @pytest.fixture

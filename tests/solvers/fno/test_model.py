@@ -68,3 +68,18 @@ def test_recurrent_run_on_vorticity_data(tmp_path, case_file):
     assert s["epochs"] == 3 and set(s["metrics"]) == {"rel_l2", "rel_l2_16"}
     assert s["metrics"]["rel_l2"] < s["initial_rel_l2"]
     assert (out / "plots" / "test_16_0.png").is_file()
+
+
+@pytest.mark.parametrize("n", [85, 141, 211, 421])
+def test_padding_keeps_the_fourier_period_on_every_grid(n):
+    """(n + p) h is the period of the padded axis: 8/7 for p = 11 on 85 points, exactly, at each resolution."""
+    from fractions import Fraction
+
+    from sciml.solvers.fno.model import scaled_padding
+
+    p = scaled_padding(11, 85, n, "closed")
+    assert Fraction(n + p, n - 1) == Fraction(8, 7)
+    assert scaled_padding(9, 85, 85, "closed") == 9 and scaled_padding(4, 64, 256, "periodic") == 16
+    # where it cannot be exact, the period is the nearest one: within half a point
+    q = scaled_padding(9, 85, n, "closed")
+    assert abs((n + q) / (n - 1) - 94 / 84) <= 0.5 / (n - 1)
