@@ -24,7 +24,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
-	$(BIN)/sciml bench smoke
+	$(BIN)/sciml bench smoke --check cases/suites/baselines/cpu/smoke.json
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -24,12 +24,14 @@ import numpy as np
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 
+GHIA = "Ghia, Ghia & Shin (1982)"
+
 
 @dataclass
 class Check:
     metrics: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
-    profiles: dict = field(default_factory=dict)  # name -> {s, pred, s_ref, ref, xlabel, ylabel, title}
+    profiles: dict = field(default_factory=dict)  # name -> {s, pred, s_ref, ref, ref_label, xlabel, ylabel, title}
 
 
 def read_table(name: str) -> dict[str, np.ndarray]:
@@ -60,10 +62,10 @@ def ghia1982(eq, predict) -> Check:
                "ghia_v_max_abs": float(np.max(np.abs(v_pts - tv["v"])))}
     profiles = {
         "centreline_u": {"s": predict(vertical(s))["u"] / eq.U, "s_axis": s, "ref": tu["u"], "ref_axis": tu["y_exact"],
-                         "swap": True, "xlabel": "u / U at x = 0.5", "ylabel": "y / L",
+                         "swap": True, "ref_label": GHIA, "xlabel": "u / U at x = 0.5", "ylabel": "y / L",
                          "title": f"u on the vertical centreline (rel-L2 {metrics['ghia_u_rel_l2']:.2%})"},
         "centreline_v": {"s": predict(horizontal(s))["v"] / eq.U, "s_axis": s, "ref": tv["v"], "ref_axis": tv["x_exact"],
-                         "swap": False, "xlabel": "x / L", "ylabel": "v / U at y = 0.5",
+                         "swap": False, "ref_label": GHIA, "xlabel": "x / L", "ylabel": "v / U at y = 0.5",
                          "title": f"v on the horizontal centreline (rel-L2 {metrics['ghia_v_rel_l2']:.2%})"},
     }
     return Check(metrics, [], profiles)

@@ -1,9 +1,13 @@
 """Figures for run folders: loss history and field maps (prediction, reference, error). PNG, written atomically."""
 from __future__ import annotations
 
+import os
+import sys
+
 import matplotlib
 
-matplotlib.use("Agg")
+if not os.environ.get("MPLBACKEND") and "matplotlib.pyplot" not in sys.modules:
+    matplotlib.use("Agg")  # scripts and the CLI draw off-screen; a notebook's (or a chosen) backend is kept
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 

@@ -7,11 +7,16 @@ pass, and the largest error relative to ``max |reference|`` where the reference 
 float64. ``jet`` uses the same directions as the engine (unit vectors for ``Δ``, the spherical 4-design for
 ``Δ²``). The PINN step is ``jax.value_and_grad`` of the mean squared biharmonic residual with respect to the
 parameters. Run ``sciml bench autodiff [--quick]`` or ``python -m sciml.bench.autodiff``.
+
+The suite ``cases/suites/autodiff.yaml`` reads the same measurements as checked ratios (:func:`ratios`,
+study ``autodiff_ratios``): ``sciml bench autodiff --check`` (any suite option: ``--out``, ``--check``,
+``--update-baseline``, ``--only``) runs it instead of printing the tables.
 """
 from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 
 import jax
@@ -221,8 +226,40 @@ def check_targets(tables: list, train: dict | None) -> list[tuple[str, bool, str
     return out
 
 
+SHORT = {"nested": "nested", "jet": "jet", "jax.hessian": "hessian"}  # method -> metric suffix
+
+
+def ratios(tables: list, train: dict | None) -> dict:
+    """Suite metrics from measured tables, each a ratio of two timings taken in one process:
+    ``<op>_d<d>_speedup_<method>`` (method ms / engine ms, higher is better), ``<op>_d<d>_forward_passes``
+    (engine ms / forward ms, lower is better), ``<op>_d<d>_engine_error`` (max error against nested float64),
+    ``pinn_step_speedup_nested`` and ``pinn_step_compile_s``."""
+    out = {}
+    for t in tables:
+        rows = {r["method"]: r for r in t["rows"]}
+        eng, key = rows["engine"], f"{t['op']}_d{t['d']}"
+        out.update({f"{key}_speedup_{SHORT[m]}": rows[m]["ms"] / eng["ms"] for m in SHORT if m in rows})
+        out[f"{key}_forward_passes"] = eng["ms"] / rows["forward"]["ms"]
+        out[f"{key}_engine_error"] = eng["err"]
+    if train is not None:
+        rows = {r["mode"]: r for r in train["rows"]}
+        out["pinn_step_speedup_nested"] = rows["nested"]["ms"] / rows["taylor"]["ms"]
+        out["pinn_step_compile_s"] = rows["taylor"]["compile_s"]
+    return out
+
+
+SUITE_FLAGS = ("--out", "--check", "--update-baseline", "--only")  # they run cases/suites/autodiff.yaml
+
+
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="sciml bench autodiff", description=__doc__.splitlines()[0])
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if any(a.split("=")[0] in SUITE_FLAGS for a in argv):
+        from . import suite
+
+        return suite.main(["autodiff", *argv])
+    p = argparse.ArgumentParser(prog="sciml bench autodiff", description=__doc__.splitlines()[0],
+                                epilog="With --out, --check, --update-baseline or --only it runs the suite "
+                                       "cases/suites/autodiff.yaml instead (see sciml bench SUITE --help).")
     p.add_argument("--quick", action="store_true", help="only float32, N = 8192, the training step at N = 8192")
     p.add_argument("--ops", default="laplacian,biharmonic")
     p.add_argument("--dims", default="2,3")

@@ -43,7 +43,6 @@ def main(argv=None) -> int:
     return 0
 
 
-
 @study
 def plate_fd_order(sizes=(8, 16, 32, 64)) -> dict:
     """Clamped square under uniform load: centre deflection of the 13-point scheme against its Richardson limit
@@ -101,6 +100,23 @@ def vorticity_time_order(steps=(20, 40, 80), size=32, T=2.0) -> dict:
     errors = [float(np.abs(vorticity.solve(w0, f, T=T, dt=T / n)[..., -1] - ref).max()) for n in steps]
     conv = convergence([T / n for n in steps], errors, 2, "dt")
     return {"metrics": {"observed_order": conv["observed_order"], "max_error_finest": errors[-1]}, "convergence": conv}
+
+
+@study
+def autodiff_ratios(ops=("laplacian", "biharmonic"), dims=(2, 3), n=8192, dtype="float32", rounds=11,
+                    train_size=8192) -> dict:
+    """The engine against nested forward mode, ``jax.hessian``, ``jet`` and one forward pass for each operator
+    and dimension, and the PINN step against nested mode (:func:`sciml.bench.autodiff.ratios`); ratios of
+    timings interleaved in one process, so machine load hits both sides alike."""
+    import jax
+
+    from . import autodiff
+
+    jax.config.update("jax_enable_x64", True)  # the float64 reference of the errors
+    tables = [autodiff.operator_table(op, d, n, dtype, rounds, variants=()) for op in ops for d in dims]
+    train = (autodiff.training_step(train_size, dtype, max(5, rounds // 2), modes=("taylor", "nested"))
+             if train_size else None)
+    return {"metrics": autodiff.ratios(tables, train), "tables": tables, "train": train}
 
 
 if __name__ == "__main__":  # pragma: no cover

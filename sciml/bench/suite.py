@@ -7,12 +7,18 @@ A suite is a YAML file under ``cases/suites/`` listing entries; each entry runs 
 - ``sweep``: the same case for each value of one key (a convergence study: error against steps, points or
   resolution), plotted;
 - ``study``: a function from :mod:`sciml.bench.studies` (observed orders of classical solvers,
-  autodiff timings) that returns metrics.
+  autodiff speed ratios) that returns metrics.
+
+An entry names what it reads in three checked kinds (:data:`.baseline.RULES`): ``metrics`` are errors (lower is
+better), ``speeds`` are rates or speed-ups (higher is better; a run's steps/s is always one), ``costs`` are
+time ratios (lower is better); ``info`` is reported and never checked. ``curve`` reads several metrics of one
+run as a curve (an FNO's test error at each resolution).
 
 Results go to ``results.json``, ``report.md`` (one table per suite: entry, metric, ours, reference and its
 source, ratio) and PNG plots. ``--check`` compares against a baseline (``cases/suites/baselines/<cpu|gpu>/
-<suite>.json`` by default): an error above ``baseline * (1 + tolerance.error)`` or a speed below
-``baseline * (1 - tolerance.speed)`` fails, naming the entry and metric.
+<suite>.json`` by default): an error above ``baseline * (1 + tolerance.error)``, a speed below
+``baseline * (1 - tolerance.speed)`` or a cost above ``baseline / (1 - tolerance.speed)`` fails, naming the
+entry and metric. ``--update-baseline`` writes this run's values into that file (entries not run are kept).
 """
 from __future__ import annotations
 
@@ -28,9 +34,8 @@ from typing import Any
 
 from ..config import read_yaml, spec, validate
 from ..errors import UserError
-from ..io.atomic import write_json, write_text
-
-SUITES_DIR = os.path.join("cases", "suites")
+from ..io.atomic import write_json
+from .baseline import SUITES_DIR, baseline_of, baseline_path, check, checked, value
 
 
 @dataclass
@@ -46,6 +51,13 @@ class Sweep:
 
 
 @dataclass
+class Curve:
+    """Metrics of one run read as a curve: ``points`` maps each metric to its abscissa."""
+    x: str = spec(help="axis label, e.g. 'test resolution s (trained at 85)'")
+    points: dict[str, float] = spec(help="metric -> abscissa")
+
+
+@dataclass
 class Entry:
     name: str
     case: str | None = None
@@ -55,20 +67,28 @@ class Entry:
     study: str | None = spec(None, help="function name in sciml.bench.studies")
     args: dict[str, Any] = spec(factory=dict, help="keyword arguments of the study")
     metrics: list[str] = spec(factory=list, help="errors to report and check (lower is better)")
+    speeds: list[str] = spec(factory=list, help="speeds or speed-ups to report and check (higher is better)")
+    costs: list[str] = spec(factory=list, help="time ratios to report and check (lower is better)")
     info: list[str] = spec(factory=list, help="metrics to report without a check (e.g. observed orders)")
-    references: dict[str, Reference] = spec(factory=dict, help="published values to show next to ours")
-    timeout_s: float = spec(1800.0, gt=0)
+    references: dict[str, Reference | list[Reference]] = spec(factory=dict,
+                                                              help="published values to show next to ours")
+    curve: Curve | None = None
+    timeout_s: float | None = spec(None, gt=0, help="per process (default: the suite's)")
 
     def check(self):
         from ..errors import Invalid
         if (self.case is None) == (self.study is None):
             raise Invalid("case", "give exactly one of case or study")
 
+    def refs(self, metric: str) -> list[Reference]:
+        r = self.references.get(metric, [])
+        return r if isinstance(r, list) else [r]
+
 
 @dataclass
 class Tolerance:
     error: float = spec(0.25, ge=0.0, help="relative growth of an error allowed over the baseline")
-    speed: float = spec(0.5, ge=0.0, lt=1.0, help="relative drop of steps/s allowed under the baseline")
+    speed: float = spec(0.5, ge=0.0, lt=1.0, help="relative drop of a speed allowed under the baseline")
 
 
 @dataclass
@@ -76,6 +96,7 @@ class Suite:
     suite: str
     description: str = ""
     tolerance: Tolerance = field(default_factory=Tolerance)
+    timeout_s: float = spec(1800.0, gt=0, help="default time limit of each process an entry starts")
     entries: list[Entry] = spec(factory=list)
 
 
@@ -91,12 +112,6 @@ def machine() -> dict:
     dev = jax.devices()[0]
     return {"cpu": cpu, "cores": os.cpu_count(), "device": dev.device_kind, "backend": jax.default_backend(),
             "jax": jax.__version__, "python": platform.python_version()}
-
-
-def machine_class() -> str:
-    import jax
-
-    return "gpu" if jax.default_backend() == "gpu" else "cpu"
 
 
 def _subprocess(argv: list[str], timeout: float, log: str) -> tuple[int, float, float]:
@@ -124,17 +139,21 @@ def _sciml(*args: str) -> list[str]:
 def run_case(entry: Entry, overrides: list[str], out: str) -> dict:
     os.makedirs(out, exist_ok=True)
     log = os.path.join(out, "log.txt")
+    datagen = {}
     if entry.datagen:
-        code, _, _ = _subprocess(_sciml("datagen", entry.case, *overrides, "--quiet"), entry.timeout_s, log + ".datagen")
+        code, wall, _ = _subprocess(_sciml("datagen", entry.case, *overrides, "--quiet"), entry.timeout_s,
+                                    log + ".datagen")
         if code:
-            return {"status": "failed", "error": f"datagen exited {code}; see {log}.datagen"}
+            return {"status": "failed", "error": f"datagen exited {code}; see {log}.datagen", "datagen_s": wall}
+        datagen = {"datagen_s": wall}
     code, wall, peak = _subprocess(_sciml("run", entry.case, *overrides, "--out", out, "--quiet"), entry.timeout_s, log)
     if code:
-        return {"status": "failed", "error": f"exited {code}; see {log}", "wall_time_s": wall}
+        return {"status": "failed", "error": f"exited {code}; see {log}", "wall_time_s": wall, **datagen}
     with open(os.path.join(out, "summary.json"), encoding="utf-8") as fh:
         s = json.load(fh)
     return {"status": "ok", "metrics": s.get("metrics", {}), "wall_time_s": wall, "peak_mem_mib": peak,
-            "steps_per_s": s.get("steps_per_s"), "compile_time_s": s.get("compile_time_s"), "run_dir": out}
+            "steps_per_s": s.get("steps_per_s"), "compile_time_s": s.get("compile_time_s"), "run_dir": out,
+            **datagen}
 
 
 def run_study(entry: Entry, out: str) -> dict:
@@ -168,61 +187,24 @@ def run_entry(entry: Entry, out: str, log=print) -> dict:
             "peak_mem_mib": max((p.get("peak_mem_mib", 0) for p in ok), default=0)}
 
 
-def check(suite: Suite, results: dict, baseline: dict) -> list[str]:
-    """Problems of ``results`` against ``baseline`` (empty when all is well)."""
-    problems = []
-    for entry in suite.entries:
-        r, b = results["entries"].get(entry.name, {}), baseline.get("entries", {}).get(entry.name)
-        if r.get("status") != "ok":
-            problems.append(f"{entry.name}: {r.get('error', 'did not run')}")
-            continue
-        if b is None:
-            problems.append(f"{entry.name}: no baseline (run with --update-baseline)")
-            continue
-        for m in entry.metrics:
-            ours, base = r.get("metrics", {}).get(m), b.get("metrics", {}).get(m)
-            if ours is None:
-                problems.append(f"{entry.name}: metric {m} missing from the results")
-            elif base is not None and not ours <= base * (1 + suite.tolerance.error):
-                problems.append(f"{entry.name}: {m} = {ours:.4g} exceeds the baseline {base:.4g} "
-                                f"by more than {suite.tolerance.error:.0%}")
-        ours, base = r.get("steps_per_s"), b.get("steps_per_s")
-        if ours and base and ours < base * (1 - suite.tolerance.speed):
-            problems.append(f"{entry.name}: {ours:.3g} steps/s is more than {suite.tolerance.speed:.0%} "
-                            f"below the baseline {base:.3g}")
-    return problems
-
-
-def baseline_of(results: dict) -> dict:
-    keep = ("metrics", "steps_per_s")
-    return {"suite": results["suite"], "machine": results["machine"],
-            "entries": {n: {k: e[k] for k in keep if e.get(k) is not None}
-                        for n, e in results["entries"].items() if e.get("status") == "ok"}}
-
-
 def load_suite(name: str) -> tuple[Suite, str]:
     path = name if name.endswith((".yaml", ".yml")) else os.path.join(SUITES_DIR, f"{name}.yaml")
     if not os.path.isfile(path):
         have = sorted(f[:-5] for f in os.listdir(SUITES_DIR) if f.endswith(".yaml")) if os.path.isdir(SUITES_DIR) else []
         raise UserError(f"{path}: no such suite; suites here: {', '.join(have) or 'none'}")
-    return validate(Suite, read_yaml(path), path), path
+    suite = validate(Suite, read_yaml(path), path)
+    for e in suite.entries:
+        e.timeout_s = e.timeout_s or suite.timeout_s
+    return suite, path
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="sciml bench", description="Run a benchmark suite and report it.")
-    p.add_argument("suite", help="name under cases/suites/ (smoke, standard, autodiff) or a YAML path")
-    p.add_argument("--out", help="results folder (default runs/bench/<suite>/<timestamp>)")
-    p.add_argument("--check", nargs="?", const="auto", metavar="BASELINE.json",
-                   help="fail when an error or a speed is worse than the baseline by more than the tolerance")
-    p.add_argument("--update-baseline", action="store_true", help="write the results as the new baseline")
-    p.add_argument("--only", help="comma-separated entry names")
-    args = p.parse_args(argv)
-    from . import report
+def _read_json(path: str) -> dict:
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
 
-    suite, path = load_suite(args.suite)
-    out = args.out or os.path.join("runs", "bench", suite.suite, time.strftime("%Y%m%d-%H%M%S"))
-    os.makedirs(out, exist_ok=True)
-    entries = [e for e in suite.entries if not args.only or e.name in args.only.split(",")]
+
+def run_all(suite: Suite, entries: list[Entry], path: str, out: str) -> dict:
+    """Run ``entries`` one after the other, rewriting ``results.json`` after each."""
     results = {"suite": suite.suite, "file": path, "machine": machine(), "started": time.strftime("%Y-%m-%d %H:%M:%S"),
                "entries": {}}
     t0 = time.perf_counter()
@@ -230,30 +212,59 @@ def main(argv=None) -> int:
         print(f"[{i}/{len(entries)}] {entry.name}", flush=True)
         r = run_entry(entry, out)
         results["entries"][entry.name] = r
-        shown = {m: r.get("metrics", {}).get(m) for m in entry.metrics}
+        shown = {m: value(r, m) for _, m in checked(entry)}
         print(f"  {r['status']} in {r.get('wall_time_s', 0):.1f} s: "
-              + ", ".join(f"{k} {v:.4g}" if isinstance(v, (int, float)) else f"{k} {v}" for k, v in shown.items())
+              + ", ".join(f"{k} {v:.4g}" for k, v in shown.items() if isinstance(v, (int, float)))
               + (f" ({r['error']})" if r.get("error") else ""), flush=True)
         write_json(os.path.join(out, "results.json"), results)
     results["wall_time_s"] = time.perf_counter() - t0
     write_json(os.path.join(out, "results.json"), results)
+    return results
+
+
+def _select(suite: Suite, path: str, only: str | None) -> list[Entry]:
+    names = only.split(",") if only else [e.name for e in suite.entries]
+    unknown = set(names) - {e.name for e in suite.entries}
+    if unknown:
+        raise UserError(f"{path}: no entry {', '.join(sorted(unknown))}; entries: "
+                        f"{', '.join(e.name for e in suite.entries)}")
+    return [e for e in suite.entries if e.name in names]
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="sciml bench", description="Run a benchmark suite and report it.")
+    p.add_argument("suite", help="name under cases/suites/ (smoke, standard, autodiff) or a YAML path")
+    p.add_argument("--out", help="results folder (default runs/bench/<suite>/<timestamp>)")
+    p.add_argument("--check", nargs="?", const="auto", metavar="BASELINE.json",
+                   help="fail when an error, speed or cost is worse than the baseline by more than the tolerance "
+                        "(default baseline: cases/suites/baselines/<cpu|gpu>/<suite>.json)")
+    p.add_argument("--update-baseline", action="store_true", help="write the results as the new baseline")
+    p.add_argument("--only", help="comma-separated entry names")
+    args = p.parse_args(argv)
+    from . import report
+
+    suite, path = load_suite(args.suite)
+    entries = _select(suite, path, args.only)
+    base_path = baseline_path(suite.suite)
+    check_path = base_path if args.check == "auto" else args.check
+    if check_path and not os.path.isfile(check_path):
+        raise UserError(f"{check_path}: no baseline; make one with: sciml bench {args.suite} --update-baseline")
+    out = args.out or os.path.join("runs", "bench", suite.suite, time.strftime("%Y%m%d-%H%M%S"))
+    os.makedirs(out, exist_ok=True)
+    results = run_all(suite, entries, path, out)
     report.write(suite, results, out)
     print(f"report: {os.path.join(out, 'report.md')}")
 
-    base_path = os.path.join(SUITES_DIR, "baselines", machine_class(), f"{suite.suite}.json")
     if args.update_baseline:
-        write_json(base_path, baseline_of(results))
+        previous = _read_json(base_path) if os.path.isfile(base_path) else None
+        write_json(base_path, baseline_of(results, previous, {e.name for e in suite.entries}))
         print(f"baseline written: {base_path}")
     failed = [n for n, r in results["entries"].items() if r.get("status") != "ok"]
-    if args.check:
-        bpath = base_path if args.check == "auto" else args.check
-        if not os.path.isfile(bpath):
-            raise UserError(f"{bpath}: no baseline; make one with: sciml bench {args.suite} --update-baseline")
-        with open(bpath, encoding="utf-8") as fh:
-            problems = check(suite, results, json.load(fh))
+    if check_path:
+        problems = check(suite, results, _read_json(check_path))
         for prob in problems:
             print(f"CHECK FAILED: {prob}")
-        print(f"check against {bpath}: {'FAILED' if problems else 'passed'}")
+        print(f"check against {check_path}: {'FAILED' if problems else 'passed'}")
         return 1 if problems else 0
     return 1 if failed else 0
 

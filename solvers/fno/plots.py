@@ -1,13 +1,10 @@
 """Figures of an FNO run: training history, and input / truth / prediction / error of test samples."""
 from __future__ import annotations
 
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from sciml.io.atomic import atomic_path  # noqa: E402
+from sciml.io.atomic import atomic_path
+from sciml.plots import plt  # the backend is chosen there (off-screen, but a notebook keeps its own)
 
 
 def _save(fig, path: str) -> None:

@@ -3,16 +3,17 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import Literal, Union
+from typing import Annotated, Literal, Union
 
 from sciml.config import spec
+from sciml.config.schema import Registry
 from sciml.equations import EQUATIONS
 from sciml.errors import Invalid
 from sciml.nn.mlp import ACTIVATIONS
 
 from .geometry import GEOMETRIES, Method, build_geometry
 
-EquationConfig = Union[tuple(cfg for cfg, _ in EQUATIONS.values())]
+EquationConfig = Annotated[object, Registry(EQUATIONS)]  # grows with sciml.equations.register
 GeometryConfig = Union[tuple(cfg for cfg, _ in GEOMETRIES.values())]
 Activation = Literal[tuple(ACTIVATIONS)]
 

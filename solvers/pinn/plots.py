@@ -50,10 +50,10 @@ def profile(p: dict, path: str) -> None:
     fig, ax = plt.subplots(figsize=(5, 5))
     if p.get("swap"):
         ax.plot(p["s"], p["s_axis"], "-", lw=1.8, label="PINN")
-        ax.plot(p["ref"], p["ref_axis"], "o", mfc="none", label="reference")
+        ax.plot(p["ref"], p["ref_axis"], "o", mfc="none", label=p.get("ref_label", "reference"))
     else:
         ax.plot(p["s_axis"], p["s"], "-", lw=1.8, label="PINN")
-        ax.plot(p["ref_axis"], p["ref"], "o", mfc="none", label="reference")
+        ax.plot(p["ref_axis"], p["ref"], "o", mfc="none", label=p.get("ref_label", "reference"))
     ax.set_xlabel(p["xlabel"])
     ax.set_ylabel(p["ylabel"])
     ax.set_title(p["title"], fontsize=9)

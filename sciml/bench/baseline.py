@@ -1,0 +1,94 @@
+"""Baselines of benchmark suites and the check against them.
+
+A baseline (``cases/suites/baselines/<cpu|gpu>/<suite>.json``) holds, per entry, the metrics and steps/s of
+a run on that class of machine. :data:`RULES` says how each kind of metric an entry names may move: an
+error (``metrics``) may grow by ``tolerance.error``, a speed (``speeds``, and every run's steps/s) may fall
+by ``tolerance.speed``, a cost (``costs``, a time ratio) may grow by as much as that speed drop implies.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from .suite import Entry, Suite, Tolerance
+
+SUITES_DIR = os.path.join("cases", "suites")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How a kind of metric may move against its baseline: ``bound(base, tol)`` and which side is good."""
+    tolerance: str
+    bound: Callable[[float, float], float]
+    higher_is_better: bool
+    words: str
+
+
+RULES = {  # entry field -> rule; a speed of s falling by tol is the same as a cost of 1/s growing by 1/(1-tol)
+    "metrics": Rule("error", lambda base, tol: base * (1 + tol), False, "exceeds"),
+    "speeds": Rule("speed", lambda base, tol: base * (1 - tol), True, "falls below"),
+    "costs": Rule("speed", lambda base, tol: base / (1 - tol), False, "exceeds"),
+}
+
+
+def checked(entry: Entry) -> list[tuple[str, str]]:
+    """(kind, metric) pairs an entry's check covers, with the run's steps/s as a speed."""
+    return [(kind, m) for kind in RULES for m in getattr(entry, kind)] + [("speeds", "steps_per_s")]
+
+
+def value(result: dict, metric: str):
+    """A metric from a result or baseline entry (``steps_per_s`` sits beside the metrics)."""
+    return result.get("metrics", {}).get(metric, result.get(metric))
+
+
+def check(suite: Suite, results: dict, baseline: dict) -> list[str]:
+    """Problems of the entries in ``results`` against ``baseline`` (empty when all is well)."""
+    problems = []
+    for entry in (e for e in suite.entries if e.name in results["entries"]):
+        r, b = results["entries"].get(entry.name, {}), baseline.get("entries", {}).get(entry.name)
+        if r.get("status") != "ok":
+            problems.append(f"{entry.name}: {r.get('error', 'did not run')}")
+            continue
+        if b is None:
+            problems.append(f"{entry.name}: no baseline (run with --update-baseline)")
+            continue
+        for kind, m in checked(entry):
+            problems += _compare(entry.name, m, value(r, m), value(b, m), RULES[kind], suite.tolerance,
+                                 required=m != "steps_per_s")
+    return problems
+
+
+def _compare(name: str, metric: str, ours, base, rule: Rule, tolerance: Tolerance, required: bool) -> list[str]:
+    if ours is None or base is None:
+        if not required:
+            return []
+        where = "the results" if ours is None else "the baseline (run with --update-baseline)"
+        return [f"{name}: metric {metric} missing from {where}"]
+    tol = getattr(tolerance, rule.tolerance)
+    bound = rule.bound(base, tol)
+    if (ours >= bound) if rule.higher_is_better else (ours <= bound):
+        return []
+    return [f"{name}: {metric} = {ours:.4g} {rule.words} the baseline {base:.4g} by more than the "
+            f"{rule.tolerance} tolerance {tol:.0%} (bound {bound:.4g})"]
+
+
+def baseline_of(results: dict, previous: dict | None = None, names=None) -> dict:
+    """This run's metrics and steps/s over ``previous`` (entries that did not run are kept if in ``names``)."""
+    keep = ("metrics", "steps_per_s")
+    entries = {n: e for n, e in (previous or {}).get("entries", {}).items() if names is None or n in names}
+    entries.update({n: {k: e[k] for k in keep if e.get(k) is not None}
+                    for n, e in results["entries"].items() if e.get("status") == "ok"})
+    return {"suite": results["suite"], "machine": results["machine"], "entries": entries}
+
+
+def machine_class() -> str:
+    import jax
+
+    return "gpu" if jax.default_backend() == "gpu" else "cpu"
+
+
+def baseline_path(suite: str) -> str:
+    """Where ``--check`` and ``--update-baseline`` look by default: ``cases/suites/baselines/<cpu|gpu>/``."""
+    return os.path.join(SUITES_DIR, "baselines", machine_class(), f"{suite}.json")
