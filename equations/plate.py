@@ -124,6 +124,7 @@ class KirchhoffPlate:
 
     fields = ("w",)
     coords = ("x", "y")
+    units = {"x": "m", "y": "m", "w": "m", "mx": "N m/m", "my": "N m/m", "mxy": "N m/m", "qx": "N/m", "qy": "N/m"}
 
     @classmethod
     def from_domain(cls, config: PlateConfig, domain) -> "KirchhoffPlate":

@@ -40,12 +40,19 @@ def load(path: str, overrides=()) -> Case:
 
 
 def run(case: Case, out: str | None = None, resume: str | None = None, quiet: bool = False) -> dict:
-    """Train ``case`` into a run folder (new under ``runs/<case>/``, ``out``, or ``resume``'s); the summary."""
-    from . import rundir
+    """Train ``case`` into a run folder (new under ``runs/<case>/``, ``out``, or ``resume``'s); the summary.
 
-    folder = resume or rundir.create(case.config.case, out)
+    The one entry of the CLI and the notebooks: it starts ``jax.distributed`` when the case's ``parallel``
+    section (or the environment) asks for several processes, turns the persistent compilation cache on
+    (:func:`sciml.compile.enable_cache`), and makes the run folder on process 0 only.
+    """
+    from . import compile, parallel, rundir
+
     try:
-        summary = case.driver(case.config, folder, resume=resume, quiet=quiet)
+        parallel.initialize(case.config.parallel)
+        parallel.mesh(case.config.parallel)  # more devices than there are: say so before making a folder
+        compile.enable_cache()
+        folder = resume or (rundir.create(case.config.case, out) if parallel.is_writer() else out or "")
+        return case.driver(case.config, folder, resume=resume, quiet=quiet)
     except ConfigError as e:  # raised once the problem is assembled (e.g. loss term names)
         raise e.within(case.path) from None
-    return summary

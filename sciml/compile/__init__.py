@@ -1,9 +1,12 @@
 """The compiler layer: persistent compilation cache, dtype policy, and export of trained functions.
 
-- :func:`enable_cache` points XLA's persistent cache at a folder (``$SCIML_CACHE_DIR`` or ``runs/.jax_cache``)
-  so a second run of the same case skips compilation.
-- :class:`Policy` names the parameter and compute dtypes (``float32``, ``float64``, or ``bfloat16`` compute
-  with ``float32`` parameters for FNOs).
+- :func:`enable_cache` points XLA's persistent cache at a folder (``$SCIML_CACHE_DIR``, default
+  ``runs/.jax_cache``; ``SCIML_CACHE_DIR=off`` turns it off) so that a second run of a case, in a new
+  process, loads its compiled programs instead of compiling them again. :func:`cases.run <sciml.cases.run>`
+  turns it on for every run.
+- :class:`Policy` names the parameter and compute dtypes: ``float32`` (the FNO default), ``float64`` (the
+  PINN default: fourth derivatives need it), ``bfloat16`` (FNO only: ``bfloat16`` compute, ``float32``
+  parameters, optimizer and loss; the FFTs run in ``float32``).
 - :mod:`sciml.compile.export` serialises a prediction function with ``jax.export`` (StableHLO).
 """
 from __future__ import annotations
@@ -15,16 +18,35 @@ import jax
 import jax.numpy as jnp
 
 DEFAULT_CACHE = os.path.join("runs", ".jax_cache")
+OFF = ("off", "none", "0", "false", "no")
+MIN_COMPILE_S = 0.1  # programs compiled faster than this are not worth a file
 
 
-def enable_cache(path: str | None = None) -> str:
-    """Turn on the persistent compilation cache; returns the folder used."""
-    path = path or os.environ.get("SCIML_CACHE_DIR") or DEFAULT_CACHE
-    os.makedirs(path, exist_ok=True)
-    jax.config.update("jax_compilation_cache_dir", os.path.abspath(path))
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
-    jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
-    return path
+def cache_setting(path: str | None = None) -> str | None:
+    """The cache folder asked for (argument, then ``$SCIML_CACHE_DIR``, then the default); None when off."""
+    value = path if path is not None else os.environ.get("SCIML_CACHE_DIR", DEFAULT_CACHE)
+    return None if value.strip().lower() in OFF or not value.strip() else os.path.abspath(value)
+
+
+def enable_cache(path: str | None = None) -> str | None:
+    """Turn the persistent compilation cache on (or off, see :func:`cache_setting`); the folder used.
+
+    Programs that take XLA over ``MIN_COMPILE_S`` to compile are written (JAX's own default, one second,
+    would skip most of a small case's train steps; ``JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS`` still
+    overrides it). Changing the folder within a process resets JAX's cache object, which reads the folder
+    once.
+    """
+    from jax.experimental.compilation_cache import compilation_cache as cc
+
+    folder = cache_setting(path)
+    if folder != jax.config.jax_compilation_cache_dir:
+        if folder is not None:
+            os.makedirs(folder, exist_ok=True)
+        jax.config.update("jax_compilation_cache_dir", folder)
+        cc.reset_cache()
+    if "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS" not in os.environ:
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", MIN_COMPILE_S)
+    return folder
 
 
 @dataclass(frozen=True)
@@ -48,11 +70,16 @@ class Policy:
     def compute_dtype(self):
         return jnp.dtype(self.compute)
 
-    def activate(self) -> None:
-        """float64 needs ``jax_enable_x64`` (a process-wide switch)."""
-        jax.config.update("jax_enable_x64", "float64" in (self.param, self.compute))
+    @property
+    def x64(self) -> bool:
+        return "float64" in (self.param, self.compute)
+
+    def activate(self, exact: bool = False) -> None:
+        """float64 needs ``jax_enable_x64`` (a process-wide switch); with ``exact`` other policies turn it off."""
+        if self.x64 or exact:
+            jax.config.update("jax_enable_x64", self.x64)
 
     def cast(self, tree):
-        """Cast floating leaves to the compute dtype (parameters stay in their own dtype outside)."""
+        """Floating leaves in the compute dtype (parameters stay in their own dtype outside)."""
         dt = self.compute_dtype
         return jax.tree_util.tree_map(lambda a: a.astype(dt) if jnp.issubdtype(a.dtype, jnp.floating) else a, tree)

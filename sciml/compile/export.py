@@ -44,4 +44,6 @@ def load(path: str) -> tuple[Callable, dict]:
     with open(base + ".json", encoding="utf-8") as fh:
         meta = json.load(fh)
     dtype = np.dtype(meta["dtype"])
+    if dtype == np.float64:  # a float64 model takes float64 inputs: JAX must not narrow them
+        jax.config.update("jax_enable_x64", True)
     return (lambda x: exported.call(np.asarray(x, dtype))), meta

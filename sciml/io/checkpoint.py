@@ -6,6 +6,8 @@ open. Attributes record the step and any metadata.
 """
 from __future__ import annotations
 
+import os
+
 import h5py
 import jax
 import numpy as np
@@ -68,3 +70,13 @@ def load_part(path: str, key: str, template):
             raise UserError(f"{path}: its {key} do not fit this case; was it written by a different case or model size?")
         return jax.tree_util.tree_unflatten(treedef, [np.asarray(ds[()]).astype(np.asarray(l).dtype)
                                                       for ds, l in zip(stored, leaves)])
+
+
+def trained(run_dir: str) -> str:
+    """The checkpoint a run's model is taken from: ``best.h5`` (lowest loss), else ``latest.h5``."""
+    for name in ("best", "latest"):
+        path = os.path.join(run_dir, "checkpoints", f"{name}.h5")
+        if os.path.exists(path):
+            return path
+    raise UserError(f"{run_dir}: no checkpoint (checkpoints/best.h5 or latest.h5); is it a run folder? "
+                    "Train one with: sciml run CASE.yaml")

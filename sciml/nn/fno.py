@@ -98,19 +98,24 @@ def check_modes(modes: Sequence[int], shape: Sequence[int]) -> None:
 
 
 def spectral_conv(weights, v):
-    """``K v`` for ``v`` of shape ``(batch, n_1..n_d, c_in)``: truncated Fourier multiplication."""
+    """``K v`` for ``v`` of shape ``(batch, n_1..n_d, c_in)``: truncated Fourier multiplication.
+
+    The transforms and the mode mixing run in at least float32 (XLA's FFT takes no bfloat16); the result
+    comes back in ``v``'s dtype.
+    """
     d = weights.ndim - 3
     shape = v.shape[1:1 + d]
     modes = spectral_modes(weights)
     check_modes(modes, shape)
     axes = tuple(range(1, 1 + d))
-    V = jnp.fft.rfftn(v, axes=axes)
+    real = jnp.promote_types(v.dtype, jnp.float32)
+    V = jnp.fft.rfftn(v.astype(real), axes=axes)
     # gather the kept block: [0, m) and [-m, 0) on the leading axes, [0, m) on the last
     block = V[(slice(None),) * d + (slice(0, modes[-1]),)]
     for a, m in zip(axes[:-1], modes[:-1]):
         block = jnp.concatenate([jax.lax.slice_in_dim(block, 0, m, axis=a),
                                  jax.lax.slice_in_dim(block, shape[a - 1] - m, shape[a - 1], axis=a)], axis=a)
-    R = jax.lax.complex(weights[..., 0], weights[..., 1])
+    R = jax.lax.complex(weights[..., 0].astype(real), weights[..., 1].astype(real))
     out = jnp.einsum("b...i,...io->b...o", block, R.astype(block.dtype))
     # scatter back into a zero spectrum of the full rfft shape
     out = jnp.pad(out, [(0, 0)] * d + [(0, shape[-1] // 2 + 1 - modes[-1]), (0, 0)])

@@ -9,6 +9,7 @@ from sciml.config import spec
 from sciml.errors import Invalid
 from sciml.nn.fno import check_modes
 from sciml.nn.mlp import ACTIVATIONS
+from sciml.parallel import ParallelConfig
 
 from .generators import GENERATORS, factor
 
@@ -110,10 +111,12 @@ class FnoCase:
     solver: Literal["fno"] = spec(help="fno")
     data: DataConfig = spec(help="the dataset")
     seed: int = spec(0, ge=0, help="initialisation and shuffling")
-    dtype: Literal["float32", "float64"] = "float32"
+    dtype: Literal["float32", "float64", "bfloat16"] = spec(
+        "float32", help="bfloat16: bfloat16 compute, float32 parameters, optimizer, loss and FFTs")
     model: ModelConfig = field(default_factory=ModelConfig)
     training: TrainingConfig = field(default_factory=TrainingConfig)
     evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
+    parallel: ParallelConfig = field(default_factory=ParallelConfig)
 
     @property
     def model_dims(self) -> int:
@@ -155,6 +158,9 @@ class FnoCase:
         if self.training.batch_size > self.data.n_train:
             raise Invalid("training.batch_size", f"{self.training.batch_size} is more than data.n_train = "
                                                  f"{self.data.n_train}")
+        mesh = self.parallel.mesh
+        if mesh is not None and len(mesh) == 2 and m.width % mesh[1]:
+            raise Invalid("parallel.mesh", f"the channel axis ({mesh[1]}) must divide model.width ({m.width})")
         self._check_params(gen)
 
     def _check_params(self, gen):

@@ -1,12 +1,10 @@
 """The FNO's prediction function for ``sciml export``: dataset-layout inputs to outputs, normalisation included."""
 from __future__ import annotations
 
-import os
-
 import jax
 import numpy as np
 
-from sciml.errors import UserError
+from sciml.compile import Policy
 from sciml.io import checkpoint
 
 from . import data
@@ -16,10 +14,7 @@ from .model import build
 
 def export_model(cfg: FnoCase, run_dir: str):
     """``(fn, input_shape, dtype, meta)`` from the run's best checkpoint (its latest if there is no best)."""
-    path = next((p for p in (os.path.join(run_dir, "checkpoints", f"{n}.h5") for n in ("best", "latest"))
-                 if os.path.exists(p)), None)
-    if path is None:
-        raise UserError(f"{run_dir}: no checkpoint to export (checkpoints/best.h5 or latest.h5)")
+    path = checkpoint.trained(run_dir)
     data.check(cfg.data, case=cfg.case)
     train_set, _ = data.open_splits(cfg.data.path, cfg.data.resolutions)
     (x_shape, y_shape) = train_set.shapes
@@ -27,7 +22,11 @@ def export_model(cfg: FnoCase, run_dir: str):
     params = checkpoint.load_part(path, "params", op.init(jax.random.PRNGKey(0)))
     ones = [np.ones(x_shape[-1]), np.ones(x_shape[-1]), np.ones(y_shape[-1]), np.ones(y_shape[-1])]
     stats = checkpoint.load_part(path, "stats", op.stats(*ones))
-    dtype = np.float64 if cfg.dtype == "float64" else np.float32
     meta = {"solver": "fno", "inputs": ["inputs"], "outputs": ["prediction"], "output_shape": list(y_shape),
-            "generator": cfg.data.generator, "checkpoint": path}
-    return (lambda x: {"prediction": op.predict(params, stats, x)}), tuple(x_shape), dtype, meta
+            "generator": cfg.data.generator, "checkpoint": path,
+            "units": "those of the dataset (its generator's nondimensional variables)",
+            "scalings": {"note": "applied inside: inputs (x - x_mean) / x_std, outputs y * y_std + y_mean, "
+                                 "per channel",
+                         **{k: np.asarray(v).ravel().tolist() for k, v in stats.items()}},
+            "layout": "(batch, grid..., channels); any grid size the dataset's period allows (zero-shot)"}
+    return (lambda x: {"prediction": op.predict(params, stats, x)}), tuple(x_shape), Policy.of(cfg.dtype).param_dtype, meta

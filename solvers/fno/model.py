@@ -14,6 +14,11 @@ with the resolution so that the Fourier layers see the same period on every grid
 
 ``stats`` (per-channel mean and std of the training inputs and outputs) normalise inputs and
 de-normalise predictions when ``model.normalize`` is set; they are part of the checkpointed state.
+
+The dtype policy (:class:`sciml.compile.Policy`) sets the parameters' dtype and the network's compute
+dtype: with ``bfloat16`` the parameters stay float32, the network runs in bfloat16 (its FFTs in float32)
+and predictions come back in float32. With a ``channels`` mesh axis the Fourier layers' weights are split
+along their output channels (:func:`partition`).
 """
 from __future__ import annotations
 
@@ -24,7 +29,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jax.sharding import PartitionSpec as P
+
+from sciml.compile import Policy
 from sciml.nn import fno
+from sciml.parallel import CHANNEL_AXIS
 
 from .config import FnoCase
 from .generators import GENERATORS
@@ -55,7 +64,8 @@ class Operator:
 def build(cfg: FnoCase, in_channels: int, out_channels: int) -> Operator:
     gen = GENERATORS[cfg.data.generator]
     m = cfg.model
-    dtype = jnp.float64 if cfg.dtype == "float64" else jnp.float32
+    policy = Policy.of(cfg.dtype)
+    dtype, compute = policy.param_dtype, policy.compute_dtype
     kinds = [gen.grid] * gen.dims + (["closed"] if m.type == "space_time" else [])
     opts = {"grid": kinds if m.grid else None, "activation": m.activation}
     train_shape = cfg.model_shape()
@@ -83,7 +93,8 @@ def build(cfg: FnoCase, in_channels: int, out_channels: int) -> Operator:
         return fno.apply(params, x, padding=padding(x.shape[1:-1]), **opts)
 
     def predict(params, st, x):
-        x = ((x - st["x_mean"]) / st["x_std"]).astype(dtype)
+        x = ((x - st["x_mean"]) / st["x_std"]).astype(compute)
+        params = policy.cast(params)
         if m.type == "fno":
             z = net(params, x)
         elif m.type == "space_time":
@@ -96,6 +107,22 @@ def build(cfg: FnoCase, in_channels: int, out_channels: int) -> Operator:
 
             _, outs = jax.lax.scan(body, x, None, length=cfg.data.t_out // m.step)  # (n_calls, B, s.., step)
             z = jnp.moveaxis(outs, 0, -2).reshape(x.shape[:-1] + (cfg.data.t_out,))
-        return z * st["y_std"] + st["y_mean"]
+        return z.astype(dtype) * st["y_std"] + st["y_mean"]
 
     return Operator(init, predict, stats)
+
+
+# which axis of a Fourier layer's weights holds its output channels (by the key above the leaf)
+_CHANNEL_AXIS_OF = {"spectral": -2, "pointwise": -1}
+
+
+def partition(path, leaf) -> P:
+    """Channel sharding of a state leaf (parameters, or the optimizer's moments of them): the Fourier
+    layers' weights along their output channels, everything else replicated."""
+    names = [k.key for k in path if isinstance(k, jax.tree_util.DictKey)]
+    where = next((_CHANNEL_AXIS_OF[n] for n in reversed(names) if n in _CHANNEL_AXIS_OF), None)
+    if where is None or not np.ndim(leaf):
+        return P()
+    spec = [None] * np.ndim(leaf)
+    spec[where] = CHANNEL_AXIS
+    return P(*spec)

@@ -6,6 +6,11 @@ cosine schedule). After each epoch: a NaN/inf check (the run stops, keeping the 
 epoch), the test error at the training resolution every ``evaluation.every`` epochs, a metrics row,
 checkpoints (``latest`` every ``training.checkpoint_every`` epochs, ``best`` by training loss). At the end
 the model is evaluated at every test resolution (zero-shot super-resolution above the training grid).
+
+Devices (``parallel``): each minibatch is sharded along the mesh's data axis (under several processes each
+reads its own rows of it), the state is replicated (or split along the FNO's channels on a ``[data,
+channels]`` mesh), and the step stays one ``jit``. Evaluation runs on each process's copy of the
+parameters; only process 0 writes the run folder.
 """
 from __future__ import annotations
 
@@ -20,8 +25,10 @@ import numpy as np
 import optax
 from tqdm.auto import tqdm
 
+from sciml import parallel
+from sciml.compile import Policy
 from sciml.config import to_dict
-from sciml.errors import TrainingDiverged, UserError
+from sciml.errors import ConfigError, TrainingDiverged, UserError
 from sciml.io import checkpoint
 from sciml.io.atomic import atomic_path, write_json, write_yaml
 from sciml.nn import fno, losses
@@ -30,7 +37,7 @@ from sciml.rundir import Metrics
 from . import data, plots
 from .config import FnoCase
 from .generators import GENERATORS
-from .model import Operator, build
+from .model import Operator, build, partition
 
 
 def datagen(cfg: FnoCase, quiet: bool = False, force: bool = False, workers: int = 1) -> str:
@@ -134,22 +141,38 @@ def functions(cfg: FnoCase, c_in: int, c_out: int, per_epoch: int):
     return _CACHE[key]
 
 
-def _dtype(cfg: FnoCase):
-    if cfg.dtype == "float64":
-        jax.config.update("jax_enable_x64", True)
-        return np.float64
-    return np.float32
+def _batches(split: data.Split, batch_size: int, rng: np.random.Generator, rows: slice):
+    """``rows`` of each minibatch of :meth:`data.Split.batches` (``drop_last``), reading only those."""
+    order = rng.permutation(split.n)
+    for i in range(0, split.n - split.n % batch_size, batch_size):
+        yield split.read(order[i:i + batch_size][rows])
+
+
+def _layout(cfg: FnoCase):
+    """``(mesh, place_state)``: the device mesh and how the state is laid out on it."""
+    mesh = parallel.mesh(cfg.parallel)
+    size = parallel.data_size(mesh)
+    if cfg.training.batch_size % size:
+        raise ConfigError(f"{cfg.training.batch_size} is not a multiple of the {size} devices on the data axis "
+                          f"(parallel)", key="training.batch_size")
+    rule = partition if parallel.channel_size(mesh) > 1 else (lambda path, leaf: jax.sharding.PartitionSpec())
+    return mesh, lambda state: parallel.place(state, mesh, rule)
 
 
 def train(cfg: FnoCase, out: str, resume: str | None = None, quiet: bool = False) -> dict:
     """Train the case into run folder ``out`` (``resume``: continue from that folder's latest checkpoint)."""
     t_setup = time.perf_counter()
-    np_dtype = _dtype(cfg)
+    policy = Policy.of(cfg.dtype)
+    policy.activate()
+    np_dtype = policy.param_dtype  # inputs come in the parameters' dtype
+    mesh, place_state = _layout(cfg)
+    writer = parallel.is_writer()
     data.check(cfg.data, case=cfg.case)
     train_set, tests = data.open_splits(cfg.data.path, cfg.data.resolutions)
-    write_yaml(os.path.join(out, "config.yaml"), to_dict(cfg))
-    for sub in ("checkpoints", "plots"):
-        os.makedirs(os.path.join(out, sub), exist_ok=True)
+    if writer:
+        write_yaml(os.path.join(out, "config.yaml"), to_dict(cfg))
+        for sub in ("checkpoints", "plots"):
+            os.makedirs(os.path.join(out, sub), exist_ok=True)
 
     bs = cfg.training.batch_size
     per_epoch = train_set.num_batches(bs, drop_last=True)
@@ -162,14 +185,25 @@ def train(cfg: FnoCase, out: str, resume: str | None = None, quiet: bool = False
     if resume:
         state, metrics, best, elapsed0 = _resume(resume, state, metrics)
     epoch = int(state["epoch"])
+    state = place_state(state)
+    if parallel.channel_size(mesh) > 1:  # keep the channel layout from step to step (XLA may pick another)
+        step = jax.jit(step, out_shardings=(jax.tree_util.tree_map(lambda a: a.sharding, state),
+                                            parallel.replicated(mesh)))
     ckpt = lambda name: os.path.join(out, "checkpoints", f"{name}.h5")
-    cast = lambda a: np.asarray(a, np_dtype)
+    rows = parallel.local_rows(bs)
+    put = lambda x, y: parallel.shard((np.asarray(x, np_dtype), np.asarray(y, np_dtype)), mesh)
+    host = lambda state: parallel.to_host({"params": state["params"], "stats": state["stats"]})
+    record = metrics.append if writer else metrics.rows.append
+
+    def save(name, state, **attrs):
+        state = parallel.to_host(state)  # on every process (a gather, if anything is sharded across them)
+        if writer:
+            checkpoint.save(ckpt(name), state, **attrs)
 
     tc = time.perf_counter()
-    x0, y0 = (cast(a) for a in train_set.read(np.arange(bs)))
-    jax.block_until_ready(step(state, x0, y0))  # compiles (the result is dropped)
+    jax.block_until_ready(step(state, *put(*train_set.read(np.arange(bs)[rows]))))  # compiles (result dropped)
     test0 = tests[cfg.data.resolution]
-    initial, _ = evaluate(eval_fn, state, test0, cfg.evaluation.batch_size) if not resume else (None, None)
+    initial, _ = evaluate(eval_fn, host(state), test0, cfg.evaluation.batch_size) if not resume else (None, None)
     compile_s = time.perf_counter() - tc
 
     epoch_times, t0 = [], time.perf_counter()
@@ -179,46 +213,46 @@ def train(cfg: FnoCase, out: str, resume: str | None = None, quiet: bool = False
         while epoch < cfg.training.epochs:
             good, te = state, time.perf_counter()
             batch_losses = []
-            for x, y in train_set.batches(bs, np.random.default_rng([cfg.seed, epoch]), drop_last=True):
-                state, loss = step(state, cast(x), cast(y))
+            for x, y in _batches(train_set, bs, np.random.default_rng([cfg.seed, epoch]), rows):
+                state, loss = step(state, *put(x, y))
                 batch_losses.append(loss)
                 bar.update(1)
             batch_losses = np.asarray(jnp.stack(batch_losses))
             train_s = time.perf_counter() - te
             bad = np.flatnonzero(~np.isfinite(batch_losses))
             if bad.size:
-                checkpoint.save(ckpt("latest"), good, epoch=epoch, step=epoch * per_epoch)
+                save("latest", good, epoch=epoch, step=epoch * per_epoch)
                 raise TrainingDiverged(
                     f"loss became {batch_losses[bad[0]]} in epoch {epoch + 1} (batch {int(bad[0]) + 1} of "
                     f"{per_epoch}); training stopped. The last good state (end of epoch {epoch}) is in "
                     f"{ckpt('latest')}")
             epoch += 1
-            state = {**state, "epoch": jnp.asarray(epoch, jnp.int32)}
+            state = {**state, "epoch": parallel.replicate(np.int32(epoch), mesh)}
             epoch_times.append(train_s)
             row = {"epoch": epoch, "step": epoch * per_epoch, "loss": float(batch_losses.mean()),
                    "test_rel_l2": float("nan"), "eval_s": 0.0}
             if epoch % cfg.evaluation.every == 0 or epoch == cfg.training.epochs:
                 tv = time.perf_counter()
-                row["test_rel_l2"], _ = evaluate(eval_fn, state, test0, cfg.evaluation.batch_size)
+                row["test_rel_l2"], _ = evaluate(eval_fn, host(state), test0, cfg.evaluation.batch_size)
                 row["eval_s"] = time.perf_counter() - tv
             row.update({"lr": float(sched(epoch * per_epoch - 1)), "epoch_s": train_s,
                         "wall_time_s": elapsed0 + time.perf_counter() - t0})
-            metrics.append(row)
+            record(row)
             bar.set_postfix(loss=f"{row['loss']:.3e}", test=f"{row.get('test_rel_l2', float('nan')):.3e}",
                             s_epoch=f"{train_s:.2f}", refresh=False)
             if row["loss"] < best:
                 best = row["loss"]
-                checkpoint.save(ckpt("best"), state, epoch=epoch, step=epoch * per_epoch, loss=best)
+                save("best", state, epoch=epoch, step=epoch * per_epoch, loss=best)
             if epoch % cfg.training.checkpoint_every == 0 or epoch == cfg.training.epochs:
-                checkpoint.save(ckpt("latest"), state, epoch=epoch, step=epoch * per_epoch, loss=row["loss"])
+                save("latest", state, epoch=epoch, step=epoch * per_epoch, loss=row["loss"])
     finally:
         bar.close()
     wall = elapsed0 + time.perf_counter() - t0
-    if not metrics.rows or not os.path.exists(ckpt("latest")):
-        checkpoint.save(ckpt("latest"), state, epoch=epoch, step=epoch * per_epoch)
+    if not epoch_times:  # nothing trained in this call (no epochs, or resumed at the end)
+        save("latest", state, epoch=epoch, step=epoch * per_epoch)
 
-    results = _final_evaluation(cfg, eval_fn, state, tests, out)
-    if metrics.rows:
+    results = _final_evaluation(cfg, eval_fn, host(state), tests, out if writer else None)
+    if metrics.rows and writer:
         plots.history(metrics.rows, os.path.join(out, "plots", "history.png"), f"{cfg.case}: training")
     trained = len(epoch_times) * per_epoch
     s_per_epoch = float(np.mean(epoch_times)) if epoch_times else 0.0
@@ -229,18 +263,25 @@ def train(cfg: FnoCase, out: str, resume: str | None = None, quiet: bool = False
         "compile_time_s": round(compile_s, 3), "setup_time_s": round(tc - t_setup, 3),
         "final_loss": metrics.rows[-1]["loss"] if metrics.rows else None,
         "initial_rel_l2": initial, "metrics": results, "params": fno.count(state["params"]),
-        "dtype": cfg.dtype, "seed": cfg.seed, "dataset": cfg.data.path, "run_dir": out,
+        "dtype": cfg.dtype, "seed": cfg.seed, "dataset": cfg.data.path, "parallel": parallel.describe(mesh),
+        "compile_cache": jax.config.jax_compilation_cache_dir, "run_dir": out,
     }
-    write_json(os.path.join(out, "summary.json"), summary)
+    if writer:
+        write_json(os.path.join(out, "summary.json"), summary)
     if not quiet:
         print(f"{epoch} epochs, {s_per_epoch:.3f} s/epoch; test " +
               ", ".join(f"{k} {v:.4f}" for k, v in results.items()))
     return summary
 
 
-def _final_evaluation(cfg: FnoCase, eval_fn, state, tests: dict, out: str) -> dict:
-    """Test rel. L2 at every resolution; fields.h5 and plots of the first samples."""
+def _final_evaluation(cfg: FnoCase, eval_fn, state, tests: dict, out: str | None) -> dict:
+    """Test rel. L2 at every resolution; fields.h5 and plots of the first samples (``out`` None: no files)."""
     results, keep = {}, cfg.evaluation.plots
+    if out is None:
+        for r, split in tests.items():
+            results["rel_l2" if r == cfg.data.resolution else f"rel_l2_{r}"], _ = evaluate(
+                eval_fn, state, split, cfg.evaluation.batch_size)
+        return results
     with atomic_path(os.path.join(out, "fields.h5")) as tmp, h5py.File(tmp, "w") as f:
         for r, split in tests.items():
             err, preds = evaluate(eval_fn, state, split, cfg.evaluation.batch_size, keep=max(keep, 1))

@@ -10,6 +10,7 @@ from sciml.config.schema import Registry
 from sciml.equations import EQUATIONS
 from sciml.errors import Invalid
 from sciml.nn.mlp import ACTIVATIONS
+from sciml.parallel import ParallelConfig
 
 from .geometry import GEOMETRIES, Method, build_geometry
 
@@ -148,9 +149,14 @@ class PinnCase:
     training: TrainingConfig = field(default_factory=TrainingConfig)
     autodiff: AutodiffConfig = field(default_factory=AutodiffConfig)
     evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
+    parallel: ParallelConfig = field(default_factory=ParallelConfig)
 
     def check(self):
         """Cross-section rules: the equation against the domain, part names, grid and time options."""
+        mesh = self.parallel.mesh
+        if mesh is not None and len(mesh) == 2 and mesh[1] > 1:
+            raise Invalid("parallel.mesh", f"a PINN shards only its points (its parameters are replicated): "
+                                           f"use [{mesh[0] * mesh[1]}], not {mesh}")
         domain = build_geometry(self.geometry)
         if hasattr(self.equation, "check_geometry"):
             try:

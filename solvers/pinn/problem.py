@@ -4,11 +4,15 @@ Everything here is a pure function of ``(params, batch)``. The derivative reques
 collected once (:func:`sciml.equations.fields.collect`) and each group of points is differentiated in one
 planned call of the autodiff engine.
 
-A batch holds nondimensional points: ``interior`` (N, D); ``parts[part] = {"x", "n"}`` (points and outward
+A batch holds nondimensional points (host NumPy arrays; the driver places them on the devices): ``interior`` (N, D); ``parts[part] = {"x", "n"}`` (points and outward
 normals) for every part whose condition has residuals; ``points[name]`` for the equation's point sets
 (plate corners, a pressure gauge); ``periodic["a|b"] = {"a", "b"}`` (paired points on periodic parts).
 Loss terms are named ``<interior residual>`` (group ``pde``), ``<part>.<quantity>``, ``<point set>.<q>``
 and ``periodic.<a|b>.<q>`` (group ``bc``).
+
+Sampled points (``interior``, ``parts``, ``periodic``) are cut along the data axis of the device mesh
+(:meth:`Problem.place`); the equation's fixed ``points`` are the same everywhere and replicated. Under
+several processes ``sample(rng, share)`` draws this process's share of every count.
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from sciml.compile import Policy
 from sciml.equations import EQUATIONS
 from sciml.equations.fields import collect, evaluator
 from sciml.errors import ConfigError
@@ -36,20 +41,29 @@ class Problem:
     equation: object
     geometry: object
     init: Callable  # key -> params
-    sample: Callable  # numpy Generator -> batch (nondimensional)
+    sample: Callable  # (numpy Generator, share: count -> local count) -> batch (nondimensional, host arrays)
     loss: Callable  # (params, batch, key[, adaptive weights]) -> (total, {term: mean square})
     predict: Callable  # (params, physical points (N, d)) -> {field: values}
     terms: tuple[str, ...]
     term_losses: Callable | None = None  # (params, batch, key) -> {term: loss}, before weighting
     weights: dict = field(default_factory=dict)  # fixed weight per term
     residual_score: Callable | None = None  # (params, interior points (N, d) nondim) -> (N,)
+    derived: Callable | None = None  # (params, nondimensional points (N, d)) -> {field: values}, jit-able
 
     def extend(self, batch: dict, points) -> dict:
         """``batch`` with physical ``points`` added to its interior points (adaptive refinement)."""
         if points is None or not len(points):
             return batch
-        x = jnp.asarray(self.equation.to_nondim(np.asarray(points, float)), batch["interior"].dtype)
-        return {**batch, "interior": jnp.concatenate([batch["interior"], x])}
+        x = np.asarray(self.equation.to_nondim(np.asarray(points, float)), batch["interior"].dtype)
+        return {**batch, "interior": np.concatenate([batch["interior"], x])}
+
+    def place(self, batch: dict, mesh) -> dict:
+        """The batch on the devices of ``mesh``: sampled points sharded along the data axis (each process
+        gives its share), the fixed point sets replicated."""
+        from sciml import parallel
+
+        sampled = {k: v for k, v in batch.items() if k != "points"}
+        return {**parallel.shard(sampled, mesh), "points": parallel.replicate(batch["points"], mesh)}
 
 
 def _group(term: str) -> str:
@@ -94,7 +108,7 @@ def assemble(cfg: PinnCase) -> Problem:
     geometry = build_geometry(cfg.geometry)
     _, eq_cls = EQUATIONS[cfg.equation.type]
     equation = eq_cls(cfg.equation, geometry)
-    dtype = jnp.float64 if cfg.dtype == "float64" else jnp.float32
+    dtype = Policy.of(cfg.dtype).param_dtype
     fields, coords = equation.fields, equation.coords
     aliases = getattr(equation, "aliases", None) or None
     init, apply = model.build(cfg.model, len(coords), len(fields), dtype)
@@ -137,20 +151,21 @@ def assemble(cfg: PinnCase) -> Problem:
     def count(part):
         return cfg.sampling.parts.get(part, cfg.sampling.boundary)
 
-    def sample(rng: np.random.Generator) -> dict:
+    def sample(rng: np.random.Generator, share: Callable[[int], int] = lambda n: n) -> dict:
         s = cfg.sampling
-        interior = geometry.interior(s.interior, rng, s.method)
+        count_here = lambda part: share(count(part))
+        interior = geometry.interior(share(s.interior), rng, s.method)
         batch = {"interior": equation.to_nondim(interior), "parts": {}, "points": {}, "periodic": {}}
         for p in parts:
-            pts, normals = geometry.boundary(p, count(p), rng, s.method)
+            pts, normals = geometry.boundary(p, count_here(p), rng, s.method)
             batch["parts"][p] = {"x": equation.to_nondim(pts), "n": normals}
         for name, (pts, _) in point_sets.items():
             batch["points"][name] = equation.to_nondim(pts)
         for (a, b) in pairs:
             name = f"{a}|{b}"
-            pts, _ = geometry.boundary(a, count(a), rng, s.method)
+            pts, _ = geometry.boundary(a, count_here(a), rng, s.method)
             batch["periodic"][name] = {"a": equation.to_nondim(pts), "b": equation.to_nondim(pts + offsets[name])}
-        return jax.tree_util.tree_map(lambda a: jnp.asarray(a, dtype), batch)
+        return jax.tree_util.tree_map(lambda a: np.asarray(a, np.dtype(dtype)), batch)
 
     n_keys = 1 + len(parts) + len(point_sets) + 2 * len(pairs)
 
@@ -207,4 +222,4 @@ def assemble(cfg: PinnCase) -> Problem:
         return {k: np.concatenate([np.asarray(p[k]) for p in pieces]) for k in pieces[0]}
 
     return Problem(cfg, equation, geometry, init, sample, loss, predict, terms, term_losses, weights,
-                   jax.jit(residual_score))
+                   jax.jit(residual_score), derived)

@@ -8,6 +8,11 @@ largest residual join the interior points; the chunk compiles again for the larg
 
 Evaluation uses the domain's grid (:mod:`.evaluation`): errors over all points inside (space-time for
 unsteady cases), plots on the x-y plane (middle z, final time), then the equation's ``checks``.
+
+Devices (``parallel``): the batch is placed once when it is made (and again when it is re-made) with its
+points sharded along the mesh's data axis (counts rounded up to fill it) and the state replicated, so the
+chunks stay the single-device code. Under several processes each draws its share of the points from its
+own stream, evaluates on its own copy of the parameters, and only process 0 writes the run folder.
 """
 from __future__ import annotations
 
@@ -19,7 +24,8 @@ import jax
 import numpy as np
 from tqdm.auto import tqdm
 
-from sciml import plots
+from sciml import parallel, plots
+from sciml.compile import Policy
 from sciml.config import to_dict
 from sciml.errors import TrainingDiverged, UserError
 from sciml.io import checkpoint
@@ -71,17 +77,27 @@ def write_fields(path: str, ev, pred: dict, reference: dict | None) -> None:
 
 def train(cfg: PinnCase, out: str, resume: str | None = None, quiet: bool = False) -> dict:
     """Train the case into run folder ``out`` (``resume``: continue from that folder's latest checkpoint)."""
-    jax.config.update("jax_enable_x64", cfg.dtype == "float64")
+    Policy.of(cfg.dtype).activate(exact=True)
     t_setup = time.perf_counter()
+    mesh, writer = parallel.mesh(cfg.parallel), parallel.is_writer()
+    share = lambda n: parallel.local_share(n, mesh)
     problem = assemble(cfg)
-    rng = np.random.default_rng(cfg.seed)
+    rng = parallel.rng(cfg.seed)
     key_init, key_train = jax.random.split(jax.random.PRNGKey(cfg.seed))
     phases = _phases(cfg, problem)
     ev = problem.geometry.evaluation_points(cfg.evaluation.grid)
     reference = problem.equation.reference(ev.points)
     if reference is not None:
         reference = {k: np.asarray(v).reshape(ev.shape) for k, v in reference.items()}
-    write_yaml(os.path.join(out, "config.yaml"), to_dict(cfg))
+    ckpt = lambda name: os.path.join(out, "checkpoints", f"{name}.h5")
+
+    def save(name, state, **attrs):
+        host = parallel.to_host(state)  # on every process (a gather, if anything is sharded across them)
+        if writer:
+            checkpoint.save(ckpt(name), host, **attrs)
+
+    if writer:
+        write_yaml(os.path.join(out, "config.yaml"), to_dict(cfg))
 
     params = problem.init(key_init)
     weights = _initial_weights(cfg, problem, params)
@@ -90,11 +106,13 @@ def train(cfg: PinnCase, out: str, resume: str | None = None, quiet: bool = Fals
     best, elapsed0, phase_of_state = float("inf"), 0.0, phases[0][0] if phases else None
     if resume:
         state, phase_of_state, metrics, best, elapsed0 = _resume(resume, problem, phases, metrics, weights)
-    refiner = _Refiner(cfg, problem, rng)
-    batch = base = problem.sample(rng)
+    state = parallel.replicate(state, mesh)
+    record = metrics.append if writer else metrics.rows.append
+    refiner = _Refiner(cfg, problem, rng, share)
+    base = problem.sample(rng, share)
+    batch = problem.place(base, mesh)
     total = phases[-1][1] if phases else 0
     step = int(state.get("step", 0))
-    ckpt = lambda name: os.path.join(out, "checkpoints", f"{name}.h5")
 
     term_values = jax.jit(lambda p, b, k: problem.loss(p, b, k)[1])
     bar = tqdm(total=total, initial=step, disable=quiet, unit="step", dynamic_ncols=True, leave=True)
@@ -104,7 +122,9 @@ def train(cfg: PinnCase, out: str, resume: str | None = None, quiet: bool = Fals
             if step >= end:
                 continue
             if phase_of_state != name:  # a new phase starts a fresh optimizer state from the params
-                state = optim.init_state(state["params"], tx, state["key"], step, state.get("weights"))
+                host = parallel.to_host(state)
+                state = parallel.replicate(optim.init_state(host["params"], tx, host["key"], step,
+                                                            host.get("weights")), mesh)
                 phase_of_state = name
             jitted, compiled, shapes = chunk, None, None
             while step < end:
@@ -118,7 +138,7 @@ def train(cfg: PinnCase, out: str, resume: str | None = None, quiet: bool = Fals
                 losses = np.asarray(losses)[:n]
                 bad = np.flatnonzero(~np.isfinite(losses))
                 if bad.size:
-                    checkpoint.save(ckpt("latest"), state, step=step, phase=name)
+                    save("latest", state, step=step, phase=name)
                     raise TrainingDiverged(
                         f"loss became {losses[bad[0]]} at step {step + int(bad[0])} ({name}); training stopped. "
                         f"The last good state (step {step}) is in {ckpt('latest')}")
@@ -128,33 +148,35 @@ def train(cfg: PinnCase, out: str, resume: str | None = None, quiet: bool = Fals
                        **{f"loss.{k}": float(terms[k]) for k in problem.terms},
                        **{f"weight.{k}": float(v) for k, v in state.get("weights", {}).items()},
                        "lr": float(sched(step - 1)), "wall_time_s": elapsed0 + time.perf_counter() - t0, "phase": p_index}
-                metrics.append(row)
+                record(row)
                 bar.update(n)
                 bar.set_postfix(loss=f"{row['loss']:.3e}", phase=name, refresh=False)
                 if row["loss"] < best:
                     best = row["loss"]
-                    checkpoint.save(ckpt("best"), state, step=step, loss=best, phase=name)
+                    save("best", state, step=step, loss=best, phase=name)
                 if step % cfg.training.checkpoint_every < n or step == end:
-                    checkpoint.save(ckpt("latest"), state, step=step, loss=row["loss"], phase=name)
+                    save("latest", state, step=step, loss=row["loss"], phase=name)
                 crossed = lambda k: bool(k) and step // k != (step - n) // k
                 resample, refine = crossed(cfg.sampling.resample_every), crossed(refiner.every)
                 if name == "adam" and (resample or refine):
-                    base = problem.sample(rng) if resample else base
+                    base = problem.sample(rng, share) if resample else base
                     if refine:
-                        refiner.refine(state["params"])
-                    batch = problem.extend(base, refiner.points)
+                        refiner.refine(parallel.to_host(state["params"]))
+                    batch = problem.place(problem.extend(base, refiner.points), mesh)
                 if cfg.evaluation.every and step % cfg.evaluation.every < n and reference is not None:
-                    _, m = evaluate(problem, state["params"], reference, ev)
+                    _, m = evaluate(problem, parallel.to_host(state["params"]), reference, ev)
                     bar.write(f"step {step}: " + ", ".join(f"{k} {v:.3e}" for k, v in m.items()))
     finally:
         bar.close()
     wall = elapsed0 + time.perf_counter() - t0
 
-    pred, errors = evaluate(problem, state["params"], reference, ev)
-    write_fields(os.path.join(out, "fields.h5"), ev, pred, reference)
-    if metrics.rows:
-        plots.loss_history(metrics.rows, os.path.join(out, "plots", "loss.png"), f"{cfg.case}: loss")
-    notes = _plots_and_checks(problem, state["params"], ev, pred, reference, out)
+    params = parallel.to_host(state["params"])
+    pred, errors = evaluate(problem, params, reference, ev)
+    if writer:
+        write_fields(os.path.join(out, "fields.h5"), ev, pred, reference)
+        if metrics.rows:
+            plots.loss_history(metrics.rows, os.path.join(out, "plots", "loss.png"), f"{cfg.case}: loss")
+    notes = _plots_and_checks(problem, params, ev, pred, reference, out if writer else None)
     errors.update(notes.pop("metrics"))
     trained = step
     summary = {
@@ -163,13 +185,16 @@ def train(cfg: PinnCase, out: str, resume: str | None = None, quiet: bool = Fals
         "compile_time_s": round(compile_s, 3), "setup_time_s": round(t0 - t_setup, 3),
         "final_loss": metrics.rows[-1]["loss"] if metrics.rows else None,
         "autodiff_mode": cfg.autodiff.mode, "dtype": cfg.dtype, "seed": cfg.seed,
+        "parallel": {**parallel.describe(mesh), "interior_points": int(batch["interior"].shape[0])},
+        "compile_cache": jax.config.jax_compilation_cache_dir,
         "metrics": errors, "run_dir": out,
     }
     if notes["notes"]:
         summary["notes"] = notes["notes"]
     if refiner.on:
-        summary["adaptive_points"] = 0 if refiner.points is None else int(len(refiner.points))
-    write_json(os.path.join(out, "summary.json"), summary)
+        summary["adaptive_points"] = 0 if refiner.points is None else int(len(refiner.points)) * jax.process_count()
+    if writer:
+        write_json(os.path.join(out, "summary.json"), summary)
     return summary
 
 
@@ -187,8 +212,8 @@ def _initial_weights(cfg: PinnCase, problem: Problem, params):
 class _Refiner:
     """Residual-based adaptive refinement: keeps the added interior points (physical coordinates)."""
 
-    def __init__(self, cfg: PinnCase, problem: Problem, rng):
-        self.cfg, self.problem, self.rng = cfg.sampling.adaptive, problem, rng
+    def __init__(self, cfg: PinnCase, problem: Problem, rng, share=lambda n: n):
+        self.cfg, self.problem, self.rng, self.share = cfg.sampling.adaptive, problem, rng, share
         self.on = self.cfg is not None
         self.every = self.cfg.every if self.on else 0
         self.points = None
@@ -196,7 +221,7 @@ class _Refiner:
     def refine(self, params) -> None:
         c, geo, eq = self.cfg, self.problem.geometry, self.problem.equation
         have = 0 if self.points is None else len(self.points)
-        add = min(c.add, c.max_points - have)
+        add = min(self.share(c.add), self.share(c.max_points) - have)  # this process's share
         if add <= 0:
             return
         cand = geo.interior(c.candidates, self.rng, "uniform")
@@ -206,8 +231,18 @@ class _Refiner:
         self.points = best if self.points is None else np.concatenate([self.points, best])
 
 
-def _plots_and_checks(problem: Problem, params, ev, pred, reference, out) -> dict:
-    """Field maps on the plot plane, a flow picture for velocity fields, and the equation's checks."""
+def _plots_and_checks(problem: Problem, params, ev, pred, reference, out: str | None) -> dict:
+    """Field maps on the plot plane, a flow picture for velocity fields, and the equation's checks
+    (``out`` None: the checks' metrics without writing plots)."""
+    result = {"metrics": {}, "notes": []}
+    if hasattr(problem.equation, "checks"):
+        for check in problem.equation.checks(lambda pts: problem.predict(params, pts)):
+            result["metrics"].update(check.metrics)
+            result["notes"].extend(check.notes)
+            for name, prof in (check.profiles if out is not None else {}).items():
+                pinn_plots.profile(prof, os.path.join(out, "plots", f"{name}.png"))
+    if out is None:
+        return result
     folder = os.path.join(out, "plots")
     index, where = evaluation.plane(ev)
     grids = ev.grids()
@@ -218,13 +253,6 @@ def _plots_and_checks(problem: Problem, params, ev, pred, reference, out) -> dic
                               os.path.join(folder, f"{k}.png"), where)
     if "u" in p2 and "v" in p2:
         pinn_plots.flow(X, Y, p2["u"], p2["v"], os.path.join(folder, "flow.png"), where)
-    result = {"metrics": {}, "notes": []}
-    if hasattr(problem.equation, "checks"):
-        for check in problem.equation.checks(lambda pts: problem.predict(params, pts)):
-            result["metrics"].update(check.metrics)
-            result["notes"].extend(check.notes)
-            for name, prof in check.profiles.items():
-                pinn_plots.profile(prof, os.path.join(folder, f"{name}.png"))
     return result
 
 

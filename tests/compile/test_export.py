@@ -30,3 +30,25 @@ def test_fno_export_matches_in_process(tmp_path, capsys):
     fn, shape, dtype, _ = export_model(case.config, str(run_dir))
     np.testing.assert_allclose(got["prediction"], np.asarray(fn(x.astype(dtype))["prediction"]), rtol=1e-6, atol=1e-6)
     assert tuple(shape) == x.shape[1:]
+
+
+def test_plate_export_matches_in_process(tmp_path, capsys):
+    import jax
+
+    from cli_cases import write_case
+    from sciml.io import checkpoint
+    from sciml.solvers.pinn import assemble
+
+    case = cases.load(write_case(tmp_path, training__adam__steps=10))
+    run_dir = tmp_path / "run"
+    cases.run(case, out=str(run_dir), quiet=True)
+    pts = np.random.default_rng(0).uniform([0.0, 0.0], [2.0, 3.0], (50, 2))
+    np.savetxt(tmp_path / "pts.csv", pts, delimiter=",", header="x,y", comments="", fmt="%.17g")
+    got = _roundtrip(tmp_path, run_dir, tmp_path / "pts.csv", capsys)
+    problem = assemble(case.config)
+    params = checkpoint.load_part(str(run_dir / "checkpoints" / "best.h5"), "params", problem.init(jax.random.PRNGKey(0)))
+    want = problem.predict(params, pts)
+    assert set(got) == {"inputs", *want} and {"w", "mx", "qy"} <= set(want)
+    np.testing.assert_array_equal(got["inputs"], pts)
+    for k, v in want.items():
+        np.testing.assert_allclose(got[k], v, rtol=1e-6, atol=1e-9 * np.abs(v).max(), err_msg=k)

@@ -1,46 +1,55 @@
-"""One process of the multi-process test: data-parallel least squares through sciml.parallel.
+"""One process of the multi-process test: a PINN case trained through ``sciml run`` on ``jax.distributed``.
 
-Run as ``python distributed_worker.py PORT NUM_PROCESSES PROCESS_ID OUT.json``; with NUM_PROCESSES = 1 it
-is the single-process reference. Each process makes its share of the rows from its own PRNG stream
-(seeded by the *global* row index, so the union over processes equals the single-process data).
+``python distributed_worker.py CASE OUT PORT NUM_PROCESSES PROCESS_ID`` runs process PROCESS_ID of a
+NUM_PROCESSES-process run (run folder ``OUT``, which only process 0 may create). With NUM_PROCESSES = 1 it
+is the one-process reference, trained on the same points: the union of the streams that the processes of
+``REFERENCE_STREAMS`` draw (seeded by ``(seed, process index)``), concatenated in process order.
 """
-import json
 import sys
 
-import jax
+import numpy as np
 
-port, nproc, pid, out = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-jax.config.update("jax_cpu_collectives_implementation", "gloo")
-jax.config.update("jax_enable_x64", True)
-
-import jax.numpy as jnp  # noqa: E402
-import numpy as np  # noqa: E402
-
-from sciml import parallel  # noqa: E402
-
-cfg = parallel.ParallelConfig(devices=1, distributed=parallel.DistributedConfig(
-    f"127.0.0.1:{port}", nproc, pid) if nproc > 1 else None)
-parallel.initialize(cfg)
-mesh = parallel.mesh(cfg)
-n_global = 64
-share = parallel.local_share(n_global, mesh)
-rows = range(pid * share, (pid + 1) * share)
-X = np.stack([np.random.default_rng(i).normal(size=3) for i in rows])
-y = X @ np.array([1.0, -2.0, 0.5]) + 0.1 * np.sin(np.arange(pid * share, (pid + 1) * share))
-batch = parallel.shard({"X": X, "y": y}, mesh)
-w = parallel.replicate(jnp.zeros(3), mesh)
+REFERENCE_STREAMS = 2
 
 
-@jax.jit
-def step(w, b):
-    loss, g = jax.value_and_grad(lambda w: jnp.mean((b["X"] @ w - b["y"]) ** 2))(w)
-    return w - 0.1 * g, loss
+def two_streams(assemble):
+    """``assemble`` whose problem samples what ``REFERENCE_STREAMS`` processes draw together."""
+    import dataclasses
+
+    import jax
+
+    def wrapped(cfg):
+        problem = assemble(cfg)
+        streams = [np.random.default_rng([cfg.seed, p]) for p in range(REFERENCE_STREAMS)]
+
+        def sample(rng, share=lambda n: n):
+            parts = [problem.sample(g, lambda n: share(n) // REFERENCE_STREAMS) for g in streams]
+            sampled = [{k: v for k, v in b.items() if k != "points"} for b in parts]
+            joined = jax.tree_util.tree_map(lambda *a: np.concatenate(a), *sampled)
+            return {**joined, "points": parts[0]["points"]}
+
+        return dataclasses.replace(problem, sample=sample)
+
+    return wrapped
 
 
-losses = []
-for _ in range(30):
-    w, loss = step(w, batch)
-    losses.append(float(loss))
-if parallel.is_writer():
-    with open(out, "w") as fh:
-        json.dump({"losses": losses, "processes": jax.process_count(), "devices": mesh.devices.size}, fh)
+def main(case, out, port, nproc, pid):
+    from devices_worker import no_pictures
+    from sciml.cli import main as sciml
+
+    no_pictures()
+
+    args = ["run", case, "--out", out, "--quiet"]
+    if nproc > 1:
+        args[2:2] = [f"parallel.distributed.coordinator=127.0.0.1:{port}",
+                     f"parallel.distributed.num_processes={nproc}", f"parallel.distributed.process_id={pid}"]
+    else:
+        from sciml.solvers.pinn import run as driver
+
+        driver.assemble = two_streams(driver.assemble)
+    return sciml(args)
+
+
+if __name__ == "__main__":
+    case, out, port, nproc, pid = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:6])
+    sys.exit(main(case, out, port, nproc, pid))

@@ -1,0 +1,37 @@
+"""The PINN's prediction function for ``sciml export``: physical points ``(n, d)`` to every field it reports."""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from sciml.compile import Policy
+from sciml.io import checkpoint
+
+from .config import PinnCase
+from .problem import assemble
+
+
+def export_model(cfg: PinnCase, run_dir: str):
+    """``(fn, input_shape, dtype, meta)`` from the run's best checkpoint (its latest if there is no best)."""
+    path = checkpoint.trained(run_dir)
+    policy = Policy.of(cfg.dtype)
+    policy.activate(exact=True)
+    problem = assemble(cfg)
+    params = checkpoint.load_part(path, "params", problem.init(jax.random.PRNGKey(0)))
+    eq, dtype = problem.equation, policy.param_dtype
+
+    def one(xh):  # a point at a time under vmap: the engine's plans need a concrete count of points
+        return {k: v[0] for k, v in problem.derived(params, xh[None]).items()}
+
+    def fn(x):
+        return jax.vmap(one)(jnp.asarray(eq.to_nondim(x), dtype))
+
+    coords = list(eq.coords)
+    outputs = list(jax.eval_shape(fn, jax.ShapeDtypeStruct((1, len(coords)), dtype)))
+    scale = np.broadcast_to(getattr(eq, "scale", getattr(eq, "L", 1.0)), (len(coords),))
+    meta = {"solver": "pinn", "inputs": coords, "outputs": outputs, "equation": cfg.equation.type,
+            "checkpoint": path, "units": getattr(eq, "units", "those of the case file"),
+            "scalings": {"note": "applied inside: the network sees (x - center) / scale",
+                         "center": np.asarray(eq.center, float).tolist(), "scale": scale.astype(float).tolist()}}
+    return fn, (len(coords),), np.dtype(dtype), meta

@@ -1,0 +1,49 @@
+"""The persistent compilation cache: a second process running the same case loads what the first compiled."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from cli_cases import write_case
+from sciml.compile import DEFAULT_CACHE, cache_setting
+
+WORKER = os.path.join(os.path.dirname(__file__), "cache_worker.py")
+
+
+def entries(folder) -> set:
+    return {p.name for p in folder.iterdir()} if folder.exists() else set()
+
+
+def test_second_run_compiles_from_the_cache(tmp_path):
+    case = write_case(tmp_path, training__adam__steps=4, training__log_every=2)
+    cache = tmp_path / "cache"
+    # every program is written (so that the test does not hang on how long XLA takes to compile)
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": "", "SCIML_CACHE_DIR": str(cache),
+           "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0"}
+    runs = []
+    for name in ("first", "second"):
+        res = subprocess.run([sys.executable, WORKER, case, str(tmp_path / name)], env=env, capture_output=True,
+                             text=True, timeout=300)
+        assert res.returncode == 0, res.stderr[-3000:]
+        summary = json.loads((tmp_path / name / "summary.json").read_text())
+        runs.append((entries(cache), int(res.stdout.rsplit("cache hits:", 1)[1]), summary))
+    (first, first_hits, s1), (second, second_hits, s2) = runs
+    assert first and first_hits == 0  # an empty cache: everything compiled, and written
+    assert second == first  # nothing new to write: every program came from the cache
+    assert second_hits >= len([e for e in first if e.endswith("-cache")]) > 0
+    assert s1["compile_cache"] == s2["compile_cache"] == str(cache)
+    assert s1["metrics"] == s2["metrics"] and s2["compile_time_s"] >= 0
+
+
+@pytest.mark.parametrize("value, expected", [
+    (None, os.path.abspath(DEFAULT_CACHE)), ("off", None), ("OFF", None), ("", None),
+    ("somewhere/else", os.path.abspath("somewhere/else")),
+])
+def test_cache_folder_from_the_environment(monkeypatch, value, expected):
+    if value is None:
+        monkeypatch.delenv("SCIML_CACHE_DIR", raising=False)
+    else:
+        monkeypatch.setenv("SCIML_CACHE_DIR", value)
+    assert cache_setting() == expected
