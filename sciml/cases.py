@@ -20,6 +20,7 @@ class Case:
     path: str
     config: object
     module: object
+    overrides: tuple[str, ...] = ()
 
     @property
     def driver(self) -> Callable:
@@ -36,7 +37,7 @@ def load(path: str, overrides=()) -> Case:
         raise ConfigError(f"{what}; one of {sorted(SOLVERS)}{hint}", key="solver", source=path)
     module, schema = SOLVERS[solver]
     mod = importlib.import_module(module)
-    return Case(path, validate(getattr(mod, schema), raw, path), mod)
+    return Case(path, validate(getattr(mod, schema), raw, path), mod, tuple(overrides))
 
 
 def run(case: Case, out: str | None = None, resume: str | None = None, quiet: bool = False) -> dict:
@@ -55,4 +56,4 @@ def run(case: Case, out: str | None = None, resume: str | None = None, quiet: bo
         folder = resume or (rundir.create(case.config.case, out) if parallel.is_writer() else out or "")
         return case.driver(case.config, folder, resume=resume, quiet=quiet)
     except ConfigError as e:  # raised once the problem is assembled (e.g. loss term names)
-        raise e.within(case.path) from None
+        raise e.within(case.path, case.overrides) from None

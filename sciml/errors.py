@@ -18,8 +18,9 @@ class ConfigError(UserError):
         self.message, self.key, self.source = message, key, source
         super().__init__(self.render())
 
-    def within(self, source: str) -> "ConfigError":
-        """The same error, attributed to ``source`` if it names no file yet."""
+    def within(self, source: str, overrides=()) -> "ConfigError":
+        """The same error, attributed to ``source`` if it names no file yet (``overrides``: the command
+        line's ``key=value`` pairs, for errors that suggest a command)."""
         return self if self.source else ConfigError(self.message, self.key, source)
 
     def render(self) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import time
 from typing import Iterator
 
@@ -121,15 +122,16 @@ def write(cfg: DataConfig, path: str, progress=None, workers: int = 1) -> None:
 class MissingDataset(ConfigError):
     """``data.path`` does not exist; names the ``sciml datagen`` command that makes it."""
 
-    def __init__(self, path: str, case_file: str = "", case: str = ""):
+    def __init__(self, path: str, case_file: str = "", case: str = "", overrides=()):
         self.path, self.case_file, self.case = path, case_file, case
         command = case_file or (f"cases/{case}.yaml" if case and os.path.exists(f"cases/{case}.yaml")
                                 else "CASE.yaml")
+        command = " ".join([command, *(shlex.quote(o) for o in overrides)])
         super().__init__(f"dataset {path} does not exist; make it with `sciml datagen {command}`",
                          key="data.path", source=case_file)
 
-    def within(self, source: str) -> "MissingDataset":
-        return self if self.source else MissingDataset(self.path, source, self.case)
+    def within(self, source: str, overrides=()) -> "MissingDataset":
+        return self if self.source else MissingDataset(self.path, source, self.case, overrides)
 
 
 def check(cfg: DataConfig, path: str | None = None, case: str = "",

@@ -70,6 +70,9 @@ def test_missing_dataset_names_the_datagen_command(tmp_path, case_file, capsys):
     assert code == 2 and err.count("\n") == 1
     assert err == (f"error: {path}: data.path: dataset {tmp_path}/data/tiny_darcy.h5 does not exist; "
                    f"make it with `sciml datagen {path}`\n")
+    other = tmp_path / "other dir" / "d.h5"  # an overridden path travels into the suggested command
+    code, _, err = run_cli(capsys, "run", path, f"data.path={other}", "--out", str(tmp_path / "r"), "--quiet")
+    assert code == 2 and err.endswith(f"make it with `sciml datagen {path} 'data.path={other}'`\n")
 
 
 def test_datagen_keeps_a_matching_file_and_refuses_a_stale_one(tmp_path, case_file, capsys, fake_darcy):
