@@ -63,6 +63,7 @@ class Entry:
     case: str | None = None
     overrides: list[str] = spec(factory=list)
     datagen: bool = False
+    workers: int = spec(1, ge=1, help="processes of the datagen (sciml datagen --workers), for CPU solvers")
     sweep: Sweep | None = None
     study: str | None = spec(None, help="function name in sciml.bench.studies")
     args: dict[str, Any] = spec(factory=dict, help="keyword arguments of the study")
@@ -141,7 +142,7 @@ def run_case(entry: Entry, overrides: list[str], out: str) -> dict:
     log = os.path.join(out, "log.txt")
     datagen = {}
     if entry.datagen:
-        code, wall, _ = _subprocess(_sciml("datagen", entry.case, *overrides, "--quiet"), entry.timeout_s,
+        code, wall, _ = _subprocess(_sciml("datagen", entry.case, *overrides, "--quiet", "--workers", str(entry.workers)), entry.timeout_s,
                                     log + ".datagen")
         if code:
             return {"status": "failed", "error": f"datagen exited {code}; see {log}.datagen", "datagen_s": wall}
