@@ -132,6 +132,7 @@ def autodiff_all_partials(dims=(1, 2, 3, 4, 5), max_order=6, points=2, hidden=4,
     import jax.numpy as jnp
 
     from sciml import autodiff as ad
+    from sciml.autodiff.nested import jacfwd_tensor, tensor_entry
     from sciml.nn import mlp
 
     jax.config.update("jax_enable_x64", True)
@@ -145,18 +146,11 @@ def autodiff_all_partials(dims=(1, 2, 3, 4, 5), max_order=6, points=2, hidden=4,
         f = lambda x: mlp.apply(params, x, "tanh")
         x = jnp.asarray(rng.uniform(-0.8, 0.8, (points, d)))
         alphas = [a for k in range(1, max_order + 1) for a in ad.multi_indices(d, k)]
-
-        def tensor(k):
-            g = f
-            for _ in range(k):
-                g = jax.jacfwd(g)
-            return jax.jit(jax.vmap(g))
-
-        ref = {k: np.asarray(tensor(k)(x)) for k in range(1, max_order + 1)}
+        ref = {k: np.asarray(jacfwd_tensor(f, k)(x)) for k in range(1, max_order + 1)}
         got = jax.jit(ad.derivatives(f, alphas, mode="taylor"))(x)
         worst = 0.0
         for a in alphas:
-            r = ref[sum(a)][(Ellipsis,) + tuple(i for i, n in enumerate(a) for _ in range(n))]
+            r = tensor_entry(ref[sum(a)], a)
             worst = max(worst, float(np.abs(np.asarray(got[a]) - r).max() / max(np.abs(r).max(), 1e-300)))
         metrics[f"max_rel_error_d{d}"] = worst
         metrics[f"partials_d{d}"] = len(alphas)

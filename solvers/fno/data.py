@@ -187,13 +187,14 @@ class Split:
             g = f[self.group]
             return g["inputs"][index[order]][inverse], g["outputs"][index[order]][inverse]
 
-    def batches(self, batch_size: int, rng: np.random.Generator | None = None,
-                drop_last: bool = False) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """Minibatches in a random order drawn from ``rng`` (in file order if None)."""
+    def batches(self, batch_size: int, rng: np.random.Generator | None = None, drop_last: bool = False,
+                rows: slice = slice(None)) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Minibatches in a random order drawn from ``rng`` (in file order if None); of each, only ``rows`` are
+        read (a process's share of a global batch)."""
         order = rng.permutation(self.n) if rng is not None else np.arange(self.n)
         stop = self.n - self.n % batch_size if drop_last else self.n
         for i in range(0, stop, batch_size):
-            yield self.read(order[i:i + batch_size])
+            yield self.read(order[i:i + batch_size][rows])
 
     def num_batches(self, batch_size: int, drop_last: bool = False) -> int:
         return self.n // batch_size if drop_last else -(-self.n // batch_size)

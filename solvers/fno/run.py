@@ -141,13 +141,6 @@ def functions(cfg: FnoCase, c_in: int, c_out: int, per_epoch: int):
     return _CACHE[key]
 
 
-def _batches(split: data.Split, batch_size: int, rng: np.random.Generator, rows: slice):
-    """``rows`` of each minibatch of :meth:`data.Split.batches` (``drop_last``), reading only those."""
-    order = rng.permutation(split.n)
-    for i in range(0, split.n - split.n % batch_size, batch_size):
-        yield split.read(order[i:i + batch_size][rows])
-
-
 def _layout(cfg: FnoCase):
     """``(mesh, place_state)``: the device mesh and how the state is laid out on it."""
     mesh = parallel.mesh(cfg.parallel)
@@ -155,8 +148,9 @@ def _layout(cfg: FnoCase):
     if cfg.training.batch_size % size:
         raise ConfigError(f"{cfg.training.batch_size} is not a multiple of the {size} devices on the data axis "
                           f"(parallel)", key="training.batch_size")
-    rule = partition if parallel.channel_size(mesh) > 1 else (lambda path, leaf: jax.sharding.PartitionSpec())
-    return mesh, lambda state: parallel.place(state, mesh, rule)
+    if parallel.channel_size(mesh) > 1:
+        return mesh, lambda state: parallel.place(state, mesh, partition)
+    return mesh, lambda state: parallel.replicate(state, mesh)
 
 
 def train(cfg: FnoCase, out: str, resume: str | None = None, quiet: bool = False) -> dict:
@@ -213,7 +207,7 @@ def train(cfg: FnoCase, out: str, resume: str | None = None, quiet: bool = False
         while epoch < cfg.training.epochs:
             good, te = state, time.perf_counter()
             batch_losses = []
-            for x, y in _batches(train_set, bs, np.random.default_rng([cfg.seed, epoch]), rows):
+            for x, y in train_set.batches(bs, np.random.default_rng([cfg.seed, epoch]), drop_last=True, rows=rows):
                 state, loss = step(state, *put(x, y))
                 batch_losses.append(loss)
                 bar.update(1)
@@ -276,16 +270,15 @@ def train(cfg: FnoCase, out: str, resume: str | None = None, quiet: bool = False
 
 def _final_evaluation(cfg: FnoCase, eval_fn, state, tests: dict, out: str | None) -> dict:
     """Test rel. L2 at every resolution; fields.h5 and plots of the first samples (``out`` None: no files)."""
-    results, keep = {}, cfg.evaluation.plots
+    keep = cfg.evaluation.plots
+    evaluated = {r: evaluate(eval_fn, state, split, cfg.evaluation.batch_size, keep=max(keep, 1) if out else 0)
+                 for r, split in tests.items()}
+    results = {"rel_l2" if r == cfg.data.resolution else f"rel_l2_{r}": err for r, (err, _) in evaluated.items()}
     if out is None:
-        for r, split in tests.items():
-            results["rel_l2" if r == cfg.data.resolution else f"rel_l2_{r}"], _ = evaluate(
-                eval_fn, state, split, cfg.evaluation.batch_size)
         return results
     with atomic_path(os.path.join(out, "fields.h5")) as tmp, h5py.File(tmp, "w") as f:
-        for r, split in tests.items():
-            err, preds = evaluate(eval_fn, state, split, cfg.evaluation.batch_size, keep=max(keep, 1))
-            results["rel_l2" if r == cfg.data.resolution else f"rel_l2_{r}"] = err
+        for r, (err, preds) in evaluated.items():
+            split = tests[r]
             x, y = split.read(np.arange(len(preds)))
             g = f.create_group(str(r))
             g.attrs["rel_l2"] = err
