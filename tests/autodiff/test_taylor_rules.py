@@ -166,8 +166,9 @@ UNREACHED = {
 MORE_GROUPS = 2
 
 
-def _curve_jet(f, order=K):
-    return lambda x: taylor.jet(f, (x,), ([V] + [jnp.zeros_like(V)] * (order - 1),))
+def _curve_jet(f):
+    """``x -> (f(x), [d^k/dt^k f(x + t V) at t = 0 for k = 1..K])`` by the Taylor engine."""
+    return lambda x: taylor.jet(f, (x,), ([V] + [jnp.zeros_like(V)] * (K - 1),))
 
 
 @pytest.mark.parametrize("group", range(MORE_GROUPS))
