@@ -13,18 +13,13 @@ from .api import (
     partial,
     register_mode,
 )
+from . import taylor as _taylor
 from .operators import LinearOperator, MultiIndex, Request, biharmonic_op, laplacian_op, multi_indices, unit
 
-# The Taylor engine: "taylor" (exact, one planned propagation) and "stochastic" (unbiased Δ/Δ² estimates).
-try:
-    from . import taylor as _taylor
-except ImportError:  # pragma: no cover - keep the API usable with the reference mode
-    _taylor = None
-if _taylor is not None:
-    register_mode("taylor", _taylor.derivatives)
-    register_mode("stochastic", _taylor.stochastic_derivatives)
-if "taylor" not in MODES:  # pragma: no cover
-    register_mode("taylor", MODES["nested"])
+# The Taylor engine's modes beside the reference one: "taylor" (exact, one planned propagation, the default) and
+# "stochastic" (unbiased Δ/Δ² estimates). An engine that fails to import fails loudly here.
+register_mode("taylor", _taylor.derivatives)
+register_mode("stochastic", _taylor.stochastic_derivatives)
 
 __all__ = [
     "DEFAULT_MODE", "MODES", "LinearOperator", "MultiIndex", "Request", "biharmonic", "biharmonic_op",

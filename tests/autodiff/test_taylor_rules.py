@@ -6,6 +6,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from jax import lax
+from jax.sharding import AxisType, NamedSharding
+from jax.sharding import PartitionSpec as P
 
 from autodiff.ad_helpers import rel_err, run_fast
 from sciml import autodiff as ad
@@ -27,7 +29,9 @@ def nested_jvp_series(f, x, v, order):
     return out
 
 
-CASES = {  # name -> (function, input); together they exercise every rule in the table
+# name -> (function, input), against nested jax.jvp; with MORE_CASES below they reach every rule of the table
+# except those on the list UNREACHED (test_every_rule_is_reached)
+CASES = {
     "add_sub_neg": (lambda x: -(x + 2.0) - x * x, X),
     "mul_div": (lambda x: jnp.sin(x) / (x * x + 2.0) * x, X),
     "div_const": (lambda x: x / 3.0, X),
@@ -113,6 +117,103 @@ def test_jet_matches_jax_experimental_jet_on_general_curve():
     assert rel_err(y0, r0) < 1e-14
     for a, b in zip(ys, rs):
         assert rel_err(a, b) < 1e-11
+
+
+MESH = jax.make_mesh((1,), ("i",), axis_types=(AxisType.Auto,))
+
+
+def in_shard_map(fn):
+    """``fn`` inside a one-device ``shard_map``: the collectives' axis ``"i"`` is bound (the rules are reached
+    when the Taylor propagation runs inside the mapped function)."""
+    return jax.shard_map(fn, mesh=MESH, in_specs=P(), out_specs=P(), check_vma=False)
+
+
+def jacfwd_series(f, x, v, order):
+    """``[f(x), D f[v], …, D^order f[v, …, v]]`` by nested ``jax.jacfwd`` of ``t -> f(x + t v)`` at ``t = 0``."""
+    h, out, t0 = (lambda t: f(x + t * v)), [], jnp.zeros((), x.dtype)
+    for _ in range(order + 1):
+        out.append(h(t0))
+        h = jax.jacfwd(h)
+    return out
+
+
+SAME = jnp.array([1.0, -2.0, 0.5])
+# name -> (function, input[, wrapper of the whole evaluation]): the rules CASES does not reach, against nested
+# jax.jacfwd in float64
+MORE_CASES = {
+    "add_any": (lambda x: jax.grad(lambda y: jnp.sum(jnp.sin(y) * y * y))(x), X),  # transposition sums
+    "ceil": (lambda x: jnp.ceil(x) * jnp.sin(x), X),
+    "complex": (lambda x: jnp.real(lax.complex(jnp.sin(x), x * x) * jnp.conj(lax.complex(x, jnp.cos(x))))
+                + jnp.imag(lax.complex(x, x ** 3)), X),
+    "conv": (lambda x: jnp.convolve(jnp.sin(x), x, mode="same") + jnp.convolve(x ** 2, SAME, mode="same"), X),
+    "copy_reduce_precision": (lambda x: jnp.copy(jnp.sin(x)) * lax.reduce_precision(x * x, 11, 52), X),
+    "scatter": (lambda x: x.at[jnp.array([1, 2])].set(jnp.sin(x[:2])) * x, X),
+    "split": (lambda x: jnp.concatenate(jnp.split(jnp.sin(x), 2)[::-1]) * x, X),
+    "optimization_barrier": (lambda x: sum(lax.optimization_barrier((jnp.sin(x), x * x))), X),
+    "placement": (lambda x: jax.device_put(jnp.sin(x)) * lax.with_sharding_constraint(x ** 2, NamedSharding(MESH, P()))
+                  + jax.sharding.reshard(jnp.cos(x), NamedSharding(MESH, P())), X),
+    "collectives": (lambda x: lax.psum(jnp.sin(x), "i") * lax.all_gather(x ** 2, "i", tiled=True), X, in_shard_map),
+}
+# JAX defines no derivative of nextafter (a step function at the float spacing): its rule propagates none.
+NO_DERIVATIVE_CASES = {"nextafter": (lambda x: jnp.nextafter(jnp.sin(x), 2.0), X)}
+
+# Table entries no case can reach, and why. The test fails when one of them becomes reachable (remove it here)
+# as well as when any other entry is not reached (add a case).
+UNREACHED = {
+    name: "no primitive of the installed JAX has this name (a spelling of other JAX versions)"
+    for name in ("copy_p", "expand_dims", "mesh_cast", "reduce_and_scatter", "scatter_add")
+}
+MORE_GROUPS = 2
+
+
+def _curve_jet(f):
+    """``x -> (f(x), [d^k/dt^k f(x + t V) at t = 0 for k = 1..K])`` by the Taylor engine."""
+    return lambda x: taylor.jet(f, (x,), ([V] + [jnp.zeros_like(V)] * (K - 1),))
+
+
+@pytest.mark.parametrize("group", range(MORE_GROUPS))
+def test_more_rules_against_nested_jacfwd(group):
+    names = sorted(MORE_CASES)[group::MORE_GROUPS]
+
+    def both(_):
+        out = {}
+        for name in names:
+            f, x, *wrap = MORE_CASES[name]
+            evaluate = lambda x, f=f: (_curve_jet(f)(x), jacfwd_series(f, x, V, K))
+            (y0, ys), ref = (wrap[0](evaluate) if wrap else evaluate)(x)
+            out[name] = ([y0] + ys, ref)
+        return out
+
+    for name, (got, ref) in run_fast(both, 0).items():
+        for k, (a, b) in enumerate(zip(got, ref)):
+            assert rel_err(a, b) < 1e-11, (name, k, rel_err(a, b))
+
+
+def test_rule_of_a_primitive_without_jax_derivative():
+    f, x = NO_DERIVATIVE_CASES["nextafter"]
+    y0, ys = jax.jit(_curve_jet(f))(x)
+    np.testing.assert_array_equal(y0, f(x))
+    for y in ys:
+        np.testing.assert_array_equal(y, jnp.zeros_like(x))
+
+
+def test_every_rule_is_reached(monkeypatch):
+    """Tracing the cases calls every rule of the table except those on UNREACHED."""
+    reached = set()
+
+    def spy(name, rule):
+        def traced(*args):
+            out = rule(*args)
+            reached.add(name)
+            return out
+
+        return traced
+
+    for name, rule in list(taylor.RULES.items()):
+        monkeypatch.setitem(taylor.RULES, name, spy(name, rule))
+    for f, x, *wrap in [*CASES.values(), *MORE_CASES.values(), *NO_DERIVATIVE_CASES.values()]:
+        jax.make_jaxpr((wrap[0] if wrap else lambda fn: fn)(_curve_jet(f)))(x)
+    assert set(taylor.RULES) - reached == set(UNREACHED)
 
 
 @pytest.mark.parametrize("act", ["relu", "softplus", "gelu", "silu", "elu", "custom_vjp", "checkpoint"])

@@ -330,22 +330,6 @@ def tsub(a, b):
     return tadd(a, tscale(b, -1.0) if not is_coef(b) else neg(b))
 
 
-def cauchy(xs: Sequence, ys: Sequence, k: int, lo: int = 0, hi: int | None = None):
-    """``Σ_{j=lo}^{hi} x_j y_{k-j}``: the order-``k`` coefficient of a product of series (Leibniz rule)."""
-    hi = k if hi is None else hi
-    return tsum(tmul(xs[j], ys[k - j]) for j in range(lo, hi + 1))
-
-
-def square_coef(ys: Sequence, k: int, lo: int = 0):
-    """``Σ_{j=lo}^{k-lo} y_j y_{k-j}``, using the symmetry: half the products."""
-    terms = []
-    for j in range(lo, (k + 1) // 2):
-        terms.append(tscale(tmul(ys[j], ys[k - j]), 2.0))
-    if k % 2 == 0 and k // 2 >= lo:
-        terms.append(tmul(ys[k // 2], ys[k // 2]))
-    return tsum(terms)
-
-
 # ---------------------------------------------------------------------------------------------------------
 # Linear maps of coefficients
 # ---------------------------------------------------------------------------------------------------------
