@@ -158,7 +158,8 @@ def run_case(entry: Entry, overrides: list[str], out: str) -> dict:
         with open(os.path.join(out, "summary.json"), encoding="utf-8") as fh:
             s = json.load(fh)
         return {"status": "ok", "metrics": s.get("metrics", {}), "wall_time_s": wall, "peak_mem_mib": peak,
-                "steps_per_s": s.get("steps_per_s"), "compile_time_s": s.get("compile_time_s"), "run_dir": out,
+                "steps_per_s": s.get("steps_per_s"), "steps_per_cpu_s": s.get("steps_per_cpu_s"),
+                "compile_time_s": s.get("compile_time_s"), "run_dir": out,
                 **datagen}
 
     return calibration.around(train)

@@ -200,19 +200,19 @@ def train(cfg: FnoCase, out: str, resume: str | None = None, quiet: bool = False
     initial, _ = evaluate(eval_fn, host(state), test0, cfg.evaluation.batch_size) if not resume else (None, None)
     compile_s = time.perf_counter() - tc
 
-    epoch_times, t0 = [], time.perf_counter()
+    epoch_times, epoch_cpu, t0 = [], [], time.perf_counter()
     bar = tqdm(total=cfg.training.epochs * per_epoch, initial=epoch * per_epoch, disable=quiet, unit="batch",
                dynamic_ncols=True, leave=True)
     try:
         while epoch < cfg.training.epochs:
-            good, te = state, time.perf_counter()
+            good, te, ce = state, time.perf_counter(), time.process_time()
             batch_losses = []
             for x, y in train_set.batches(bs, np.random.default_rng([cfg.seed, epoch]), drop_last=True, rows=rows):
                 state, loss = step(state, *put(x, y))
                 batch_losses.append(loss)
                 bar.update(1)
             batch_losses = np.asarray(jnp.stack(batch_losses))
-            train_s = time.perf_counter() - te
+            train_s, train_cpu = time.perf_counter() - te, time.process_time() - ce
             bad = np.flatnonzero(~np.isfinite(batch_losses))
             if bad.size:
                 save("latest", good, epoch=epoch, step=epoch * per_epoch)
@@ -223,6 +223,7 @@ def train(cfg: FnoCase, out: str, resume: str | None = None, quiet: bool = False
             epoch += 1
             state = {**state, "epoch": parallel.replicate(np.int32(epoch), mesh)}
             epoch_times.append(train_s)
+            epoch_cpu.append(train_cpu)
             row = {"epoch": epoch, "step": epoch * per_epoch, "loss": float(batch_losses.mean()),
                    "test_rel_l2": float("nan"), "eval_s": 0.0}
             if epoch % cfg.evaluation.every == 0 or epoch == cfg.training.epochs:
@@ -254,6 +255,7 @@ def train(cfg: FnoCase, out: str, resume: str | None = None, quiet: bool = False
         "case": cfg.case, "steps": epoch * per_epoch, "epochs": epoch, "wall_time_s": round(wall, 3),
         "s_per_epoch": round(s_per_epoch, 4),
         "steps_per_s": round(trained / max(sum(epoch_times), 1e-9), 3) if trained else 0.0,
+        "steps_per_cpu_s": round(trained / max(sum(epoch_cpu), 1e-9), 3) if trained else 0.0,
         "compile_time_s": round(compile_s, 3), "setup_time_s": round(tc - t_setup, 3),
         "final_loss": metrics.rows[-1]["loss"] if metrics.rows else None,
         "initial_rel_l2": initial, "metrics": results, "params": fno.count(state["params"]),

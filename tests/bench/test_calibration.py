@@ -2,7 +2,7 @@
 
 A tiny suite (one short plate PINN) makes its baseline on the machine as it is; the same suite then runs while
 other processes keep every core busy throughout and must pass its ``--check``; the same entry forced to nested
-autodiff (its step 2-3x slower) must fail it, naming the entry and its calibrated speed.
+autodiff (its step does 2.5-3x the work) must fail it, naming the entry and its calibrated speed.
 """
 import contextlib
 import os
@@ -34,7 +34,10 @@ def busy_machine(seconds: float = 300.0):
 
 
 def _write_suite(path: str, overrides: list[str]) -> None:
-    raw = {"suite": "tiny", "tolerance": {"error": 0.5, "speed": 0.5},
+    # Speed may fall to 0.6x of the baseline here (the smoke suite allows 0.5x). Measured on the 2-core CI-class
+    # machine: steps_per_calib of this entry rose by up to 1.3x on a busy machine (fewer threads spinning idle)
+    # and nested autodiff measured 0.33-0.42x of taylor, so 0.6 leaves room on both sides.
+    raw = {"suite": "tiny", "tolerance": {"error": 0.5, "speed": 0.4},
            "entries": [{"name": "plate_tiny", "case": PLATE, "overrides": overrides, "metrics": ["rel_l2_w"]}]}
     with open(path, "w", encoding="utf-8") as fh:
         yaml.safe_dump(raw, fh)
@@ -61,10 +64,10 @@ def test_measure_gives_a_rate_from_every_part():
     assert min(m["parts"].values()) <= m["rate"] <= max(m["parts"].values())
 
 
-def test_around_divides_steps_per_s_by_the_rate_measured_before_and_after():
-    r = calibration.around(lambda: {"status": "ok", "steps_per_s": 50.0}, seconds=0.2)
+def test_around_divides_steps_per_cpu_s_by_the_rate_measured_before_and_after():
+    r = calibration.around(lambda: {"status": "ok", "steps_per_s": 40.0, "steps_per_cpu_s": 50.0}, seconds=0.2)
     c = r["calibration"]
-    assert c["rate"] == pytest.approx((c["before"] * c["after"]) ** 0.5)
+    assert c["rate"] == pytest.approx((c["before"] * c["after"]) ** 0.5) and c["wall_rate"] > 0
     assert r["steps_per_calib"] == pytest.approx(50.0 / c["rate"])
     failed = calibration.around(lambda: {"status": "failed"}, seconds=0.2)
     assert "steps_per_calib" not in failed
