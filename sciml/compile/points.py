@@ -9,7 +9,7 @@ import h5py
 import numpy as np
 
 from ..errors import UserError
-from ..io.atomic import atomic_path, write_text
+from ..io.atomic import atomic_h5, write_text
 
 
 def read(path: str, names: list[str]) -> np.ndarray:
@@ -38,7 +38,7 @@ def read(path: str, names: list[str]) -> np.ndarray:
 
 def write(path: str, inputs: np.ndarray, names: list[str], outputs: dict) -> None:
     if path.endswith((".h5", ".hdf5")):
-        with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:
+        with atomic_h5(path) as f:
             f["inputs"] = inputs
             for k, v in outputs.items():
                 f[k] = np.asarray(v)
