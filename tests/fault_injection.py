@@ -1,4 +1,5 @@
-"""Faults injected into a real ``sciml`` process: a disk that fills up, a kill at a chosen moment.
+"""Faults injected into files and into a real ``sciml`` process: damaged bytes, a truncated copy, a disk
+that fills up, a kill at a chosen moment.
 
 In a test: ``monkeypatch.setattr(atomic, "_open", disk_with_room(n))``. As a wrapper around the command line
 (a fresh process, as a user runs it)::
@@ -10,6 +11,33 @@ import errno
 import os
 import signal
 import sys
+
+import h5py
+
+
+def truncate(path: str, keep: float = 0.5) -> None:
+    """Cut ``path`` to a fraction of its size (an interrupted copy)."""
+    with open(path, "r+b") as fh:
+        fh.truncate(int(os.path.getsize(path) * keep))
+
+
+def flip(path: str, offset: int, count: int = 4) -> None:
+    """Invert ``count`` bytes of ``path`` from ``offset`` (a damaged disk block or copy)."""
+    with open(path, "r+b") as fh:
+        fh.seek(offset)
+        data = fh.read(count)
+        fh.seek(offset)
+        fh.write(bytes(b ^ 0xFF for b in data))
+
+
+def flip_array(path: str, name: str | None = None) -> None:
+    """Damage the stored bytes of HDF5 dataset ``name`` (default: the largest one); the file still opens."""
+    with h5py.File(path, "r") as f:
+        found = []
+        f.visititems(lambda k, v: found.append((v.nbytes, k)) if isinstance(v, h5py.Dataset) else None)
+        ds = f[name or max(found)[1]]
+        offset = ds.id.get_offset() if ds.chunks is None else ds.id.get_chunk_info(0).byte_offset
+    flip(path, offset + 8)
 
 
 class _Limited:
