@@ -5,10 +5,10 @@ import csv
 import io
 import os
 
-import h5py
 import numpy as np
 
 from ..errors import UserError
+from ..io import hdf5
 from ..io.atomic import atomic_h5, write_text
 
 
@@ -18,7 +18,7 @@ def read(path: str, names: list[str]) -> np.ndarray:
     if not os.path.isfile(path):
         raise UserError(f"{path}: no such file")
     if path.endswith((".h5", ".hdf5")):
-        with h5py.File(path, "r") as f:
+        with hdf5.opened(path, "points file") as f:
             if "inputs" in f:
                 return np.asarray(f["inputs"][()])
             missing = [n for n in names if n not in f]
