@@ -24,7 +24,7 @@ from ..errors import BadFile
 # h5py's reason (the part in parentheses) -> what the user is told; anything else is shown as h5py says it
 _REASONS = [("file signature not found", "not an HDF5 file"),
             ("truncated file", "truncated (a damaged or unfinished copy)"),
-            ("filter returned failure", "damaged (a stored block fails its check)"),
+            ("filter returned failure", "a stored block fails its check"),
             ("doesn't exist", None)]
 
 
