@@ -2,7 +2,8 @@
 
 :func:`opened` is ``h5py.File(path, "r")`` whose every failure (missing, truncated, not HDF5, a group or
 dataset missing, a block that fails its filter check) is one :class:`~sciml.errors.BadFile` line
-``<path>: <what> <what is wrong>``, never a traceback.
+``<path>: <what> <what is wrong>``, never a traceback; :func:`read` reads a whole file that way (a run's
+``fields.h5``, through :func:`sciml.read_fields`).
 
 :func:`digest` is the SHA-256 of a sequence of named arrays: for each, ``name|dtype|shape|`` then its bytes
 (C order), so a changed value, shape, type, name or order changes it. Files store it in their attributes
@@ -56,6 +57,15 @@ def opened(path: str, what: str, remedy: str = "") -> Iterator[h5py.File]:
             yield f
         except (OSError, KeyError) as e:
             raise BadFile(f"{path}: damaged {what}: {_reason(e)}{remedy}") from None
+
+
+def read(path: str, what: str) -> dict:
+    """Every dataset of ``path`` as nested dicts of arrays (groups become dicts)."""
+    def tree(group: h5py.Group) -> dict:
+        return {k: tree(v) if isinstance(v, h5py.Group) else v[()] for k, v in group.items()}
+
+    with opened(path, what) as f:
+        return tree(f)
 
 
 def digest(arrays: Iterable[tuple[str, np.ndarray]]) -> str:
