@@ -6,7 +6,8 @@ anywhere in the exception's chain) removes its temporary file and raises :class:
 path: one line for the user, the previous version kept.
 
 Every byte goes through :func:`_open` (HDF5 files too, through h5py's Python file-object driver), so a full
-disk reaches Python as ``OSError(ENOSPC)`` and a test can simulate one by wrapping it.
+disk reaches Python as ``OSError(ENOSPC)`` (kept by the file's wrapper when h5py reports it as its own
+error) and a test can simulate one by wrapping :func:`_open`.
 """
 from __future__ import annotations
 
@@ -71,11 +72,35 @@ def _open(path: str, mode: str) -> IO:
     return open(path, mode, **({} if "b" in mode else {"encoding": "utf-8"}))
 
 
+class _Watched:
+    """A file that remembers the error its ``write`` raised (h5py reports a failed write as its own
+    ``OSError``, without the original's errno)."""
+
+    def __init__(self, fh: IO):
+        self._fh, self.error = fh, None
+
+    def write(self, data):
+        try:
+            return self._fh.write(data)
+        except OSError as e:
+            self.error = e
+            raise
+
+    def __getattr__(self, name):
+        return getattr(self._fh, name)
+
+
 @contextlib.contextmanager
 def atomic_file(path: str, mode: str = "w", keep: str | None = None) -> Iterator[IO]:
     """An open file (text ``"w"`` or binary ``"wb"``) that becomes ``path`` when the block ends without error."""
-    with atomic_path(path, keep) as tmp, _open(tmp, mode) as fh:
-        yield fh
+    with atomic_path(path, keep) as tmp, _open(tmp, mode) as raw:
+        fh = _Watched(raw)
+        try:
+            yield fh
+        except Exception:
+            if fh.error is None:
+                raise
+            raise fh.error from None
 
 
 @contextlib.contextmanager

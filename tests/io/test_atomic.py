@@ -14,16 +14,17 @@ def _leftovers(folder):
     return [f for f in os.listdir(folder) if f.endswith(".tmp")]
 
 
-@pytest.mark.parametrize("write,read", [
-    (lambda p, v: atomic.write_text(p, "x" * 100 + v), lambda p: open(p).read()),
-    (lambda p, v: atomic.write_bytes(p, b"y" * 100 + v.encode()), lambda p: open(p, "rb").read().decode()),
-    (lambda p, v: _h5(p, v), lambda p: h5py.File(p)["a"].attrs["v"]),
-])
-def test_full_disk_keeps_the_previous_version(tmp_path, monkeypatch, write, read):
+@pytest.mark.parametrize("write,read,room", [
+    (lambda p, v: atomic.write_text(p, "x" * 100 + v), lambda p: open(p).read(), 50),
+    (lambda p, v: atomic.write_bytes(p, b"y" * 100 + v.encode()), lambda p: open(p, "rb").read().decode(), 50),
+    (lambda p, v: _h5(p, v), lambda p: h5py.File(p)["a"].attrs["v"], 50),
+    (lambda p, v: _h5(p, v), lambda p: h5py.File(p)["a"].attrs["v"], 9000),  # fails as h5py closes the file
+], ids=["text", "bytes", "hdf5", "hdf5-at-close"])
+def test_full_disk_keeps_the_previous_version(tmp_path, monkeypatch, write, read, room):
     path = str(tmp_path / "f")
     write(path, "old")
     before = read(path)
-    monkeypatch.setattr(atomic, "_open", disk_with_room(50))
+    monkeypatch.setattr(atomic, "_open", disk_with_room(room))
     with pytest.raises(atomic.DiskFull) as e:
         write(path, "new")
     assert str(e.value) == (f"{path}: cannot write: no space left on the device (the previous version, if any, "

@@ -1,5 +1,6 @@
 """Dataset parts: an interrupted generation continues after its last complete chunk and gives the dataset one
-uninterrupted run gives; a damaged part is solved again; ``fresh`` (``datagen --force``) solves every chunk."""
+uninterrupted run gives; a damaged part is solved again; ``fresh`` (``datagen --force``) solves every chunk.
+(A real SIGKILL and restart through the command line: ``tests/test_faults.py``.)"""
 import functools
 import os
 import sys
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 
 from sciml import cases
+from sciml.cli import main
 from sciml.solvers.fno import data
 
 from fault_injection import flip_array
@@ -86,9 +88,13 @@ def test_a_damaged_part_is_solved_again(cfg, counted, capsys, tmp_path, damage, 
         np.testing.assert_array_equal(_arrays(cfg.path)[k], a, err_msg=k)
 
 
-def test_fresh_and_other_settings_solve_every_chunk(cfg, counted, tmp_path, case_file):
+def test_force_fresh_and_other_settings_solve_every_chunk(cfg, counted, tmp_path, case_file):
     _interrupted(cfg, counted, at=3)
     data.write(cfg, cfg.path, fresh=True)
+    assert counted["n"] == 4
+    os.remove(cfg.path)
+    _interrupted(cfg, counted, at=3)
+    assert main(["datagen", case_file(tmp_path, data__chunk=12), "--force", "--quiet"]) == 0
     assert counted["n"] == 4
     os.remove(cfg.path)
     _interrupted(cfg, counted, at=3)
