@@ -6,13 +6,20 @@ In a test: ``monkeypatch.setattr(atomic, "_open", disk_with_room(n))``. As a wra
 
     python fault_injection.py full-disk N -- run CASE ...     # every file gets ENOSPC past N bytes
     python fault_injection.py kill-after-parts K -- datagen CASE ...   # SIGKILL while writing dataset part K
+
+and :func:`holder`: another live process holding a run folder.
 """
 import errno
 import os
 import signal
+import subprocess
 import sys
 
 import h5py
+
+from sciml.io import atomic
+
+_real_open = atomic._open
 
 
 def truncate(path: str, keep: float = 0.5) -> None:
@@ -65,7 +72,7 @@ class _Limited:
 def disk_with_room(room: int):
     """A replacement for :func:`sciml.io.atomic._open`: each file written has room for ``room`` bytes."""
     def opener(path, mode):
-        return _Limited(open(path, mode, **({} if "b" in mode else {"encoding": "utf-8"})), room)
+        return _Limited(_real_open(path, mode), room)
     return opener
 
 
@@ -75,7 +82,7 @@ def kill_at_part(k: int):
     seen = []
 
     def opener(path, mode):
-        fh = open(path, mode, **({} if "b" in mode else {"encoding": "utf-8"}))
+        fh = _real_open(path, mode)
         if os.path.basename(path).startswith(".part-"):
             seen.append(path)
             if len(seen) > k:
@@ -86,9 +93,23 @@ def kill_at_part(k: int):
     return opener
 
 
+_HOLD = """import sys, time
+from sciml import rundir
+with rundir.hold(sys.argv[1]):
+    print("held", flush=True)
+    time.sleep(600)
+"""
+
+
+def holder(folder: str) -> subprocess.Popen:
+    """A process that holds run folder ``folder`` (as a live run does) until it is killed."""
+    p = subprocess.Popen([sys.executable, "-c", _HOLD, folder], stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline() == "held\n"
+    return p
+
+
 if __name__ == "__main__":
     from sciml.cli import main
-    from sciml.io import atomic
 
     fault, arg, sep, *argv = sys.argv[1:]
     assert sep == "--", sys.argv

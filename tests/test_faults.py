@@ -32,7 +32,7 @@ from sciml.solvers.fno import data
 
 import fault_injection
 from cli_cases import TINY_DARCY, write_case
-from fault_injection import flip, flip_array, truncate
+from fault_injection import flip, flip_array, holder, truncate
 
 WRAPPER = fault_injection.__file__
 
@@ -131,14 +131,10 @@ def full_disk(env):
 
 
 def held_folder(env):
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from sciml import rundir\nwith rundir.hold(sys.argv[1]):\n"
-                               "    print('held', flush=True); time.sleep(600)", str(env.run)],
-        stdout=subprocess.PIPE, text=True)
-    env.stop.append(holder)
-    assert holder.stdout.readline() == "held\n"
+    live = holder(str(env.run))
+    env.stop.append(live)
     return Fault(["run", "--resume", str(env.run), "--quiet"], 2,
-                 f"error: {env.run}: in use by another run (PID {holder.pid}); wait for it to end, stop it, or "
+                 f"error: {env.run}: in use by another run (PID {live.pid}); wait for it to end, stop it, or "
                  "give another --out")
 
 

@@ -25,7 +25,7 @@ from ..errors import UserError
 
 # errno -> what the user is told: the device (or the user's share of it) has no room for the file
 _NO_ROOM = {errno.ENOSPC: "no space left on the device", errno.EDQUOT: "disk quota exceeded",
-            errno.EFBIG: "file too large for the file system (or the process's file size limit)"}
+            errno.EFBIG: "file too large for the file system or the process's size limit"}
 
 
 class DiskFull(UserError):

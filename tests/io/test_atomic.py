@@ -1,5 +1,7 @@
 """Atomic writes: a full disk leaves the previous file intact, no temporary file, and one line naming the path."""
 import os
+import subprocess
+import sys
 
 import h5py
 import numpy as np
@@ -58,3 +60,27 @@ def test_other_errors_keep_their_type(tmp_path):
             fh.write("new")
             1 / 0
     assert open(path).read() == "old" and not _leftovers(tmp_path)
+
+
+def test_a_real_size_limit_through_native_hdf5(tmp_path):
+    """The operating system's own refusal (a file size limit: EFBIG), met by h5py's native driver as the
+    drivers' fields.h5 writers use it: the same one line, the previous file intact."""
+    path = tmp_path / "fields.h5"
+    path.write_bytes(b"previous")
+    script = f"""
+import resource, signal, sys
+import h5py, numpy as np
+from sciml.io import atomic
+from sciml.errors import UserError
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # past the limit, write() fails with EFBIG instead
+resource.setrlimit(resource.RLIMIT_FSIZE, (20000, 20000))
+try:
+    with atomic.atomic_path({str(path)!r}) as tmp, h5py.File(tmp, "w") as f:
+        f["a"] = np.arange(100000.0)
+except UserError as e:
+    print(type(e).__name__, e)
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True).stdout
+    assert out == (f"DiskFull {path}: cannot write: file too large for the file system or the process's size limit "
+                   "(the previous version, if any, is intact); free some space and run again\n")
+    assert path.read_bytes() == b"previous" and not _leftovers(tmp_path)
