@@ -14,6 +14,7 @@ line in a fresh process), with the exit status and the first line it prints.
 (Graceful stops on SIGTERM/SIGINT, and resuming when only ``best.h5`` is left, have their rows with the
 training loop's tests.)
 """
+import json
 import os
 import shutil
 import signal
@@ -49,10 +50,22 @@ class Fault:
     then: Callable[[], None] = lambda: None  # further checks once the command has run
 
 
-def sciml(argv, inject=(), **kw):
+@dataclass
+class Env:
+    """What a row may use: its own folder, a copy of the trained run, that run's summary, a tiny FNO case
+    (its dataset not made yet), and the processes to stop after the row."""
+
+    tmp: object
+    run: object
+    trained: tuple
+    fno_case: str
+    stop: list
+
+
+def sciml(argv, inject=()):
     """``sciml ARGV`` in a fresh process (through the fault-injection wrapper when ``inject`` is given)."""
     prefix = [WRAPPER, *inject, "--"] if inject else ["-m", "sciml"]
-    return subprocess.run([sys.executable, *prefix, *argv], capture_output=True, text=True, timeout=300, **kw)
+    return subprocess.run([sys.executable, *prefix, *argv], capture_output=True, text=True, timeout=300)
 
 
 @pytest.fixture(scope="module")
@@ -77,8 +90,6 @@ def damaged_latest(env):
     summary = env.trained[1]
 
     def ends_as_the_uninterrupted_run():
-        import json
-
         resumed = json.loads((env.run / "summary.json").read_text())
         assert resumed["steps"] == 20 and resumed["metrics"] == summary["metrics"]
     return Fault(["run", "--resume", str(env.run), "--quiet"], 0,
@@ -161,15 +172,6 @@ def datagen_killed(env):
 
 ROWS = [damaged_latest, all_checkpoints_damaged, damaged_export, damaged_dataset, full_disk, held_folder,
         datagen_killed]
-
-
-@dataclass
-class Env:
-    tmp: object
-    run: object
-    trained: tuple
-    fno_case: str
-    stop: list
 
 
 @pytest.mark.parametrize("row", ROWS, ids=lambda r: r.__name__)
