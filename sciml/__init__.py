@@ -26,3 +26,13 @@ def run_case(case, out: str | None = None, resume: str | None = None, quiet: boo
 def datagen_case(case, quiet: bool = True, force: bool = False, workers: int = 1) -> str:
     """Make a case's dataset with its classical solver (``sciml datagen``); returns the dataset path."""
     return case.module.datagen(case.config, quiet=quiet, force=force, workers=workers)
+
+
+def read_fields(run_dir: str) -> dict:
+    """A run's ``fields.h5`` as nested dicts of arrays (e.g. ``fields["w"]["prediction"]``); a missing or
+    damaged file is one :class:`~sciml.errors.BadFile` line naming it."""
+    import os
+
+    from .io import hdf5
+
+    return hdf5.read(os.path.join(run_dir, "fields.h5"), "fields file")

@@ -1,6 +1,7 @@
 """Case files to typed configs: the ``solver`` key picks the schema and the driver from ``SOLVERS``."""
 from __future__ import annotations
 
+import contextlib
 import difflib
 import importlib
 from dataclasses import dataclass
@@ -45,7 +46,8 @@ def run(case: Case, out: str | None = None, resume: str | None = None, quiet: bo
 
     The one entry of the CLI and the notebooks: it starts ``jax.distributed`` when the case's ``parallel``
     section (or the environment) asks for several processes, turns the persistent compilation cache on
-    (:func:`sciml.compile.enable_cache`), and makes the run folder on process 0 only.
+    (:func:`sciml.compile.enable_cache`), and makes the run folder on process 0 only, which holds it
+    (:func:`sciml.rundir.hold`: a second run on a folder a live run holds is refused).
     """
     from . import compile, parallel, rundir
 
@@ -53,7 +55,9 @@ def run(case: Case, out: str | None = None, resume: str | None = None, quiet: bo
         parallel.initialize(case.config.parallel)
         parallel.mesh(case.config.parallel)  # more devices than there are: say so before making a folder
         compile.enable_cache()
-        folder = resume or (rundir.create(case.config.case, out) if parallel.is_writer() else out or "")
-        return case.driver(case.config, folder, resume=resume, quiet=quiet)
+        writer = parallel.is_writer()
+        folder = resume or (rundir.create(case.config.case, out) if writer else out or "")
+        with rundir.hold(folder) if writer else contextlib.nullcontext():
+            return case.driver(case.config, folder, resume=resume, quiet=quiet)
     except ConfigError as e:  # raised once the problem is assembled (e.g. loss term names)
         raise e.within(case.path, case.overrides) from None

@@ -1,8 +1,9 @@
 """User-facing errors: anything a user can cause by what they type or the files they hand us.
 
 The CLI prints a :class:`UserError` as one line and exits with status 2; everything else is a bug and
-keeps its traceback.
+keeps its traceback. :func:`warn` prints a one-line warning.
 """
+import sys
 
 
 class UserError(Exception):
@@ -38,3 +39,12 @@ class Invalid(ValueError):
 
 class TrainingDiverged(UserError):
     """A NaN or inf loss: the run stops, keeping its last good checkpoint."""
+
+
+class BadFile(UserError):
+    """A file handed to us (checkpoint, export, dataset, fields, points) is missing, damaged or of another kind."""
+
+
+def warn(message: str) -> None:
+    """One line on stderr, ``warning: <message>``: something was wrong and the run goes on (e.g. a fallback)."""
+    print(f"warning: {message}", file=sys.stderr, flush=True)

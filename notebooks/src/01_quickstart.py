@@ -9,7 +9,6 @@
 import json
 import os
 
-import h5py
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -58,9 +57,9 @@ plt.show()
 # **Deflection and moments against the exact solution**, from `fields.h5`.
 
 # %%
-with h5py.File(os.path.join(summary["run_dir"], "fields.h5")) as f:
-    X, Y = f["x"][()], f["y"][()]
-    fields = {k: (f[k]["prediction"][()], f[k]["reference"][()]) for k in ("w", "mx", "my")}
+f = sciml.read_fields(summary["run_dir"])
+X, Y = f["x"], f["y"]
+fields = {k: (f[k]["prediction"], f[k]["reference"]) for k in ("w", "mx", "my")}
 
 fig, axes = plt.subplots(3, 3, figsize=(11, 10))
 for row, (name, (pred, ref)) in zip(axes, fields.items()):

@@ -13,7 +13,6 @@
 import csv
 import os
 
-import h5py
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -40,10 +39,8 @@ def plot_loss(summary, title):
 
 def read_fields(summary, names):
     """Grid coordinates and ``{field: (prediction, reference or None)}`` from ``fields.h5``."""
-    with h5py.File(os.path.join(summary["run_dir"], "fields.h5")) as f:
-        X, Y = f["x"][()], f["y"][()]
-        return X, Y, {k: (f[k]["prediction"][()], f[k]["reference"][()] if "reference" in f[k] else None)
-                      for k in names}
+    f = sciml.read_fields(summary["run_dir"])
+    return f["x"], f["y"], {k: (f[k]["prediction"], f[k].get("reference")) for k in names}
 
 
 # %% [markdown]

@@ -16,7 +16,6 @@ import os
 from dataclasses import dataclass
 from typing import Literal
 
-import h5py
 import jax.numpy as jnp
 import matplotlib.pyplot as plt
 import numpy as np
@@ -143,9 +142,9 @@ plt.show()
 # **Prediction against the exact solution** over the whole space-time rectangle, and in slices at a few times.
 
 # %%
-with h5py.File(os.path.join(summary["run_dir"], "fields.h5")) as f:
-    X, T = f["x"][()], f["y"][()]
-    pred, exact = f["u"]["prediction"][()], f["u"]["reference"][()]
+f = sciml.read_fields(summary["run_dir"])
+X, T = f["x"], f["y"]
+pred, exact = f["u"]["prediction"], f["u"]["reference"]
 
 fig, axes = plt.subplots(1, 3, figsize=(14, 3.8))
 fig.suptitle(f"relative L2 error over space-time: {summary['metrics']['rel_l2_u']:.2e}")

@@ -2,10 +2,14 @@
 
 An export is two files: ``NAME.jaxexport`` (the serialised function, parameters baked in as constants, with a
 symbolic batch size ``n``) and ``NAME.json`` (metadata: input and output names, units, dtype, case, version).
-``load`` needs neither the case file nor the model's Python code.
+``load`` needs neither the case file nor the model's Python code. The metadata holds the SHA-256 of the
+serialised bytes; ``load`` checks it (and that the metadata is whole), so a damaged or mismatched pair is one
+line naming the file (:class:`~sciml.errors.BadFile`), not a deserialiser's traceback. Exports written
+before the checksum load unchecked.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from typing import Callable
@@ -13,8 +17,8 @@ from typing import Callable
 import jax
 import numpy as np
 
-from ..errors import UserError
-from ..io.atomic import atomic_path, write_json
+from ..errors import BadFile, UserError
+from ..io.atomic import write_bytes, write_json
 
 SUFFIX = ".jaxexport"
 
@@ -24,12 +28,13 @@ def save(path: str, fn: Callable, input_shape: tuple[int, ...], dtype, meta: dic
     base = path[: -len(SUFFIX)] if path.endswith(SUFFIX) else path
     n = jax.export.symbolic_shape("n")[0]
     exported = jax.export.export(jax.jit(fn))(jax.ShapeDtypeStruct((n, *input_shape), dtype))
-    with atomic_path(base + SUFFIX) as tmp, open(tmp, "wb") as fh:
-        fh.write(exported.serialize())
+    blob = bytes(exported.serialize())
+    write_bytes(base + SUFFIX, blob)
     from sciml import __version__
 
     write_json(base + ".json", {"format": "jax.export", "sciml": __version__, "jax": jax.__version__,
-                                "input_shape": list(input_shape), "dtype": str(np.dtype(dtype)), **meta})
+                                "input_shape": list(input_shape), "dtype": str(np.dtype(dtype)),
+                                "sha256": hashlib.sha256(blob).hexdigest(), **meta})
     return base + SUFFIX, base + ".json"
 
 
@@ -39,11 +44,33 @@ def load(path: str) -> tuple[Callable, dict]:
     for p in (base + SUFFIX, base + ".json"):
         if not os.path.isfile(p):
             raise UserError(f"{p}: not found; make an export with: sciml export RUN_DIR --out {base}{SUFFIX}")
+    meta = _metadata(base + ".json")
+    again = f"export it again with: sciml export {meta.get('run_dir', 'RUN_DIR')} --out {base}{SUFFIX}"
     with open(base + SUFFIX, "rb") as fh:
-        exported = jax.export.deserialize(bytearray(fh.read()))
-    with open(base + ".json", encoding="utf-8") as fh:
-        meta = json.load(fh)
+        blob = fh.read()
+    digest = hashlib.sha256(blob).hexdigest()
+    if meta.get("sha256", digest) != digest:
+        raise BadFile(f"{base}{SUFFIX}: damaged export: its bytes do not match the checksum in {base}.json; {again}")
+    try:
+        exported = jax.export.deserialize(bytearray(blob))
+    except Exception as e:  # the deserialiser meets bytes it cannot parse in many ways (struct, flatbuffer, XLA)
+        raise BadFile(f"{base}{SUFFIX}: unreadable export ({type(e).__name__}: {e}); {again}") from None
     dtype = np.dtype(meta["dtype"])
     if dtype == np.float64:  # a float64 model takes float64 inputs: JAX must not narrow them
         jax.config.update("jax_enable_x64", True)
     return (lambda x: exported.call(np.asarray(x, dtype))), meta
+
+
+def _metadata(path: str) -> dict:
+    """The export's metadata, checked to hold what :func:`load` and ``sciml predict`` read."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            meta = json.load(fh)
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise BadFile(f"{path}: damaged export metadata (not JSON: {e})") from None
+    if not isinstance(meta, dict) or meta.get("format") != "jax.export":
+        raise BadFile(f'{path}: not the metadata of a sciml export (no "format": "jax.export")')
+    missing = [k for k in ("dtype", "input_shape", "inputs") if k not in meta]
+    if missing:
+        raise BadFile(f"{path}: damaged export metadata (missing {', '.join(missing)})")
+    return meta

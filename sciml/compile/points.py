@@ -5,11 +5,11 @@ import csv
 import io
 import os
 
-import h5py
 import numpy as np
 
 from ..errors import UserError
-from ..io.atomic import atomic_path, write_text
+from ..io import hdf5
+from ..io.atomic import atomic_h5, write_text
 
 
 def read(path: str, names: list[str]) -> np.ndarray:
@@ -18,7 +18,7 @@ def read(path: str, names: list[str]) -> np.ndarray:
     if not os.path.isfile(path):
         raise UserError(f"{path}: no such file")
     if path.endswith((".h5", ".hdf5")):
-        with h5py.File(path, "r") as f:
+        with hdf5.opened(path, "points file") as f:
             if "inputs" in f:
                 return np.asarray(f["inputs"][()])
             missing = [n for n in names if n not in f]
@@ -38,7 +38,7 @@ def read(path: str, names: list[str]) -> np.ndarray:
 
 def write(path: str, inputs: np.ndarray, names: list[str], outputs: dict) -> None:
     if path.endswith((".h5", ".hdf5")):
-        with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:
+        with atomic_h5(path) as f:
             f["inputs"] = inputs
             for k, v in outputs.items():
                 f[k] = np.asarray(v)

@@ -31,8 +31,9 @@ class DataConfig:
     params: dict[str, Any] = spec(factory=dict, help="parameters of the generator")
     t_in: int = spec(10, ge=1, help="vorticity: time steps given")
     t_out: int = spec(40, ge=1, help="vorticity: time steps predicted")
-    chunk: int = spec(100, ge=1, help="samples per call of the generator (the seed of each chunk derives "
-                                      "from data.seed and the chunk index)")
+    chunk: int = spec(100, ge=1, help="samples per call of the generator, committed as one part (the seed of "
+                                      "each chunk derives from data.seed and the chunk index; an interrupted "
+                                      "datagen continues after the last complete chunk)")
 
     @property
     def resolutions(self) -> list[int]:

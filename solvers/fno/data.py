@@ -10,8 +10,11 @@ Layout of one file::
            t_in, t_out, chunk, sciml_version, created, settings (JSON of everything that shapes the data)
 
 Every sample is solved once on the solver's grid and subsampled to each resolution, so a test sample at
-the training resolution and at a finer one is the same function. The file is written beside its final
-name and renamed into place at the end.
+the training resolution and at a finer one is the same function. Each chunk is committed as it completes
+(:mod:`.parts`: an interrupted ``datagen`` continues after the last complete chunk, and gives the file one
+uninterrupted run gives); the file is assembled from them and renamed into place at the end. Its datasets
+carry HDF5's Fletcher-32 checksum per chunk, and every way of reading it (:func:`check`, :class:`Split`)
+turns a missing, truncated, damaged or foreign file into one line naming it.
 """
 from __future__ import annotations
 
@@ -23,12 +26,15 @@ from typing import Iterator
 
 import h5py
 import numpy as np
+from tqdm.auto import tqdm
 
 import sciml
-from sciml.errors import ConfigError, UserError
-from sciml.io.atomic import atomic_path
+from sciml.errors import BadFile, ConfigError, UserError
+from sciml.io import hdf5
+from sciml.io.atomic import atomic_h5
 
-from .config import DataConfig
+from . import parts as dataset_parts
+from .config import DataConfig, FnoCase
 from .generators import GENERATORS, coordinates, factor, subsample
 
 _DTYPE = np.float32
@@ -50,7 +56,7 @@ def chunk_seed(seed: int, index: int) -> int:
 def _create(group: h5py.Group, name: str, n: int, sample: np.ndarray) -> h5py.Dataset:
     return group.create_dataset(name, shape=(n, *sample.shape[1:]), dtype=_DTYPE,
                                 chunks=(1, *sample.shape[1:]), compression="gzip", compression_opts=4,
-                                shuffle=True)
+                                shuffle=True, fletcher32=True)
 
 
 def _solve_chunk(cfg: DataConfig, index: int, progress=None) -> tuple[np.ndarray, np.ndarray]:
@@ -65,34 +71,49 @@ def _solve_chunk(cfg: DataConfig, index: int, progress=None) -> tuple[np.ndarray
     return x, y
 
 
-def _chunks(cfg: DataConfig, progress, workers: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Every chunk in order; with ``workers > 1`` solved in that many processes (for the CPU-bound
+def _solve_part(cfg: DataConfig, parts: dataset_parts.Parts, index: int, progress=None) -> int:
+    """Solve chunk ``index`` and commit it to its part; the number of samples."""
+    x, y = _solve_chunk(cfg, index, progress)
+    parts.save(index, x, y)
+    return len(x)
+
+
+def _solve_parts(cfg: DataConfig, parts: dataset_parts.Parts, todo: list[int], progress, workers: int) -> None:
+    """Commit the chunks ``todo``; with ``workers > 1`` solved in that many processes (for the CPU-bound
     generators: Darcy's sparse solves), giving the same arrays as one process."""
-    count = -(-(cfg.n_train + cfg.n_test) // cfg.chunk)
-    if workers <= 1 or count == 1:
-        for index in range(count):
-            yield _solve_chunk(cfg, index, progress)
+    if workers <= 1 or len(todo) <= 1:
+        for index in todo:
+            _solve_part(cfg, parts, index, progress)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        for x, y in pool.map(_solve_chunk, [cfg] * count, range(count)):
+        for n in pool.map(_solve_part, [cfg] * len(todo), [parts] * len(todo), todo):
             if progress is not None:
-                progress(len(x))
-            yield x, y
+                progress(n)
 
 
-def write(cfg: DataConfig, path: str, progress=None, workers: int = 1) -> None:
-    """Run the generator chunk by chunk and write the dataset atomically to ``path``.
+def write(cfg: DataConfig, path: str, progress=None, workers: int = 1, fresh: bool = False) -> None:
+    """Run the generator chunk by chunk, committing each, and assemble the dataset atomically at ``path``.
 
-    ``progress``: called with the number of samples just finished (by the generator, or after each chunk
-    when ``workers > 1`` processes solve the chunks).
+    Chunks already committed by an interrupted run with the same settings are kept (``fresh``: solve them
+    all again). ``progress``: called with the number of samples just finished (by the generator, or after
+    each chunk when ``workers > 1`` processes solve the chunks, or for the chunks kept).
     """
     gen = GENERATORS[cfg.generator]
     S, total = cfg.solver_grid, cfg.n_train + cfg.n_test
+    count = -(-total // cfg.chunk)
     strides = {r: factor(S, r, gen.grid) for r in cfg.resolutions}
-    with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:
+    parts = dataset_parts.of(path, settings(cfg))
+    if fresh:
+        parts.clear()
+    todo = [index for index in range(count) if not parts.done(index)]
+    if progress is not None and len(todo) < count:
+        progress(sum(min(cfg.chunk, total - i * cfg.chunk) for i in range(count) if i not in todo))
+    _solve_parts(cfg, parts, todo, progress, workers)
+    assembled = os.path.join(parts.folder, "dataset.h5")
+    with atomic_h5(assembled) as f:
         f.attrs.update({"generator": cfg.generator, "params": json.dumps(cfg.params), "seed": cfg.seed,
                         "n_train": cfg.n_train, "n_test": cfg.n_test, "resolution": cfg.resolution,
                         "resolutions": cfg.resolutions, "solve_resolution": S, "t_in": cfg.t_in,
@@ -104,7 +125,8 @@ def write(cfg: DataConfig, path: str, progress=None, workers: int = 1) -> None:
         for (split, r), g in groups.items():
             g["grid"] = coordinates(r, gen.dims, gen.grid).astype(_DTYPE)
             g.attrs["resolution"] = r
-        for index, (x, y) in enumerate(_chunks(cfg, progress, workers)):
+        for index in range(count):
+            x, y = parts.load(index) or _solve_chunk(cfg, index)
             start = index * cfg.chunk
             ids = np.arange(start, start + len(x))
             for (split, r), g in groups.items():
@@ -117,6 +139,30 @@ def write(cfg: DataConfig, path: str, progress=None, workers: int = 1) -> None:
                     a = subsample(a[keep], strides[r], gen.dims)
                     ds = g[name] if name in g else _create(g, name, size, a)
                     ds[rows[0]:rows[-1] + 1] = a.astype(_DTYPE)
+    os.replace(assembled, path)
+    parts.clear()
+
+
+def datagen(cfg: FnoCase, quiet: bool = False, force: bool = False, workers: int = 1) -> str:
+    """Write the case's dataset to ``data.path`` (kept if it exists with the same settings, unless ``force``);
+    ``workers`` processes solve the chunks in parallel (the same file as one process makes). An interrupted
+    run continues from its committed chunks; ``force`` makes every chunk again."""
+    path = cfg.data.path
+    if os.path.exists(path) and not force:
+        check(cfg.data, path, remedy="add --force to overwrite it")
+        if not quiet:
+            print(f"{path} is up to date (use --force to make it again)")
+        return path
+    gen = GENERATORS[cfg.data.generator]
+    try:
+        gen.module
+    except ImportError as e:
+        raise UserError(f"generator {cfg.data.generator!r} is not available ({e})") from None
+    total = cfg.data.n_train + cfg.data.n_test
+    with tqdm(total=total, disable=quiet, unit="sample", desc=f"{cfg.data.generator} {cfg.data.solver_grid}",
+              dynamic_ncols=True) as bar:
+        write(cfg.data, path, progress=bar.update, workers=workers, fresh=force)
+    return path
 
 
 class MissingDataset(ConfigError):
@@ -134,24 +180,34 @@ class MissingDataset(ConfigError):
         return self if self.source else MissingDataset(self.path, source, self.case, overrides)
 
 
-def check(cfg: DataConfig, path: str | None = None, case: str = "",
-          remedy: str = "make it again with `sciml datagen CASE.yaml --force`") -> dict:
-    """Open ``path`` (default ``cfg.path``) and check it was made with this case's settings; its attrs."""
+_AGAIN = "make it again with `sciml datagen CASE.yaml --force`"
+
+
+def check(cfg: DataConfig, path: str | None = None, case: str = "", remedy: str = _AGAIN) -> dict:
+    """Open ``path`` (default ``cfg.path``) and check it is a whole dataset made with this case's settings
+    (every split there, with the samples its settings say); its attrs."""
     path = path or cfg.path
     if not os.path.exists(path):
         raise MissingDataset(path, case=case)
-    try:
-        with h5py.File(path, "r") as f:
-            attrs = dict(f.attrs)
-    except OSError as e:
-        raise UserError(f"{path}: cannot read dataset ({e})") from None
-    stored = json.loads(attrs.get("settings", "{}"))
-    wanted = json.loads(json.dumps(settings(cfg)))
-    diff = [k for k in wanted if stored.get(k) != wanted[k]]
-    if diff:
-        k = diff[0]
-        raise UserError(f"{path} was made with other settings ({k}: {stored.get(k)!r}, the case asks for "
-                        f"{wanted[k]!r}); {remedy}")
+    with hdf5.opened(path, "dataset", f"; {remedy}") as f:
+        attrs = dict(f.attrs)
+        try:
+            stored = json.loads(attrs["settings"])
+        except (KeyError, TypeError, ValueError):
+            raise BadFile(f"{path}: not a sciml dataset (no settings in its attributes); {remedy}") from None
+        wanted = json.loads(json.dumps(settings(cfg)))
+        diff = [k for k in wanted if stored.get(k) != wanted[k]]
+        if diff:
+            k = diff[0]
+            raise UserError(f"{path} was made with other settings ({k}: {stored.get(k)!r}, the case asks for "
+                            f"{wanted[k]!r}); {remedy}")
+        for group, n in [("train", cfg.n_train), *((f"test/{r}", cfg.n_test) for r in cfg.resolutions)]:
+            for name in ("inputs", "outputs", "grid"):
+                if f"{group}/{name}" not in f:
+                    raise BadFile(f"{path}: damaged dataset: {group}/{name} is missing; {remedy}")
+                if name != "grid" and f[group][name].shape[0] != n:
+                    raise BadFile(f"{path}: damaged dataset: {group}/{name} holds {f[group][name].shape[0]} "
+                                  f"samples, its settings say {n}; {remedy}")
     return attrs
 
 
@@ -164,13 +220,16 @@ class Split:
 
     def __init__(self, path: str, group: str, memory_limit: float = 2**30):
         self.path, self.group = path, group
-        with h5py.File(path, "r") as f:
+        with self._open() as f:
             g = f[group]
             self.n = g["inputs"].shape[0]
             self.shapes = (g["inputs"].shape[1:], g["outputs"].shape[1:])
             self.grid = g["grid"][()]
             nbytes = g["inputs"].size * 4 + g["outputs"].size * 4
             self._arrays = (g["inputs"][()], g["outputs"][()]) if nbytes <= memory_limit else None
+
+    def _open(self):
+        return hdf5.opened(self.path, "dataset", f"; {_AGAIN}")
 
     def __len__(self) -> int:
         return self.n
@@ -183,7 +242,7 @@ class Split:
         order = np.argsort(index)
         inverse = np.empty_like(order)
         inverse[order] = np.arange(len(order))
-        with h5py.File(self.path, "r") as f:
+        with self._open() as f:
             g = f[self.group]
             return g["inputs"][index[order]][inverse], g["outputs"][index[order]][inverse]
 

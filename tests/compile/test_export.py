@@ -1,6 +1,11 @@
-"""Export and predict: the serialised model, run without the case or model code, equals in-process predictions."""
+"""Export and predict: the serialised model, run without the case or model code, equals in-process predictions;
+a damaged export is one line, exit 2."""
+import json
+import os
+
 import h5py
 import numpy as np
+import pytest
 
 from sciml import cases
 from sciml.cli import main
@@ -52,3 +57,57 @@ def test_plate_export_matches_in_process(tmp_path, capsys):
     np.testing.assert_array_equal(got["inputs"], pts)
     for k, v in want.items():
         np.testing.assert_allclose(got[k], v, rtol=1e-6, atol=1e-9 * np.abs(v).max(), err_msg=k)
+
+
+def _tiny_export(tmp_path):
+    """An export of ``(a, b) -> {"y": a + 10 b}`` (no training), with a points file; the export's path."""
+    from sciml.compile import export
+
+    path = str(tmp_path / "m.jaxexport")
+    export.save(path, lambda x: {"y": x[:, 0] + 10.0 * x[:, 1]}, (2,), np.float32, {"inputs": ["a", "b"], "run_dir": "RUN"})
+    (tmp_path / "pts.csv").write_text("a,b\n1,2\n3,4\n")
+    return path
+
+
+def _predict(tmp_path, capsys, model):
+    code = main(["predict", model, str(tmp_path / "pts.csv"), "--out", str(tmp_path / "p.csv")])
+    return code, capsys.readouterr().err
+
+
+def test_a_good_export_predicts(tmp_path, capsys):
+    code, err = _predict(tmp_path, capsys, _tiny_export(tmp_path))
+    assert code == 0, err
+    assert (tmp_path / "p.csv").read_text().splitlines() == ["a,b,y", "1,2,21", "3,4,43"]
+
+
+def _flip(path):
+    from fault_injection import flip
+
+    flip(path, os.path.getsize(path) // 2)
+
+
+def _unchecked_and_truncated(path):  # an export from before checksums, then cut short
+    from fault_injection import truncate
+
+    meta = json.loads(open(path[:-10] + ".json").read())
+    del meta["sha256"]
+    open(path[:-10] + ".json", "w").write(json.dumps(meta))
+    truncate(path, 0.3)
+
+
+@pytest.mark.parametrize("damage,first_line", [
+    (_flip, "error: {m}: damaged export: its bytes do not match the checksum in {j}; export it again with: "
+            "sciml export RUN --out {m}"),
+    (_unchecked_and_truncated, "error: {m}: unreadable export ("),
+    (lambda p: open(p[:-10] + ".json", "w").write('{"format": "jax.exp'),
+     "error: {j}: damaged export metadata (not JSON: Unterminated string starting at: line 1 column 12 (char 11))"),
+    (lambda p: open(p[:-10] + ".json", "w").write('{"format": "jax.export"}'),
+     "error: {j}: damaged export metadata (missing dtype, input_shape, inputs)"),
+])
+def test_a_damaged_export_is_one_line(tmp_path, capsys, damage, first_line):
+    model = _tiny_export(tmp_path)
+    damage(model)
+    code, err = _predict(tmp_path, capsys, model)
+    expected = first_line.format(m=model, j=model[:-10] + ".json")
+    assert code == 2 and err.count("\n") == 1 and err.startswith(expected), err
+    assert not (tmp_path / "p.csv").exists()

@@ -1,13 +1,19 @@
-"""Checkpoints: round trip of a state pytree, and clear errors for a mismatching file."""
+"""Checkpoints: round trip of a state pytree, clear errors for a mismatching file, and surviving damage
+(two versions kept, checksums, fallback with a warning)."""
+import os
+
+import h5py
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
 
-from sciml.errors import UserError
+from sciml.errors import BadFile, UserError
 from sciml.io import checkpoint
 from sciml.nn import mlp
+
+from fault_injection import flip_array, truncate
 
 
 def state(sizes):
@@ -31,7 +37,7 @@ def test_mismatch_is_a_user_error(tmp_path):
     checkpoint.save(path, state([2, 5, 1]))
     with pytest.raises(UserError, match="different case or model size"):
         checkpoint.load(path, state([2, 6, 1]))
-    with pytest.raises(UserError, match="cannot open checkpoint"):
+    with pytest.raises(UserError, match="missing.h5: no such checkpoint"):
         checkpoint.load(str(tmp_path / "missing.h5"), state([2, 5, 1]))
 
 
@@ -44,3 +50,66 @@ def test_load_part_reads_params_whatever_the_optimizer(tmp_path):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     with pytest.raises(UserError, match="do not fit"):
         checkpoint.load_part(path, "params", mlp.init(jax.random.PRNGKey(9), [2, 4, 1], jnp.float64))
+
+
+def _steps(tmp_path, n):
+    """``latest.h5`` saved ``n`` times (steps 1..n); its path."""
+    path = str(tmp_path / "latest.h5")
+    for step in range(1, n + 1):
+        checkpoint.save(path, state([2, 5, 1]), step=step)
+    return path
+
+
+def test_keeps_the_last_two_versions(tmp_path):
+    path = _steps(tmp_path, 3)
+    assert sorted(os.listdir(tmp_path)) == ["latest.h5", "latest.prev.h5"]
+    assert checkpoint.load(path, state([2, 5, 1]))[1]["step"] == 3
+    assert checkpoint.load(checkpoint.previous(path), state([2, 5, 1]))[1]["step"] == 2
+
+
+@pytest.mark.parametrize("damage,what", [
+    (truncate, "unreadable checkpoint: truncated (a damaged or unfinished copy)"),
+    (flip_array, "damaged checkpoint: its arrays do not match the checksum stored in it"),
+    (os.remove, "no such checkpoint"),
+])
+def test_a_damaged_latest_falls_back_to_the_previous_one(tmp_path, capsys, damage, what):
+    path = _steps(tmp_path, 2)
+    damage(path)
+    back, attrs = checkpoint.load(path, state([2, 5, 1]))
+    assert attrs["step"] == 1 and checkpoint.attrs(path)["step"] == 1
+    for a, b in zip(jax.tree_util.tree_leaves(state([2, 5, 1])), jax.tree_util.tree_leaves(back)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    prev = checkpoint.previous(path)
+    assert capsys.readouterr().err == f"warning: {path}: {what}; using the previous checkpoint {prev} (step 1)\n"
+
+
+def test_none_good_is_one_line_naming_both(tmp_path):
+    path = _steps(tmp_path, 2)
+    flip_array(path)
+    truncate(checkpoint.previous(path))
+    with pytest.raises(BadFile) as e:
+        checkpoint.load_part(path, "params", state([2, 5, 1])["params"])
+    assert str(e.value) == (f"{path}: damaged checkpoint: its arrays do not match the checksum stored in it; "
+                            f"the previous version is no better: {checkpoint.previous(path)}: unreadable "
+                            "checkpoint: truncated (a damaged or unfinished copy)")
+
+
+def test_a_save_never_overwrites_the_only_good_version(tmp_path):
+    path = _steps(tmp_path, 2)
+    truncate(path)  # latest damaged, prev (step 1) the only good one: the next save replaces latest only
+    checkpoint.save(path, state([2, 5, 1]), step=3)
+    assert checkpoint.attrs(path)["step"] == 3 and checkpoint.attrs(checkpoint.previous(path))["step"] == 1
+
+
+def test_checkpoints_without_a_checksum_still_load(tmp_path):
+    path = str(tmp_path / "old.h5")
+    s = state([2, 5, 1])
+    with h5py.File(path, "w") as f:  # the layout written before checksums
+        g = f.create_group("state")
+        for i, (p, leaf) in enumerate(zip(checkpoint._names(s), jax.tree_util.tree_leaves(s))):
+            g.create_dataset(f"{i:05d}", data=np.asarray(leaf)).attrs["path"] = p
+        f.attrs["step"] = 7
+    back, attrs = checkpoint.load(path, state([2, 5, 1]))
+    assert attrs == {"step": 7}
+    for a, b in zip(jax.tree_util.tree_leaves(s), jax.tree_util.tree_leaves(back)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))

@@ -7,18 +7,7 @@ import numpy as np
 import pytest
 
 import cli_cases
-
-TINY_DARCY = {
-    "case": "tiny_darcy",
-    "solver": "fno",
-    "seed": 1,
-    "data": {"generator": "darcy", "path": "PLACEHOLDER", "resolution": 9, "super_resolution": [17],
-             "n_train": 40, "n_test": 8, "chunk": 24},
-    "model": {"modes": [4, 4], "width": 8, "layers": 2, "padding": 3, "projection": [16]},
-    "training": {"epochs": 10, "batch_size": 10, "lr": 1.0e-2, "schedule": {"type": "step", "every": 5},
-                 "checkpoint_every": 2},
-    "evaluation": {"every": 1, "batch_size": 16, "plots": 1},
-}
+from cli_cases import TINY_DARCY
 
 
 def write_case(tmp_path, data=None, name="case.yaml", **changes):

@@ -1,4 +1,5 @@
-"""FNO datasets: the HDF5 round trip, batch streaming, and the errors a user meets (one line, exit 2)."""
+"""FNO datasets: the HDF5 round trip, batch streaming, and the errors a user meets, damaged files included
+(one line, exit 2)."""
 import json
 import os
 
@@ -11,6 +12,8 @@ from sciml import cases
 from sciml.cli import main
 from sciml.solvers.fno import data
 from sciml.solvers.fno.generators import coordinates
+
+from fault_injection import flip_array, truncate
 
 
 def run_cli(capsys, *argv):
@@ -130,3 +133,30 @@ def test_workers_must_be_positive(tmp_path, case_file, capsys):
         main(["datagen", case_file(tmp_path), "--workers", "0"])
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and "--workers: expected a positive integer, got '0'" in err
+
+
+def _without_test_split(path):
+    with h5py.File(path, "r+") as f:
+        del f["test/17/outputs"]
+
+
+def _a_checkpoint(path):
+    from sciml.io import checkpoint
+
+    checkpoint.save(path, {"params": np.zeros(3)}, step=1)
+
+
+@pytest.mark.parametrize("damage,what", [
+    (truncate, "unreadable dataset: truncated (a damaged or unfinished copy)"),
+    (lambda p: open(p, "w").write("a,b\n1,2\n"), "unreadable dataset: not an HDF5 file"),
+    (_a_checkpoint, "not a sciml dataset (no settings in its attributes)"),
+    (_without_test_split, "damaged dataset: test/17/outputs is missing"),
+    (lambda p: flip_array(p, "train/inputs"), "damaged dataset: a stored block fails its check"),
+])
+def test_a_damaged_dataset_is_one_line(tmp_path, case_file, capsys, fake_darcy, damage, what):
+    path = case_file(tmp_path)
+    cfg = cases.load(path).config.data
+    data.write(cfg, cfg.path)
+    damage(cfg.path)
+    code, _, err = run_cli(capsys, "run", path, "--out", str(tmp_path / "r"), "--quiet")
+    assert (code, err) == (2, f"error: {cfg.path}: {what}; make it again with `sciml datagen CASE.yaml --force`\n")
