@@ -152,6 +152,9 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    import os
+
+    os.environ.setdefault("MPLBACKEND", "Agg")  # the command draws off-screen (set before matplotlib loads)
     args = parser().parse_args(argv)
     if getattr(args, "case", None) and "=" in args.case and not args.case.endswith((".yaml", ".yml")):
         args.overrides, args.case = [args.case, *args.overrides], None

@@ -1,22 +1,18 @@
 """Figures for run folders: loss history and field maps (prediction, reference, error). PNG, written atomically."""
 from __future__ import annotations
 
-import os
-import sys
+import matplotlib.pyplot as plt
+import numpy as np
 
-import matplotlib
+from .io.atomic import atomic_path
 
-if not os.environ.get("MPLBACKEND") and "matplotlib.pyplot" not in sys.modules:
-    matplotlib.use("Agg")  # scripts and the CLI draw off-screen; a notebook's (or a chosen) backend is kept
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from .io.atomic import atomic_path  # noqa: E402
+# The backend is the front door's choice (the CLI draws off-screen; a notebook keeps its own): nothing here sets it.
 
 
-def _save(fig, path: str) -> None:
+def save(fig, path: str, dpi: int = 110, tight: bool = True) -> None:
+    """Write ``fig`` as a PNG at ``path`` atomically and close it."""
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
+        fig.savefig(tmp, format="png", dpi=dpi, **({"bbox_inches": "tight"} if tight else {}))
     plt.close(fig)
 
 
@@ -32,7 +28,7 @@ def loss_history(rows: list[dict], path: str, title: str = "training loss") -> N
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
-    _save(fig, path)
+    save(fig, path)
 
 
 def field_maps(X, Y, pred, ref, name: str, path: str, unit: str = "") -> None:
@@ -49,4 +45,4 @@ def field_maps(X, Y, pred, ref, name: str, path: str, unit: str = "") -> None:
     if ref is not None:
         rel = np.linalg.norm(pred - ref) / max(np.linalg.norm(ref), 1e-300)
         fig.suptitle(f"{name}: relative L2 error {rel:.2e}")
-    _save(fig, path)
+    save(fig, path)

@@ -16,11 +16,16 @@ import numpy as np
 
 def measure(case_path: str, mode: str, overrides: list[str], steps: int, repeats: int) -> dict:
     from sciml import cases
-    from sciml.solvers.pinn import assemble, optim
 
     case = cases.load(case_path, [*overrides, f"autodiff.mode={mode}"])
     cfg = case.config
-    jax.config.update("jax_enable_x64", cfg.dtype == "float64")
+    with jax.enable_x64(cfg.dtype == "float64"):
+        return _time_steps(cfg, mode, steps, repeats)
+
+
+def _time_steps(cfg, mode: str, steps: int, repeats: int) -> dict:
+    from sciml.solvers.pinn import assemble, optim
+
     problem = assemble(cfg)
     tx, _ = optim.adam(cfg.training.adam)
     key = jax.random.PRNGKey(cfg.seed)

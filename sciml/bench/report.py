@@ -3,15 +3,13 @@ from __future__ import annotations
 
 import os
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.ticker import NullFormatter
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.ticker import NullFormatter  # noqa: E402
-
-from ..io.atomic import atomic_path, write_text  # noqa: E402
-from .baseline import value  # noqa: E402
+from ..io.atomic import write_text
+from ..plots import save
+from .baseline import value
 
 
 def _fmt(v) -> str:
@@ -20,12 +18,6 @@ def _fmt(v) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
     return str(v)
-
-
-def _save(fig, path):
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
 
 
 def _ticks_at(ax, xs) -> None:
@@ -54,7 +46,7 @@ def sweep_plot(name: str, sweep: dict, metrics: list[str], path: str) -> None:
     ax.set_title(f"{name}: error against {sweep['key']}")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    _save(fig, path)
+    save(fig, path)
 
 
 def order_plot(name: str, conv: dict, path: str) -> None:
@@ -71,7 +63,7 @@ def order_plot(name: str, conv: dict, path: str) -> None:
     ax.set_title(f"{name}: convergence under refinement")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    _save(fig, path)
+    save(fig, path)
 
 
 def curve_plot(name: str, curve, metrics: dict, path: str) -> None:
@@ -90,7 +82,7 @@ def curve_plot(name: str, curve, metrics: dict, path: str) -> None:
     ax.set_title(f"{name}: error against {curve.x}")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
-    _save(fig, path)
+    save(fig, path)
 
 
 def comparison_plot(rows: list[tuple], path: str, title: str) -> None:
@@ -110,7 +102,7 @@ def comparison_plot(rows: list[tuple], path: str, title: str) -> None:
     ax.set_ylabel("error (lower is better)")
     ax.set_title(title)
     ax.legend()
-    _save(fig, path)
+    save(fig, path)
 
 
 def speed_plot(rows: list[tuple], path: str, title: str) -> None:
@@ -130,7 +122,7 @@ def speed_plot(rows: list[tuple], path: str, title: str) -> None:
     ax.set_xlabel("ratio (higher is better)")
     ax.set_title(title)
     ax.legend(fontsize=8)
-    _save(fig, path)
+    save(fig, path)
 
 
 RUN_COLUMNS = ("wall_time_s", "datagen_s", "steps_per_s", "steps_per_calib", "compile_time_s", "peak_mem_mib")

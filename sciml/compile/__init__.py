@@ -74,6 +74,11 @@ class Policy:
     def x64(self) -> bool:
         return "float64" in (self.param, self.compute)
 
+    def precision(self):
+        """A context in which ``jax_enable_x64`` is what this policy needs; the previous value comes back after
+        (Optax's ``x64_precision``). The drivers train inside it, so a float64 case leaves no float64 behind."""
+        return jax.enable_x64(self.x64)
+
     def activate(self, exact: bool = False) -> None:
         """float64 needs ``jax_enable_x64`` (a process-wide switch); with ``exact`` other policies turn it off."""
         if self.x64 or exact:

@@ -56,9 +56,12 @@ def load(path: str) -> tuple[Callable, dict]:
     except Exception as e:  # the deserialiser meets bytes it cannot parse in many ways (struct, flatbuffer, XLA)
         raise BadFile(f"{base}{SUFFIX}: unreadable export ({type(e).__name__}: {e}); {again}") from None
     dtype = np.dtype(meta["dtype"])
-    if dtype == np.float64:  # a float64 model takes float64 inputs: JAX must not narrow them
-        jax.config.update("jax_enable_x64", True)
-    return (lambda x: exported.call(np.asarray(x, dtype))), meta
+
+    def call(x):
+        with jax.enable_x64(dtype == np.float64):  # a float64 model takes float64 inputs: JAX must not narrow them
+            return exported.call(np.asarray(x, dtype))
+
+    return call, meta
 
 
 def _metadata(path: str) -> dict:

@@ -3,14 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sciml.io.atomic import atomic_path
-from sciml.plots import plt  # the backend is chosen there (off-screen, but a notebook keeps its own)
-
-
-def _save(fig, path: str) -> None:
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=90)
-    plt.close(fig)
+from sciml.plots import plt, save
 
 
 def history(rows: list[dict], path: str, title: str) -> None:
@@ -27,7 +20,7 @@ def history(rows: list[dict], path: str, title: str) -> None:
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    _save(fig, path)
+    save(fig, path, dpi=90, tight=False)
 
 
 def sample(grid: np.ndarray, x: np.ndarray, y: np.ndarray, pred: np.ndarray, path: str, title: str) -> None:
@@ -67,4 +60,4 @@ def sample(grid: np.ndarray, x: np.ndarray, y: np.ndarray, pred: np.ndarray, pat
             ax.set_ylabel("y")
             fig.colorbar(im, ax=ax, shrink=0.8)
     fig.suptitle(f"{title}: relative L2 error {rel:.2e}")
-    _save(fig, path)
+    save(fig, path, dpi=90, tight=False)

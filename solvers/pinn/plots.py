@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sciml.plots import _save, plt
+from sciml.plots import plt, save
 
 
 def field_maps(X, Y, pred, ref, name: str, path: str, where: str = "") -> None:
@@ -26,7 +26,7 @@ def field_maps(X, Y, pred, ref, name: str, path: str, where: str = "") -> None:
         rel = np.linalg.norm(pred[ok] - ref[ok]) / max(np.linalg.norm(ref[ok]), 1e-300)
         title += f": relative L2 error on this plane {rel:.2e}"
     fig.suptitle(title)
-    _save(fig, path)
+    save(fig, path)
 
 
 def flow(X, Y, u, v, path: str, where: str = "") -> None:
@@ -42,7 +42,7 @@ def flow(X, Y, u, v, path: str, where: str = "") -> None:
     ax.set_ylim(ys[0], ys[-1])
     ax.set_title("speed and streamlines" + (f" ({where})" if where else ""))
     fig.colorbar(im, ax=ax, shrink=0.8)
-    _save(fig, path)
+    save(fig, path)
 
 
 def profile(p: dict, path: str) -> None:
@@ -59,4 +59,4 @@ def profile(p: dict, path: str) -> None:
     ax.set_title(p["title"], fontsize=9)
     ax.grid(True, alpha=0.3)
     ax.legend()
-    _save(fig, path)
+    save(fig, path)
