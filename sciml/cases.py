@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import contextlib
-import difflib
 import importlib
 from dataclasses import dataclass
 from typing import Callable
 
-from .config import apply_overrides, read_yaml, validate
+from .config import apply_overrides, read_yaml, suggest, validate
 from .errors import ConfigError
 
 # solver -> (module, schema class name). The module provides ``train(config, out, resume=None, quiet=False)``
@@ -32,8 +31,7 @@ def load(path: str, overrides=()) -> Case:
     raw = apply_overrides(read_yaml(path), overrides)
     solver = raw.get("solver")
     if solver not in SOLVERS:
-        close = difflib.get_close_matches(str(solver), SOLVERS, n=1)
-        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        hint = suggest(solver, SOLVERS)
         what = "missing" if solver is None else f"unknown solver {solver!r}"
         raise ConfigError(f"{what}; one of {sorted(SOLVERS)}{hint}", key="solver", source=path)
     module, schema = SOLVERS[solver]

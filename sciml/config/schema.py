@@ -47,9 +47,10 @@ def _join(path: str, key: Any) -> str:
     return f"{path}.{key}" if path else str(key)
 
 
-def _suggest(word: str, options) -> str:
+def suggest(word, options, otherwise: str = "") -> str:
+    """`` (did you mean 'x'?)`` naming the option closest to ``word``, or ``otherwise`` when none is close."""
     close = difflib.get_close_matches(str(word), [str(o) for o in options], n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    return f" (did you mean '{close[0]}'?)" if close else otherwise
 
 
 def _describe(value: Any) -> str:
@@ -82,7 +83,7 @@ def _build_dataclass(cls, raw, path):
     fields = {f.name: f for f in dataclasses.fields(cls)}
     for key in raw:
         if key not in fields:
-            raise Invalid(_join(path, key), "unknown key" + _suggest(key, fields))
+            raise Invalid(_join(path, key), "unknown key" + suggest(key, fields))
     values = {}
     for name, f in fields.items():
         if name in raw:
@@ -117,7 +118,7 @@ def _build_tagged(tags: dict, raw, path: str):
         raise Invalid(_join(path, "type"), f"missing; one of {sorted(tags)}")
     if raw["type"] not in tags:
         raise Invalid(_join(path, "type"), f"unknown type {raw['type']!r}; one of {sorted(tags)}"
-                      + _suggest(raw["type"], tags))
+                      + suggest(raw["type"], tags))
     return _build_dataclass(tags[raw["type"]], raw, path)
 
 
@@ -150,7 +151,7 @@ def build(tp, raw, path: str = ""):
         raise errors[-1]
     if origin is Literal:
         if raw not in args:
-            raise Invalid(path, f"must be one of {list(args)}, got {raw!r}" + _suggest(raw, args))
+            raise Invalid(path, f"must be one of {list(args)}, got {raw!r}" + suggest(raw, args))
         return raw
     if tp is bool:
         if not isinstance(raw, bool):

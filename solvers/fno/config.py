@@ -1,11 +1,10 @@
 """The schema of an FNO case file (``solver: fno``): data, model, training and evaluation sections."""
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sciml.config import spec
+from sciml.config import spec, suggest
 from sciml.errors import Invalid
 from sciml.nn.fno import check_modes
 from sciml.nn.mlp import ACTIVATIONS
@@ -173,6 +172,5 @@ class FnoCase:
             return
         for key in self.data.params:
             if key not in known:
-                close = difflib.get_close_matches(key, list(known), n=1)
-                hint = f" (did you mean '{close[0]}'?)" if close else f"; parameters are {sorted(known)}"
+                hint = suggest(key, known, f"; parameters are {sorted(known)}")
                 raise Invalid(f"data.params.{key}", f"unknown parameter of generator {gen.name!r}" + hint)
