@@ -43,6 +43,8 @@ import numpy as np
 
 from .grf import periodic_grf, sample_rngs
 
+ORDER = 4  # ETDRK4 converges at order 4 in the time step (spectrally in space)
+
 
 def etdrk4_coefficients(L: np.ndarray, dt: float, contour_points: int = 32) -> tuple[np.ndarray, ...]:
     r"""``(E, E2, Q, f1, f2, f3)`` for the diagonal linear operator ``L`` (real, :math:`\le 0`) and step

@@ -28,20 +28,13 @@ def test_clamped_square_matches_timoshenko_fast():
     assert s.fields["mx"][0, c] == pytest.approx(-0.0513, abs=5e-5)
 
 
-def test_second_order_and_richardson():
-    """Centre deflection and edge moment on grids 8, 16, 32, 64 against a Richardson reference."""
+def test_richardson_beats_the_finest_grid():
+    """Richardson from the grids 32 and 64 is far closer to the converged centre deflection than the 64 grid
+    (the scheme's order itself is tested in tests/solvers/test_orders.py)."""
     plate, load = make_plate(SQUARE, C, 1.0, 0.3), make_load(1.0, SQUARE)
-    ns = (8, 16, 32, 64)
-    sols = [solve_grid(plate, load, n, n) for n in ns]
-    ref = fd_solve(SQUARE, C, 1.0, 0.3, 1.0, n=64)
-    for field, pick in (("w", lambda f, n: f[n // 2, n // 2]), ("mx", lambda f, n: f[0, n // 2])):
-        exact = pick(ref.fields[field], 64)
-        err = np.array([abs(pick(s.fields[field], n) - exact) for s, n in zip(sols, ns)])
-        order = np.log2(err[:-1] / err[1:])
-        assert np.all(np.abs(order - 2.0) < 0.15), (field, order)
-    # Richardson from (32, 64) is far better than the 64 grid alone
-    rich = (4 * sols[3].fields["w"][32, 32] - sols[2].fields["w"][16, 16]) / 3
-    assert abs(rich - W_CLAMPED) < 1e-2 * abs(sols[3].fields["w"][32, 32] - W_CLAMPED)
+    w32, w64 = (solve_grid(plate, load, n, n).fields["w"][n // 2, n // 2] for n in (32, 64))
+    rich = (4 * w64 - w32) / 3
+    assert abs(rich - W_CLAMPED) < 1e-2 * abs(w64 - W_CLAMPED)
 
 
 def _compare(fd, ref, tolerances, interior=False):
