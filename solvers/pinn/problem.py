@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from sciml.compile import Policy
-from sciml.equations import EQUATIONS
+from sciml import equations
 from sciml.equations.fields import collect, evaluator
 from sciml.errors import ConfigError
 
@@ -106,11 +106,10 @@ def _causal(cfg, equation, geometry, interior_terms):
 
 def assemble(cfg: PinnCase) -> Problem:
     geometry = build_geometry(cfg.geometry)
-    _, eq_cls = EQUATIONS[cfg.equation.type]
-    equation = eq_cls(cfg.equation, geometry)
+    equation = equations.create(cfg.equation, geometry)
     dtype = Policy.of(cfg.dtype).param_dtype
     fields, coords = equation.fields, equation.coords
-    aliases = getattr(equation, "aliases", None) or None
+    aliases = equation.aliases or None
     init, apply = model.build(cfg.model, len(coords), len(fields), dtype)
 
     def net(params):
@@ -140,10 +139,10 @@ def assemble(cfg: PinnCase) -> Problem:
             part_req[p] = req
     parts = tuple(part_req)
     point_sets = {name: (np.asarray(pts, float).reshape(-1, dim), fn)
-                  for name, (pts, fn) in (equation.point_sets() if hasattr(equation, "point_sets") else {}).items()
+                  for name, (pts, fn) in equation.point_sets().items()
                   if len(pts)}
     point_req = {name: requests(fn) for name, (_, fn) in point_sets.items()}
-    pairs = [tuple(p) for p in getattr(equation, "periodic", ())]
+    pairs = [tuple(p) for p in equation.periodic]
     pair_req = {f"{a}|{b}": requests(lambda d: equation.periodic_residual(d, d)) for a, b in pairs}
     offsets = {f"{a}|{b}": geometry.periodic_offset(a, b) for a, b in pairs}
     derived_req = requests(equation.derived)

@@ -59,7 +59,7 @@ def evaluate(problem: Problem, params, reference: dict | None, ev) -> tuple[dict
     """Predictions on the evaluation grid (shaped like it) and relative L2 errors per field (inside only)."""
     pred = {k: v.reshape(ev.shape) for k, v in problem.predict(params, ev.points).items()}
     eq = problem.equation
-    return evaluation.errors(pred, reference, ev, getattr(eq, "gauge_free", ()), getattr(eq, "vectors", None))
+    return evaluation.errors(pred, reference, ev, eq.gauge_free, eq.vectors)
 
 
 def write_fields(path: str, ev, pred: dict, reference: dict | None) -> None:
@@ -235,12 +235,11 @@ def _plots_and_checks(problem: Problem, params, ev, pred, reference, out: str | 
     """Field maps on the plot plane, a flow picture for velocity fields, and the equation's checks
     (``out`` None: the checks' metrics without writing plots)."""
     result = {"metrics": {}, "notes": []}
-    if hasattr(problem.equation, "checks"):
-        for check in problem.equation.checks(lambda pts: problem.predict(params, pts)):
-            result["metrics"].update(check.metrics)
-            result["notes"].extend(check.notes)
-            for name, prof in (check.profiles if out is not None else {}).items():
-                pinn_plots.profile(prof, os.path.join(out, "plots", f"{name}.png"))
+    for check in problem.equation.checks(lambda pts: problem.predict(params, pts)):
+        result["metrics"].update(check.metrics)
+        result["notes"].extend(check.notes)
+        for name, prof in (check.profiles if out is not None else {}).items():
+            pinn_plots.profile(prof, os.path.join(out, "plots", f"{name}.png"))
     if out is None:
         return result
     folder = os.path.join(out, "plots")
