@@ -18,19 +18,9 @@ def test_grad_norm_weights_equalise_gradients():
     assert float(slow["b"]) == pytest.approx(0.9 + 0.1 * 5.5)
 
 
-class _Eq:
-    def to_nondim(self, x):
-        return x
-
-
-class _Geo:
-    time, dim = (0.0, 1.0), 2
-
-
 @pytest.mark.parametrize("late,expected", [(False, (1 + np.exp(-1)) / 2), (True, 0.5)])
 def test_causal_weights_wait_for_earlier_times(late, expected):
-    cfg = type("C", (), {"loss": type("L", (), {"causal": CausalConfig(chunks=2, epsilon=1.0)})})()
-    weigh = problem_module._causal(cfg, _Eq(), _Geo(), ("pde",))
+    weigh = problem_module._causal(CausalConfig(chunks=2, epsilon=1.0), (0.0, 1.0), ("pde",))
     t = jnp.linspace(0.01, 0.99, 100)
     x = jnp.stack([jnp.zeros_like(t), t], -1)
     r = jnp.where(t > 0.5, 1.0, 0.0) if late else jnp.ones_like(t)
