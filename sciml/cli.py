@@ -1,7 +1,8 @@
 """The ``sciml`` command: ``run``, ``show`` (and more sub-commands as the suite grows).
 
 User mistakes (:class:`~sciml.errors.UserError`) print one line and exit with status 2; bugs keep their
-traceback.
+traceback. Training stopped by SIGTERM or SIGINT (:mod:`sciml.loop`) prints one line naming the checkpoint and
+the command that continues, and exits with 128 + the signal's number: 143 (SIGTERM), 130 (SIGINT).
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import sys
 
 import yaml
 
-from .errors import UserError
+from .errors import Interrupted, UserError
 
 
 def _run(args) -> int:
@@ -159,6 +160,9 @@ def main(argv=None) -> int:
         return args.func(args)
     except UserError as e:
         print(f"error: {e}", file=sys.stderr)
+        return e.exit_code
+    except Interrupted as e:
+        print(e, file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -58,14 +58,14 @@ def test_adaptive_refinement_adds_the_worst_points():
 
     from sciml import cases
     from sciml.solvers.pinn import assemble
-    from sciml.solvers.pinn.run import _Refiner
+    from sciml.solvers.pinn.refinement import Refiner
 
     path = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cases", "kovasznay.yaml")
     cfg = cases.load(path, ["model.hidden=[8,8]", "sampling.interior=64", "sampling.boundary=16",
                             "sampling.adaptive={every: 1, candidates: 400, add: 20, max_points: 30}"]).config
     problem = assemble(cfg)
     params = problem.init(jax.random.PRNGKey(0))
-    refiner = _Refiner(cfg, problem, np.random.default_rng(0))
+    refiner = Refiner(cfg.sampling.adaptive, problem, np.random.default_rng(0))
     refiner.refine(params)
     refiner.refine(params)
     assert refiner.points.shape == (30, 2) and problem.geometry.contains(refiner.points).all()
