@@ -117,7 +117,8 @@ def test_steel_and_unit_plate_train_alike():
 def test_deflection_scale_follows_the_supports(edges):
     """Under a uniform load the reference deflection is of order W, whatever the edges (the network's output
     stays of order one: the 'all supported' formula would give max|w|/W of about 30 for free long edges)."""
-    eq = KirchhoffPlate(build(PlateConfig, {**STEEL, "load": 1000.0, "edges": edges}), Rectangle((-1.0, 1.0), (-0.5, 0.5)))
+    eq = KirchhoffPlate(build(PlateConfig, {**STEEL, "load": 1000.0, "edges": edges}),
+                        Rectangle((-1.0, 1.0), (-0.5, 0.5)))
     x, y = np.meshgrid(np.linspace(-1, 1, 41), np.linspace(-0.5, 0.5, 21), indexing="ij")
     w = eq.reference(np.stack([x.ravel(), y.ravel()], axis=1))["w"]
     assert 0.2 < np.abs(w).max() / eq.W < 5.0
