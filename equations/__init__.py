@@ -1,32 +1,49 @@
 """PDE problems: residuals over named fields and coordinates, boundary conditions, references.
 
-``EQUATIONS`` maps a case file's ``equation.type`` to ``(config dataclass, problem class)``. A problem class
-is built by ``cls(config, domain)`` (:mod:`sciml.solvers.pinn.domain`) and gives ``fields``, ``coords``,
-optional ``aliases``, ``to_nondim``/``to_physical``, residuals ``interior(d)`` and ``boundary(part, d,
-normal)`` (dicts of per-point arrays), optional ``point_sets()``, ``periodic`` pairs with
-``periodic_residual(da, db)``, ``derived(d)`` (physical fields), ``reference(points)``, ``gauge_free``
-(fields known up to a constant) and ``checks(predict)``. A config may define ``check_geometry(domain)``.
-User code adds an equation with :func:`register`.
+``EQUATIONS`` maps a case file's ``equation.type`` to ``(config dataclass, equation class)``. An equation
+class subclasses :class:`Equation` (its contract: :mod:`.base`) and is built by ``cls(config, domain)``
+(:func:`create`). User code adds an equation with :func:`register`.
 """
 import dataclasses
 
+from .base import Equation, missing
 from .navier_stokes import NavierStokes, NavierStokesConfig
 from .plate import KirchhoffPlate, PlateConfig
 
-EQUATIONS = {"kirchhoff_plate": (PlateConfig, KirchhoffPlate.from_domain),
-             "navier_stokes": (NavierStokesConfig, NavierStokes)}
+EQUATIONS: dict[str, tuple[type, type[Equation]]] = {
+    "kirchhoff_plate": (PlateConfig, KirchhoffPlate),
+    "navier_stokes": (NavierStokesConfig, NavierStokes),
+}
 
 
-def register(name: str, config, factory) -> None:
+def register(name: str, config: type, cls: type) -> None:
     """Make ``equation.type: name`` usable in case files (e.g. an equation defined in a notebook).
 
     ``config`` is a dataclass with a field ``type: Literal[name]`` (the case file's ``equation`` section);
-    ``factory(config, domain)`` builds the problem described above. Registering a name again replaces it,
-    so a notebook cell can be run twice.
+    ``cls`` a complete subclass of :class:`Equation`, built by ``cls(config, domain)``. Registering a name
+    again replaces it, so a notebook cell can be run twice.
     """
     if not dataclasses.is_dataclass(config) or "type" not in {f.name for f in dataclasses.fields(config)}:
         raise TypeError(f"{config!r} must be a dataclass with a field 'type: Literal[{name!r}]'")
-    EQUATIONS[name] = (config, factory)
+    if not (isinstance(cls, type) and issubclass(cls, Equation)):
+        raise TypeError(f"{cls!r} must be a subclass of sciml.equations.Equation")
+    if missing(cls):
+        raise TypeError(f"{cls.__name__} does not define {', '.join(missing(cls))} (required by "
+                        "sciml.equations.Equation)")
+    EQUATIONS[name] = (config, cls)
 
 
-__all__ = ["EQUATIONS", "KirchhoffPlate", "NavierStokes", "NavierStokesConfig", "PlateConfig", "register"]
+def check_geometry(config, domain) -> None:
+    """Check a case's ``equation`` section against its domain (the equation's :meth:`~Equation.check_geometry`)."""
+    EQUATIONS[config.type][1].check_geometry(config, domain)
+
+
+def create(config, domain) -> Equation:
+    """The equation of a case's ``equation`` section on ``domain``, checked against it first."""
+    cls = EQUATIONS[config.type][1]
+    cls.check_geometry(config, domain)
+    return cls(config, domain)
+
+
+__all__ = ["EQUATIONS", "Equation", "KirchhoffPlate", "NavierStokes", "NavierStokesConfig", "PlateConfig",
+           "check_geometry", "create", "register"]

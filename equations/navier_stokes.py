@@ -42,6 +42,7 @@ from sciml import expr
 from sciml.config import spec
 from sciml.errors import Invalid
 
+from .base import Equation
 from .fields import Fields
 from .ns_exact import SOLUTIONS
 
@@ -92,67 +93,6 @@ class NavierStokesConfig:
     def reynolds(self) -> float:
         return self.Re if self.Re is not None else self.velocity * self.length / self.nu
 
-    def check_geometry(self, domain):
-        """Cross-checks against the domain; :class:`Invalid` keys are relative to ``equation``."""
-        space = tuple(c for c in domain.coords if c != "t")
-        unsteady = "t" in domain.coords
-        dim = len(space)
-        if dim not in (2, 3):
-            raise Invalid("type", f"navier_stokes needs a 2D or 3D domain, got coordinates {list(domain.coords)}")
-        if self.formulation == "stream_function" and dim != 2:
-            raise Invalid("formulation", "the stream function is for 2D flows")
-        if self.solution is not None:
-            sol = SOLUTIONS[self.solution]
-            if sol.dim != dim or sol.unsteady != unsteady:
-                raise Invalid("solution", f"{self.solution} is {sol.note}; the domain has coordinates "
-                                          f"{list(domain.coords)}")
-        names = quantities(dim, self.formulation)
-        parts = list(domain.parts)
-        periodic_parts = set()
-        for i, (a, b) in enumerate(self.periodic):
-            for j, part in enumerate((a, b)):
-                if part not in parts:
-                    raise Invalid(f"periodic[{i}][{j}]", f"unknown boundary part {part!r}{_hint(part, parts)}; "
-                                                         f"parts are {parts}")
-            try:
-                domain.periodic_offset(a, b)
-            except ValueError as e:
-                raise Invalid(f"periodic[{i}]", str(e)) from None
-            periodic_parts |= {a, b}
-        variables = domain.coords
-        for part, cond in self.conditions.items():
-            if part not in parts:
-                raise Invalid(f"conditions.{part}", f"unknown boundary part{_hint(part, parts)}; parts are {parts}")
-            if part in periodic_parts:
-                raise Invalid(f"conditions.{part}", "this part is periodic; it takes no other condition")
-            for q, value in cond.items():
-                allowed = names if part != "initial" else [n for n in names if not n.endswith("_n")]
-                if q not in allowed:
-                    raise Invalid(f"conditions.{part}.{q}", f"unknown quantity{_hint(q, allowed)}; one of {allowed}")
-                _check_value(value, variables, self.solution, f"conditions.{part}.{q}")
-        missing = [p for p in parts if p not in self.conditions and p not in periodic_parts]
-        if missing:
-            raise Invalid("conditions", f"no condition for part(s) {missing} (use {{}} to leave a part free)")
-        if self.gauge is not None:
-            if len(self.gauge.point) != dim:
-                raise Invalid("gauge.point", f"expected {dim} coordinates {list(space)}, got {self.gauge.point}")
-            space_dom = getattr(domain, "space", domain)
-            if not space_dom.contains(np.asarray([self.gauge.point], float), 1e-9)[0]:
-                raise Invalid("gauge.point", f"{self.gauge.point} is outside the domain")
-            _check_value(self.gauge.p, ("t",) if unsteady else (), self.solution, "gauge.p")
-        for q, value in self.force.items():
-            if q not in VELOCITY[:dim]:
-                raise Invalid(f"force.{q}", f"unknown component; one of {list(VELOCITY[:dim])}")
-            _check_value(value, variables, None, f"force.{q}")
-        if "ghia1982" in self.checks and (dim != 2 or unsteady):
-            raise Invalid("checks", "ghia1982 compares a steady 2D cavity")
-        if "mass_flux" in self.checks:
-            for p in ("inlet", "outlet"):
-                if p not in parts:
-                    raise Invalid("checks", f"mass_flux needs boundary parts named inlet and outlet; parts are {parts}")
-        if ("mass_flux" in self.checks or "symmetry" in self.checks) and (dim != 2 or unsteady):
-            raise Invalid("checks", "mass_flux and symmetry are computed for steady 2D flows")
-
 
 def quantities(dim: int, formulation: str) -> list[str]:
     """What a condition may set: fields (Dirichlet) and ``<field>_n`` (normal derivative)."""
@@ -176,23 +116,80 @@ def _check_value(value, variables, solution, key):
         raise Invalid(key, str(e)) from None
 
 
-class NavierStokes:
+class NavierStokes(Equation):
     """The incompressible Navier–Stokes problem in nondimensional variables, with its physical scales."""
 
+    @classmethod
+    def check_geometry(cls, config: NavierStokesConfig, domain) -> None:
+        """Cross-checks against the domain; :class:`Invalid` keys are relative to ``equation``."""
+        space = tuple(c for c in domain.coords if c != "t")
+        unsteady = "t" in domain.coords
+        dim = len(space)
+        if dim not in (2, 3):
+            raise Invalid("type", f"navier_stokes needs a 2D or 3D domain, got coordinates {list(domain.coords)}")
+        if config.formulation == "stream_function" and dim != 2:
+            raise Invalid("formulation", "the stream function is for 2D flows")
+        if config.solution is not None:
+            sol = SOLUTIONS[config.solution]
+            if sol.dim != dim or sol.unsteady != unsteady:
+                raise Invalid("solution", f"{config.solution} is {sol.note}; the domain has coordinates "
+                                          f"{list(domain.coords)}")
+        names = quantities(dim, config.formulation)
+        parts = list(domain.parts)
+        periodic_parts = set()
+        for i, (a, b) in enumerate(config.periodic):
+            for j, part in enumerate((a, b)):
+                if part not in parts:
+                    raise Invalid(f"periodic[{i}][{j}]", f"unknown boundary part {part!r}{_hint(part, parts)}; "
+                                                         f"parts are {parts}")
+            try:
+                domain.periodic_offset(a, b)
+            except ValueError as e:
+                raise Invalid(f"periodic[{i}]", str(e)) from None
+            periodic_parts |= {a, b}
+        variables = domain.coords
+        for part, cond in config.conditions.items():
+            if part not in parts:
+                raise Invalid(f"conditions.{part}", f"unknown boundary part{_hint(part, parts)}; parts are {parts}")
+            if part in periodic_parts:
+                raise Invalid(f"conditions.{part}", "this part is periodic; it takes no other condition")
+            for q, value in cond.items():
+                allowed = names if part != "initial" else [n for n in names if not n.endswith("_n")]
+                if q not in allowed:
+                    raise Invalid(f"conditions.{part}.{q}", f"unknown quantity{_hint(q, allowed)}; one of {allowed}")
+                _check_value(value, variables, config.solution, f"conditions.{part}.{q}")
+        missing = [p for p in parts if p not in config.conditions and p not in periodic_parts]
+        if missing:
+            raise Invalid("conditions", f"no condition for part(s) {missing} (use {{}} to leave a part free)")
+        if config.gauge is not None:
+            if len(config.gauge.point) != dim:
+                raise Invalid("gauge.point", f"expected {dim} coordinates {list(space)}, got {config.gauge.point}")
+            space_dom = getattr(domain, "space", domain)
+            if not space_dom.contains(np.asarray([config.gauge.point], float), 1e-9)[0]:
+                raise Invalid("gauge.point", f"{config.gauge.point} is outside the domain")
+            _check_value(config.gauge.p, ("t",) if unsteady else (), config.solution, "gauge.p")
+        for q, value in config.force.items():
+            if q not in VELOCITY[:dim]:
+                raise Invalid(f"force.{q}", f"unknown component; one of {list(VELOCITY[:dim])}")
+            _check_value(value, variables, None, f"force.{q}")
+        if "ghia1982" in config.checks and (dim != 2 or unsteady):
+            raise Invalid("checks", "ghia1982 compares a steady 2D cavity")
+        if "mass_flux" in config.checks:
+            for p in ("inlet", "outlet"):
+                if p not in parts:
+                    raise Invalid("checks", f"mass_flux needs boundary parts named inlet and outlet; parts are {parts}")
+        if ("mass_flux" in config.checks or "symmetry" in config.checks) and (dim != 2 or unsteady):
+            raise Invalid("checks", "mass_flux and symmetry are computed for steady 2D flows")
+
     def __init__(self, config: NavierStokesConfig, domain):
-        config.check_geometry(domain)
         self.config, self.domain = config, domain
-        self.coords = tuple(domain.coords)
         self.space = tuple(c for c in self.coords if c != "t")
         self.unsteady = "t" in self.coords
         self.velocity = VELOCITY[:len(self.space)]
         self.stream = config.formulation == "stream_function"
         if self.stream:
-            self.fields = ("psi", "p")
             self.aliases = {"u": ("psi", (0, 1) + (0,) * self.unsteady, 1.0),
                             "v": ("psi", (1, 0) + (0,) * self.unsteady, -1.0)}
-        else:
-            self.fields, self.aliases = self.velocity + ("p",), {}
 
         # physical scales
         self.nu, self.rho, self.U = config.viscosity, config.rho, config.velocity
@@ -222,9 +219,21 @@ class NavierStokes:
             q in ("p", "p_n") for c in config.conditions.values() for q in c)
         self.gauge_free = () if fixes_p else ("p",)
 
+    @property
+    def coords(self) -> tuple[str, ...]:
+        return tuple(self.domain.coords)
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The network's outputs: velocity and pressure, or stream function and pressure."""
+        return ("psi", "p") if self.stream else self.velocity + ("p",)
+
     # --- scales -------------------------------------------------------------------------------
     def to_nondim(self, x):
         return (x - self.center) / self.scale
+
+    def scaling(self):
+        return self.center, self.scale
 
     def to_physical(self, xh):
         return self.center + self.scale * xh

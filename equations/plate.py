@@ -38,6 +38,7 @@ from sciml import expr
 from sciml.config import spec
 from sciml.errors import Invalid
 
+from .base import Equation
 from .fields import Fields
 
 EdgeCondition = Literal["simply_supported", "clamped", "free"]
@@ -78,12 +79,6 @@ class PlateConfig:
         except ValueError as e:
             raise Invalid("load", str(e)) from None
 
-    def check_geometry(self, domain):
-        """The plate is a plain rectangle: edges left, right, bottom, top; no holes, time or regrouping."""
-        edges = ("left", "right", "bottom", "top")
-        if tuple(domain.coords) != ("x", "y") or tuple(domain.parts) != edges or set(domain.pieces) != set(edges):
-            raise Invalid("type", "kirchhoff_plate needs a plain rectangle (no holes, time or renamed edges)")
-
     @property
     def rigidity(self) -> float:
         if self.D is not None:
@@ -119,7 +114,7 @@ EDGE_RULES = {
 }
 
 
-class KirchhoffPlate:
+class KirchhoffPlate(Equation):
     """The plate problem in nondimensional variables, with its physical scales."""
 
     fields = ("w",)
@@ -127,12 +122,14 @@ class KirchhoffPlate:
     units = {"x": "m", "y": "m", "w": "m", "mx": "N m/m", "my": "N m/m", "mxy": "N m/m", "qx": "N/m", "qy": "N/m"}
 
     @classmethod
-    def from_domain(cls, config: PlateConfig, domain) -> "KirchhoffPlate":
-        config.check_geometry(domain)
-        return cls(config, domain.bounds)
+    def check_geometry(cls, config: PlateConfig, domain) -> None:
+        """The plate is a plain rectangle: edges left, right, bottom, top; no holes, time or regrouping."""
+        edges = ("left", "right", "bottom", "top")
+        if tuple(domain.coords) != ("x", "y") or tuple(domain.parts) != edges or set(domain.pieces) != set(edges):
+            raise Invalid("type", "kirchhoff_plate needs a plain rectangle (no holes, time or renamed edges)")
 
-    def __init__(self, config: PlateConfig, bounds):
-        (x0, x1), (y0, y1) = bounds
+    def __init__(self, config: PlateConfig, domain):
+        (x0, x1), (y0, y1) = domain.bounds
         self.config, self.bounds = config, ((float(x0), float(x1)), (float(y0), float(y1)))
         self.a, self.b = x1 - x0, y1 - y0
         self.D, self.nu = config.rigidity, config.nu
@@ -155,6 +152,9 @@ class KirchhoffPlate:
 
     def to_physical(self, xh):
         return self.center + self.L * xh
+
+    def scaling(self):
+        return self.center, np.full(2, self.L)
 
     def load_hat(self, xh):
         x = self.to_physical(xh)

@@ -1,7 +1,8 @@
 """The ``sciml`` command: ``run``, ``show`` (and more sub-commands as the suite grows).
 
 User mistakes (:class:`~sciml.errors.UserError`) print one line and exit with status 2; bugs keep their
-traceback.
+traceback. Training stopped by SIGTERM or SIGINT (:mod:`sciml.loop`) prints one line naming the checkpoint and
+the command that continues, and exits with 128 + the signal's number: 143 (SIGTERM), 130 (SIGINT).
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import sys
 
 import yaml
 
-from .errors import UserError
+from .errors import Interrupted, UserError
 
 
 def _run(args) -> int:
@@ -64,14 +65,15 @@ def _export(args) -> int:
     import os
 
     from . import cases
-    from .compile import export
+    from .compile import Policy, export
 
     case = cases.load(os.path.join(args.run_dir, "config.yaml"))
     if not hasattr(case.module, "export_model"):
         raise UserError(f"solver {case.config.solver!r} has no export")
-    fn, shape, dtype, meta = case.module.export_model(case.config, args.run_dir)
     out = args.out or os.path.join(args.run_dir, "model" + export.SUFFIX)
-    paths = export.save(out, fn, shape, dtype, {"case": case.config.case, "run_dir": args.run_dir, **meta})
+    with Policy.of(case.config.dtype).precision():  # the model is traced in its own dtype
+        fn, shape, dtype, meta = case.module.export_model(case.config, args.run_dir)
+        paths = export.save(out, fn, shape, dtype, {"case": case.config.case, "run_dir": args.run_dir, **meta})
     print("exported: " + ", ".join(paths))
     return 0
 
@@ -162,6 +164,9 @@ def main(argv=None) -> int:
         return args.func(args)
     except UserError as e:
         print(f"error: {e}", file=sys.stderr)
+        return e.exit_code
+    except Interrupted as e:
+        print(e, file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

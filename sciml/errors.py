@@ -48,3 +48,15 @@ class BadFile(UserError):
 def warn(message: str) -> None:
     """One line on stderr, ``warning: <message>``: something was wrong and the run goes on (e.g. a fallback)."""
     print(f"warning: {message}", file=sys.stderr, flush=True)
+
+
+class Interrupted(Exception):
+    """Training stopped by a signal (SIGTERM, SIGINT) after writing its latest checkpoint and summary.
+
+    ``exit_code`` is ``128 + signal number`` (143 for SIGTERM, 130 for SIGINT), as a shell reports a process
+    ended by that signal; the message says where the checkpoint is and how to continue.
+    """
+
+    def __init__(self, message: str, signum: int, summary: dict | None = None):
+        super().__init__(message)
+        self.signum, self.exit_code, self.summary = signum, 128 + signum, summary

@@ -85,3 +85,20 @@ def test_run_writes_run_folder(tmp_path, capsys):
               "plots/loss.png", "plots/w.png", "plots/mx.png"):
         assert (out / f).is_file(), f
     assert not [f for f in os.listdir(out) if f.endswith(".tmp")]
+
+
+def test_resume_with_only_best_says_how_to_continue_from_it(tmp_path, capsys):
+    import shutil
+
+    out = tmp_path / "r"
+    assert run_cli(capsys, "run", write_case(tmp_path, training__adam__steps=20), "--out", str(out), "--quiet")[0] == 0
+    latest, best = out / "checkpoints" / "latest.h5", out / "checkpoints" / "best.h5"
+    for f in (latest, out / "checkpoints" / "latest.prev.h5"):  # no latest version at all: best.h5 is left
+        f.unlink(missing_ok=True)
+    code, _, errtext = run_cli(capsys, "run", "--resume", str(out), "--quiet")
+    assert code == 2 and errtext.count("\n") == 1 and "Traceback" not in errtext
+    assert errtext == (f"error: {latest}: no checkpoint to resume from, but {best} exists (the lowest-loss state, "
+                       f"step 20); to continue from it: cp {best} {latest} && sciml run --resume {out}\n")
+    shutil.copy(best, latest)  # as the message says
+    code, printed, _ = run_cli(capsys, "run", "--resume", str(out), "--quiet")
+    assert code == 0 and json.loads(printed[:printed.rindex("}") + 1])["steps"] == 20

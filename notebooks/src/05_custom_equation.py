@@ -1,7 +1,7 @@
 # %% [markdown]
 # # 05 · Your own equation: the heat equation in a few lines
 #
-# sciml's equations are plain Python classes: residuals written over derivative lookups such as `d["u_xx"]`.
+# sciml's equations are small Python classes: residuals written over derivative lookups such as `d["u_xx"]`.
 # Here we define a PDE the package does not ship, the 1D heat equation
 #
 # u_t = k u_xx on x ∈ [0, 1], t ∈ [0, 1], with u(x, 0) = sin(πx) and u(0, t) = u(1, t) = 0,
@@ -30,11 +30,14 @@ OUT = os.environ.get("SCIML_NOTEBOOK_OUT", "runs/notebooks")
 
 # %% [markdown]
 # **The equation** is two pieces. A config dataclass is the schema of the case file's `equation` section
-# (its `type` names the equation; the other fields are its parameters, validated with their bounds). A
-# problem class, built from that config and the domain, names its fields and coordinates and gives the
-# residuals: `interior` inside the domain and `boundary` on each named part of its boundary (an empty dict
-# leaves a part free). The solver collects the derivatives the residuals ask for and computes them all in
-# one Taylor-mode pass.
+# (its `type` names the equation; the other fields are its parameters, validated with their bounds). An
+# equation class, a subclass of `sciml.equations.Equation` built from that config and the domain, names its
+# fields and coordinates, maps physical points to the network's inputs and back (`to_nondim`, `to_physical`),
+# and gives the residuals: `interior` inside the domain and `boundary` on each named part of its boundary (an
+# empty dict leaves a part free). `register` refuses a class that leaves one of these out, naming it. The
+# rest are hooks with defaults: `derived` (the fields reported; default the network's), `reference`
+# (default none), point sets, periodic pairs, checks. The solver collects the derivatives the residuals ask
+# for and computes them all in one Taylor-mode pass.
 #
 # sciml's rectangle has axes x and y; our equation calls the second one t (`coords = ("x", "t")`), so
 # `d["u_t"]` is the derivative along it and the bottom edge is the initial time.
@@ -48,7 +51,7 @@ class HeatConfig:
     k: float = spec(0.1, gt=0.0, help="diffusivity")
 
 
-class Heat:
+class Heat(sciml.equations.Equation):
     """u_t = k u_xx; u(x, 0) = sin(πx) on the part ``initial``, u = 0 on the part ``ends``."""
 
     fields = ("u",)
@@ -58,6 +61,9 @@ class Heat:
         self.k = config.k
 
     def to_nondim(self, points):  # the inputs already lie in [0, 1]: no scaling needed
+        return points
+
+    def to_physical(self, points):
         return points
 
     def interior(self, d):
@@ -70,11 +76,7 @@ class Heat:
             return {"u": d["u"]}
         return {}  # the final time is free
 
-    def derived(self, d):
-        """The fields written to ``fields.h5`` and compared with the reference."""
-        return {"u": d["u"]}
-
-    def reference(self, points):
+    def reference(self, points):  # compared with the derived fields (by default the network's: u)
         x, t = points[:, 0], points[:, 1]
         return {"u": np.exp(-self.k * np.pi**2 * t) * np.sin(np.pi * x)}
 

@@ -79,11 +79,6 @@ class Policy:
         (Optax's ``x64_precision``). The drivers train inside it, so a float64 case leaves no float64 behind."""
         return jax.enable_x64(self.x64)
 
-    def activate(self, exact: bool = False) -> None:
-        """float64 needs ``jax_enable_x64`` (a process-wide switch); with ``exact`` other policies turn it off."""
-        if self.x64 or exact:
-            jax.config.update("jax_enable_x64", self.x64)
-
     def cast(self, tree):
         """Floating leaves in the compute dtype (parameters stay in their own dtype outside)."""
         dt = self.compute_dtype

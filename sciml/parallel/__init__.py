@@ -179,6 +179,16 @@ def to_host(tree):
     return jax.tree_util.tree_map(get, tree)
 
 
+def largest(value: int) -> int:
+    """The largest of ``value`` over all processes (a collective on several: every process calls it at the
+    same point)."""
+    if jax.process_count() == 1:
+        return int(value)
+    from jax.experimental import multihost_utils
+
+    return int(np.max(multihost_utils.process_allgather(np.int32(value))))
+
+
 def is_writer() -> bool:
     """Only process 0 writes run files."""
     return jax.process_index() == 0

@@ -1,11 +1,13 @@
 """The FNO driver: ``datagen`` makes a case's dataset, ``train`` fits the operator and writes its run folder.
 
-An epoch is one pass over the shuffled training set (the order drawn from ``(seed, epoch)``, so a resumed
-run sees the same batches) in minibatches, each one call of a jitted train step (AdamW with a step or
-cosine schedule). After each epoch: a NaN/inf check (the run stops, keeping the state of the last good
-epoch), the test error at the training resolution every ``evaluation.every`` epochs, a metrics row,
-checkpoints (``latest`` every ``training.checkpoint_every`` epochs, ``best`` by training loss). At the end
-the model is evaluated at every test resolution (zero-shot super-resolution above the training grid).
+The run skeleton (run folder, metrics rows, checkpoints, the NaN stop, resume, stopping on a signal, the
+summary) is :mod:`sciml.loop`'s; its chunks here are epochs. An epoch is one pass over the shuffled training
+set (the order drawn from ``(seed, epoch)``, so a resumed run sees the same batches) in minibatches, each one
+call of a jitted train step (AdamW with a step or cosine schedule). The first chunk compiles the step and the
+evaluation and measures the test error before training. A metrics row holds the mean training loss, the test
+error at the training resolution (every ``evaluation.every`` epochs) and the epoch's time; ``latest`` is due
+every ``training.checkpoint_every`` epochs. At the end the model is evaluated at every test resolution
+(zero-shot super-resolution above the training grid).
 
 Devices (``parallel``): each minibatch is sharded along the mesh's data axis (under several processes each
 reads its own rows of it), the state is replicated (or split along the FNO's channels on a ``[data,
@@ -23,42 +25,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
-from tqdm.auto import tqdm
 
-from sciml import parallel
+from sciml import loop, parallel
 from sciml.compile import Policy
 from sciml.config import to_dict
-from sciml.errors import ConfigError, TrainingDiverged, UserError
-from sciml.io import checkpoint
-from sciml.io.atomic import atomic_path, write_json, write_yaml
+from sciml.errors import ConfigError
+from sciml.io.atomic import atomic_path
 from sciml.nn import fno, losses
-from sciml.rundir import Metrics
 
 from . import data, plots
 from .config import FnoCase
 from .generators import GENERATORS
 from .model import Operator, build, partition
-
-
-def datagen(cfg: FnoCase, quiet: bool = False, force: bool = False, workers: int = 1) -> str:
-    """Write the case's dataset to ``data.path`` (kept if it exists with the same settings, unless ``force``);
-    ``workers`` processes solve the chunks in parallel (the same file as one process makes)."""
-    path = cfg.data.path
-    if os.path.exists(path) and not force:
-        data.check(cfg.data, path, remedy="add --force to overwrite it")
-        if not quiet:
-            print(f"{path} is up to date (use --force to make it again)")
-        return path
-    gen = GENERATORS[cfg.data.generator]
-    try:
-        gen.module
-    except ImportError as e:
-        raise UserError(f"generator {cfg.data.generator!r} is not available ({e})") from None
-    total = cfg.data.n_train + cfg.data.n_test
-    with tqdm(total=total, disable=quiet, unit="sample", desc=f"{cfg.data.generator} {cfg.data.solver_grid}",
-              dynamic_ncols=True) as bar:
-        data.write(cfg.data, path, progress=bar.update, workers=workers)
-    return path
 
 
 def schedule(cfg: FnoCase, steps_per_epoch: int) -> optax.Schedule:
@@ -155,119 +133,120 @@ def _layout(cfg: FnoCase):
 
 def train(cfg: FnoCase, out: str, resume: str | None = None, quiet: bool = False) -> dict:
     """Train the case into run folder ``out`` (``resume``: continue from that folder's latest checkpoint)."""
-    t_setup = time.perf_counter()
-    policy = Policy.of(cfg.dtype)
-    policy.activate()
-    np_dtype = policy.param_dtype  # inputs come in the parameters' dtype
-    mesh, place_state = _layout(cfg)
-    writer = parallel.is_writer()
-    data.check(cfg.data, case=cfg.case)
-    train_set, tests = data.open_splits(cfg.data.path, cfg.data.resolutions)
-    if writer:
-        write_yaml(os.path.join(out, "config.yaml"), to_dict(cfg))
-        for sub in ("checkpoints", "plots"):
-            os.makedirs(os.path.join(out, sub), exist_ok=True)
+    with Policy.of(cfg.dtype).precision():  # float64 off (or on) inside; the caller's setting comes back after
+        return loop.run(cfg, lambda: _Fno(cfg, quiet), out, resume, quiet)
 
-    bs = cfg.training.batch_size
-    per_epoch = train_set.num_batches(bs, drop_last=True)
-    op, sched, tx, step, eval_fn = functions(cfg, train_set.shapes[0][-1], train_set.shapes[1][-1], per_epoch)
-    params = op.init(jax.random.PRNGKey(cfg.seed))
-    stats = op.stats(*train_set.moments())
-    state = {"params": params, "opt": tx.init(params), "stats": stats, "epoch": jnp.asarray(0, jnp.int32)}
-    metrics = Metrics(os.path.join(out, "metrics.csv"))
-    best, elapsed0 = float("inf"), 0.0
-    if resume:
-        state, metrics, best, elapsed0 = _resume(resume, state, metrics)
-    epoch = int(state["epoch"])
-    state = place_state(state)
-    if parallel.channel_size(mesh) > 1:  # keep the channel layout from step to step (XLA may pick another)
-        step = jax.jit(step, out_shardings=(jax.tree_util.tree_map(lambda a: a.sharding, state),
-                                            parallel.replicated(mesh)))
-    ckpt = lambda name: os.path.join(out, "checkpoints", f"{name}.h5")
-    rows = parallel.local_rows(bs)
-    put = lambda x, y: parallel.shard((np.asarray(x, np_dtype), np.asarray(y, np_dtype)), mesh)
-    host = lambda state: parallel.to_host({"params": state["params"], "stats": state["stats"]})
-    record = metrics.append if writer else metrics.rows.append
 
-    def save(name, state, **attrs):
-        state = parallel.to_host(state)  # on every process (a gather, if anything is sharded across them)
-        if writer:
-            checkpoint.save(ckpt(name), state, **attrs)
+class _Fno:
+    """The FNO's side of :func:`sciml.loop.run`: epochs of minibatches (the loop's chunks), the test error at
+    the training resolution after each, evaluation at every test resolution at the end."""
 
-    tc = time.perf_counter()
-    jax.block_until_ready(step(state, *put(*train_set.read(np.arange(bs)[rows]))))  # compiles (result dropped)
-    test0 = tests[cfg.data.resolution]
-    initial, _ = evaluate(eval_fn, host(state), test0, cfg.evaluation.batch_size) if not resume else (None, None)
-    compile_s = time.perf_counter() - tc
+    unit = "batch"
 
-    epoch_times, epoch_cpu, t0 = [], [], time.perf_counter()
-    bar = tqdm(total=cfg.training.epochs * per_epoch, initial=epoch * per_epoch, disable=quiet, unit="batch",
-               dynamic_ncols=True, leave=True)
-    try:
-        while epoch < cfg.training.epochs:
-            good, te, ce = state, time.perf_counter(), time.process_time()
-            batch_losses = []
-            for x, y in train_set.batches(bs, np.random.default_rng([cfg.seed, epoch]), drop_last=True, rows=rows):
-                state, loss = step(state, *put(x, y))
-                batch_losses.append(loss)
-                bar.update(1)
-            batch_losses = np.asarray(jnp.stack(batch_losses))
-            train_s, train_cpu = time.perf_counter() - te, time.process_time() - ce
-            bad = np.flatnonzero(~np.isfinite(batch_losses))
-            if bad.size:
-                save("latest", good, epoch=epoch, step=epoch * per_epoch)
-                raise TrainingDiverged(
-                    f"loss became {batch_losses[bad[0]]} in epoch {epoch + 1} (batch {int(bad[0]) + 1} of "
-                    f"{per_epoch}); training stopped. The last good state (end of epoch {epoch}) is in "
-                    f"{ckpt('latest')}")
-            epoch += 1
-            state = {**state, "epoch": parallel.replicate(np.int32(epoch), mesh)}
-            epoch_times.append(train_s)
-            epoch_cpu.append(train_cpu)
-            row = {"epoch": epoch, "step": epoch * per_epoch, "loss": float(batch_losses.mean()),
-                   "test_rel_l2": float("nan"), "eval_s": 0.0}
-            if epoch % cfg.evaluation.every == 0 or epoch == cfg.training.epochs:
-                tv = time.perf_counter()
-                row["test_rel_l2"], _ = evaluate(eval_fn, host(state), test0, cfg.evaluation.batch_size)
-                row["eval_s"] = time.perf_counter() - tv
-            row.update({"lr": float(sched(epoch * per_epoch - 1)), "epoch_s": train_s,
-                        "wall_time_s": elapsed0 + time.perf_counter() - t0})
-            record(row)
-            bar.set_postfix(loss=f"{row['loss']:.3e}", test=f"{row.get('test_rel_l2', float('nan')):.3e}",
-                            s_epoch=f"{train_s:.2f}", refresh=False)
-            if row["loss"] < best:
-                best = row["loss"]
-                save("best", state, epoch=epoch, step=epoch * per_epoch, loss=best)
-            if epoch % cfg.training.checkpoint_every == 0 or epoch == cfg.training.epochs:
-                save("latest", state, epoch=epoch, step=epoch * per_epoch, loss=row["loss"])
-    finally:
-        bar.close()
-    wall = elapsed0 + time.perf_counter() - t0
-    if not epoch_times:  # nothing trained in this call (no epochs, or resumed at the end)
-        save("latest", state, epoch=epoch, step=epoch * per_epoch)
+    def __init__(self, cfg: FnoCase, quiet: bool):
+        self.cfg, self.quiet = cfg, quiet
+        self.np_dtype = Policy.of(cfg.dtype).param_dtype  # inputs come in the parameters' dtype
+        self.mesh, self.place_state = _layout(cfg)
+        data.check(cfg.data, case=cfg.case)
+        self.train_set, self.tests = data.open_splits(cfg.data.path, cfg.data.resolutions)
+        self.per_epoch = self.train_set.num_batches(cfg.training.batch_size, drop_last=True)
+        self.total = cfg.training.epochs * self.per_epoch
+        self.op, self.sched, self.tx, self.step_fn, self.eval_fn = functions(
+            cfg, self.train_set.shapes[0][-1], self.train_set.shapes[1][-1], self.per_epoch)
+        self.rows = parallel.local_rows(cfg.training.batch_size)
+        self.epoch, self.initial, self.warm, self.resumed, self.params = 0, None, False, False, 0
+        self.epoch_times, self.epoch_cpu = [], []  # wall and CPU seconds of each epoch's steps
 
-    results = _final_evaluation(cfg, eval_fn, host(state), tests, out if writer else None)
-    if metrics.rows and writer:
-        plots.history(metrics.rows, os.path.join(out, "plots", "history.png"), f"{cfg.case}: training")
-    trained = len(epoch_times) * per_epoch
-    s_per_epoch = float(np.mean(epoch_times)) if epoch_times else 0.0
-    summary = {
-        "case": cfg.case, "steps": epoch * per_epoch, "epochs": epoch, "wall_time_s": round(wall, 3),
-        "s_per_epoch": round(s_per_epoch, 4),
-        "steps_per_s": round(trained / max(sum(epoch_times), 1e-9), 3) if trained else 0.0,
-        "steps_per_cpu_s": round(trained / max(sum(epoch_cpu), 1e-9), 3) if trained else 0.0,
-        "compile_time_s": round(compile_s, 3), "setup_time_s": round(tc - t_setup, 3),
-        "final_loss": metrics.rows[-1]["loss"] if metrics.rows else None,
-        "initial_rel_l2": initial, "metrics": results, "params": fno.count(state["params"]),
-        "dtype": cfg.dtype, "seed": cfg.seed, "dataset": cfg.data.path, "parallel": parallel.describe(mesh),
-        "compile_cache": jax.config.jax_compilation_cache_dir, "run_dir": out,
-    }
-    if writer:
-        write_json(os.path.join(out, "summary.json"), summary)
-    if not quiet:
-        print(f"{epoch} epochs, {s_per_epoch:.3f} s/epoch; test " +
-              ", ".join(f"{k} {v:.4f}" for k, v in results.items()))
-    return summary
+    def put(self, x, y):
+        return parallel.shard((np.asarray(x, self.np_dtype), np.asarray(y, self.np_dtype)), self.mesh)
+
+    def host(self, state):
+        return parallel.to_host({"params": state["params"], "stats": state["stats"]})
+
+    def init(self):
+        params = self.op.init(jax.random.PRNGKey(self.cfg.seed))
+        stats = self.op.stats(*self.train_set.moments())
+        return {"params": params, "opt": self.tx.init(params), "stats": stats, "epoch": jnp.asarray(0, jnp.int32)}
+
+    def template(self, attrs: dict):
+        return self.init()
+
+    def start(self, state, attrs: dict):
+        if attrs:  # restored from a checkpoint
+            state = jax.tree_util.tree_map(jnp.asarray, state)
+        self.epoch, self.resumed, self.params = int(state["epoch"]), bool(attrs), fno.count(state["params"])
+        state = self.place_state(state)
+        if parallel.channel_size(self.mesh) > 1:  # keep the channel layout from step to step (XLA may pick another)
+            self.step_fn = jax.jit(self.step_fn, out_shardings=(jax.tree_util.tree_map(lambda a: a.sharding, state),
+                                                                parallel.replicated(self.mesh)))
+        return state, self.epoch * self.per_epoch
+
+    def attrs(self) -> dict:
+        return {"epoch": self.epoch, "step": self.epoch * self.per_epoch}
+
+    def _warm_up(self, state, run: loop.Run) -> None:
+        """Compile the step (its result dropped) and the evaluation; the test error before training."""
+        cfg = self.cfg
+        with run.compiling():
+            first = self.train_set.read(np.arange(cfg.training.batch_size)[self.rows])
+            jax.block_until_ready(self.step_fn(state, *self.put(*first)))
+            if not self.resumed:
+                self.initial, _ = evaluate(self.eval_fn, self.host(state), self.tests[cfg.data.resolution],
+                                           cfg.evaluation.batch_size)
+        self.warm = True
+
+    def advance(self, state, run: loop.Run) -> loop.Chunk | None:
+        cfg, epoch = self.cfg, self.epoch
+        if not self.warm:
+            self._warm_up(state, run)
+        if epoch >= cfg.training.epochs:
+            return None
+        te, ce, losses = time.perf_counter(), time.process_time(), []
+        order = np.random.default_rng([cfg.seed, epoch])
+        for x, y in self.train_set.batches(cfg.training.batch_size, order, drop_last=True, rows=self.rows):
+            state, loss = self.step_fn(state, *self.put(x, y))
+            losses.append(loss)
+            run.tick()
+        chunk = loop.Chunk(state, np.asarray(jnp.stack(losses)), good=f"end of epoch {epoch}",
+                           where=lambda i: f"in epoch {epoch + 1} (batch {i + 1} of {self.per_epoch})")
+        train_s, train_cpu = time.perf_counter() - te, time.process_time() - ce
+        if not np.isfinite(chunk.losses).all():
+            return chunk
+        self.epoch = epoch = epoch + 1
+        self.epoch_times.append(train_s)
+        self.epoch_cpu.append(train_cpu)
+        chunk.state = state = {**state, "epoch": parallel.replicate(np.int32(epoch), self.mesh)}
+        row = {"epoch": epoch, "step": epoch * self.per_epoch, "loss": float(chunk.losses.mean()),
+               "test_rel_l2": float("nan"), "eval_s": 0.0}
+        if epoch % cfg.evaluation.every == 0 or epoch == cfg.training.epochs:
+            tv = time.perf_counter()
+            row["test_rel_l2"], _ = evaluate(self.eval_fn, self.host(state), self.tests[cfg.data.resolution],
+                                             cfg.evaluation.batch_size)
+            row["eval_s"] = time.perf_counter() - tv
+        row.update({"lr": float(self.sched(epoch * self.per_epoch - 1)), "epoch_s": train_s,
+                    "wall_time_s": run.wall()})
+        chunk.row, chunk.postfix = row, {"test": f"{row['test_rel_l2']:.3e}", "s_epoch": f"{train_s:.2f}"}
+        chunk.latest = epoch % cfg.training.checkpoint_every == 0 or epoch == cfg.training.epochs
+        return chunk
+
+    def summary(self) -> dict:
+        trained, times = len(self.epoch_times) * self.per_epoch, self.epoch_times
+        return {"epochs": self.epoch, "s_per_epoch": round(float(np.mean(times)) if times else 0.0, 4),
+                "steps_per_s": round(trained / max(sum(times), 1e-9), 3) if trained else 0.0,
+                "steps_per_cpu_s": round(trained / max(sum(self.epoch_cpu), 1e-9), 3) if trained else 0.0,
+                "initial_rel_l2": self.initial, "params": self.params, "dataset": self.cfg.data.path,
+                "parallel": parallel.describe(self.mesh)}
+
+    def finish(self, state, run: loop.Run, out: str | None) -> dict:
+        cfg = self.cfg
+        results = _final_evaluation(cfg, self.eval_fn, self.host(state), self.tests, out)
+        if out is not None and run.rows:
+            plots.history(run.rows, os.path.join(out, "plots", "history.png"), f"{cfg.case}: training")
+        if not self.quiet:
+            s_per_epoch = float(np.mean(self.epoch_times)) if self.epoch_times else 0.0
+            print(f"{self.epoch} epochs, {s_per_epoch:.3f} s/epoch; test " +
+                  ", ".join(f"{k} {v:.4f}" for k, v in results.items()))
+        return {"metrics": results}
 
 
 def _final_evaluation(cfg: FnoCase, eval_fn, state, tests: dict, out: str | None) -> dict:
@@ -291,15 +270,3 @@ def _final_evaluation(cfg: FnoCase, eval_fn, state, tests: dict, out: str | None
                 plots.sample(split.grid, x[i], y[i], preds[i], os.path.join(out, "plots", f"test_{r}_{i}.png"),
                              f"{cfg.case}, s = {r}, test sample {i}")
     return results
-
-
-def _resume(folder: str, template: dict, metrics: Metrics):
-    path = os.path.join(folder, "checkpoints", "latest.h5")
-    if not os.path.exists(path):
-        raise UserError(f"{path}: no checkpoint to resume from")
-    state, _ = checkpoint.load(path, template)
-    state = jax.tree_util.tree_map(jnp.asarray, state)
-    rows = [r for r in Metrics.read(os.path.join(folder, "metrics.csv")) if r["epoch"] <= int(state["epoch"])]
-    best = min((r["loss"] for r in rows), default=float("inf"))
-    elapsed = rows[-1]["wall_time_s"] if rows else 0.0
-    return state, Metrics(metrics.path, rows), best, elapsed

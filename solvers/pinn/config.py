@@ -7,6 +7,7 @@ from typing import Annotated, Literal, Union
 
 from sciml.config import spec
 from sciml.config.schema import Registry
+from sciml import equations
 from sciml.equations import EQUATIONS
 from sciml.errors import Invalid
 from sciml.nn.mlp import ACTIVATIONS
@@ -158,11 +159,10 @@ class PinnCase:
             raise Invalid("parallel.mesh", f"a PINN shards only its points (its parameters are replicated): "
                                            f"use [{mesh[0] * mesh[1]}], not {mesh}")
         domain = build_geometry(self.geometry)
-        if hasattr(self.equation, "check_geometry"):
-            try:
-                self.equation.check_geometry(domain)
-            except Invalid as e:
-                raise Invalid(f"equation.{e.key}", e.message) from None
+        try:
+            equations.check_geometry(self.equation, domain)
+        except Invalid as e:
+            raise Invalid(f"equation.{e.key}", e.message) from None
         for part in self.sampling.parts:
             if part not in domain.parts:
                 raise _unknown_part(f"sampling.parts.{part}", part, domain.parts)

@@ -15,8 +15,7 @@ from .problem import assemble
 def export_model(cfg: PinnCase, run_dir: str):
     """``(fn, input_shape, dtype, meta)`` from the run's best checkpoint (its latest if there is no best)."""
     path = checkpoint.trained(run_dir)
-    policy = Policy.of(cfg.dtype)
-    policy.activate(exact=True)
+    policy = Policy.of(cfg.dtype)  # the caller traces inside policy.precision() (sciml export does)
     problem = assemble(cfg)
     params = checkpoint.load_part(path, "params", problem.init(jax.random.PRNGKey(0)))
     eq, dtype = problem.equation, policy.param_dtype
@@ -29,9 +28,9 @@ def export_model(cfg: PinnCase, run_dir: str):
 
     coords = list(eq.coords)
     outputs = list(jax.eval_shape(fn, jax.ShapeDtypeStruct((1, len(coords)), dtype)))
-    scale = np.broadcast_to(getattr(eq, "scale", getattr(eq, "L", 1.0)), (len(coords),))
+    center, scale = eq.scaling()
     meta = {"solver": "pinn", "inputs": coords, "outputs": outputs, "equation": cfg.equation.type,
-            "checkpoint": path, "units": getattr(eq, "units", "those of the case file"),
+            "checkpoint": path, "units": dict(eq.units) if eq.units else "those of the case file",
             "scalings": {"note": "applied inside: the network sees (x - center) / scale",
-                         "center": np.asarray(eq.center, float).tolist(), "scale": scale.astype(float).tolist()}}
+                         "center": np.asarray(center, float).tolist(), "scale": np.asarray(scale, float).tolist()}}
     return fn, (len(coords),), np.dtype(dtype), meta

@@ -1,14 +1,24 @@
-"""Assembling a PINN problem from a case: network, collocation batches, loss terms and predictions.
+r"""A PINN case as a :class:`Problem`: network, collocation batches, residuals, loss terms and predictions.
 
-Everything here is a pure function of ``(params, batch)``. The derivative requests of each residual are
+For network parameters :math:`\theta` and residuals :math:`r_t` (one per loss term :math:`t`: the equation's
+interior residuals, then its conditions), the loss is
+
+.. math:: L(\theta) = \sum_t w_t\, \lambda_t\, \frac{1}{N_t} \sum_{i=1}^{N_t} r_t(x_i; \theta)^2,
+
+with fixed weights :math:`w_t` (``loss.weights``, by term or by group ``pde``/``bc``) and adaptive ones
+:math:`\lambda_t` (``loss.balancing``, carried in the training state; 1 without). With ``loss.causal`` the
+interior terms are weighted by time slab instead (:func:`_causal`).
+
+Every method is a pure function of its arguments (jit-able). The derivative requests of each residual are
 collected once (:func:`sciml.equations.fields.collect`) and each group of points is differentiated in one
 planned call of the autodiff engine.
 
-A batch holds nondimensional points (host NumPy arrays; the driver places them on the devices): ``interior`` (N, D); ``parts[part] = {"x", "n"}`` (points and outward
-normals) for every part whose condition has residuals; ``points[name]`` for the equation's point sets
-(plate corners, a pressure gauge); ``periodic["a|b"] = {"a", "b"}`` (paired points on periodic parts).
-Loss terms are named ``<interior residual>`` (group ``pde``), ``<part>.<quantity>``, ``<point set>.<q>``
-and ``periodic.<a|b>.<q>`` (group ``bc``).
+A batch holds nondimensional points (host NumPy arrays; the driver places them on the devices): ``interior``
+(N, D); ``parts[part] = {"x", "n"}`` (points and outward normals) for every part whose condition has
+residuals; ``points[name]`` for the equation's point sets (plate corners, a pressure gauge);
+``periodic["a|b"] = {"a", "b"}`` (paired points on periodic parts). Loss terms are named ``<interior
+residual>`` (group ``pde``), ``<part>.<quantity>``, ``<point set>.<q>`` and ``periodic.<a|b>.<q>`` (group
+``bc``).
 
 Sampled points (``interior``, ``parts``, ``periodic``) are cut along the data axis of the device mesh
 (:meth:`Problem.place`); the equation's fixed ``points`` are the same everywhere and replicated. Under
@@ -16,39 +26,105 @@ several processes ``sample(rng, share)`` draws this process's share of every cou
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import difflib
 from typing import Callable
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from sciml import equations, parallel
 from sciml.compile import Policy
-from sciml.equations import EQUATIONS
-from sciml.equations.fields import collect, evaluator
+from sciml.equations.fields import Fields, collect, evaluator
 from sciml.errors import ConfigError
 
 from . import model
-from .config import PinnCase
+from .config import CausalConfig, PinnCase
 from .geometry import build_geometry
 
 
-@dataclass(frozen=True)
 class Problem:
-    """The pieces of one PINN case (all functions are pure and jit-able)."""
+    """One PINN case: ``init``, ``sample``, ``residuals``, ``term_losses``, ``loss``, ``predict`` (module notes).
 
-    config: PinnCase
-    equation: object
-    geometry: object
-    init: Callable  # key -> params
-    sample: Callable  # (numpy Generator, share: count -> local count) -> batch (nondimensional, host arrays)
-    loss: Callable  # (params, batch, key[, adaptive weights]) -> (total, {term: mean square})
-    predict: Callable  # (params, physical points (N, d)) -> {field: values}
-    terms: tuple[str, ...]
-    term_losses: Callable | None = None  # (params, batch, key) -> {term: loss}, before weighting
-    weights: dict = field(default_factory=dict)  # fixed weight per term
-    residual_score: Callable | None = None  # (params, interior points (N, d) nondim) -> (N,)
-    derived: Callable | None = None  # (params, nondimensional points (N, d)) -> {field: values}, jit-able
+    Attributes: ``equation`` and ``geometry`` (physical), ``terms`` (loss term names, interior residuals
+    first), ``dtype`` (of parameters and points).
+    """
+
+    def __init__(self, cfg: PinnCase):
+        self.geometry = build_geometry(cfg.geometry)
+        self.equation = eq = equations.create(cfg.equation, self.geometry)
+        self.dtype = Policy.of(cfg.dtype).param_dtype
+        self._sampling, self._autodiff = cfg.sampling, cfg.autodiff
+        self._init, self._apply = model.build(cfg.model, len(eq.coords), len(eq.fields), self.dtype)
+        self._aliases = eq.aliases or None
+
+        # what each residual asks for, collected once; parts whose condition has no residual are not sampled
+        dim = len(eq.coords)
+        self._interior = self._requests(eq.interior)
+        self._parts = {}
+        for p in self.geometry.parts:
+            probe: dict = {}
+            req = self._requests(lambda d, p=p: probe.update(eq.boundary(p, d, jnp.ones((1, dim)))))
+            if probe:
+                self._parts[p] = req
+        self._point_sets = {name: (np.asarray(pts, float).reshape(-1, dim), fn, self._requests(fn))
+                            for name, (pts, fn) in eq.point_sets().items() if len(pts)}
+        self._pairs = {f"{a}|{b}": (a, self.geometry.periodic_offset(a, b),
+                                    self._requests(lambda d: eq.periodic_residual(d, d)))
+                       for a, b in (tuple(p) for p in eq.periodic)}
+        self._n_keys = 1 + len(self._parts) + len(self._point_sets) + 2 * len(self._pairs)
+
+        # term names, from one abstract evaluation
+        probe_terms = jax.eval_shape(lambda k: self.residuals(self.init(k), self.sample(np.random.default_rng(0)), k),
+                                     jax.random.PRNGKey(0))
+        self.terms = tuple(sorted(probe_terms, key=lambda t: _group(t) != "pde"))
+        self._weights = _weights(cfg.loss.weights, self.terms)
+        interior_terms = tuple(t for t in self.terms if _group(t) == "pde")
+        self._causal = _causal(cfg.loss.causal, _time_window(eq, self.geometry), interior_terms) \
+            if cfg.loss.causal is not None else None
+
+        # (params, nondimensional points (N, D)) -> {field: values}: the equation's derived fields
+        predict_mode = "taylor" if self._autodiff.mode == "stochastic" else self._autodiff.mode
+        derived_req = self._requests(eq.derived)
+        self.derived = jax.jit(lambda p, xh: eq.derived(
+            evaluator(self._net(p), derived_req, eq.fields, eq.coords, self._aliases, mode=predict_mode)(xh)))
+        # (params, nondimensional interior points (N, D)) -> (N,): the sum of squared interior residuals
+        self.residual_score = jax.jit(self._residual_score)
+
+    # --- the network and its derivatives ------------------------------------------------------
+    def init(self, key) -> object:
+        """Fresh network parameters from a PRNG key."""
+        return self._init(key)
+
+    def _net(self, params) -> Callable:
+        return lambda xh: self._apply(params, xh)
+
+    def _requests(self, fn) -> tuple:
+        return collect(fn, self.equation.fields, self.equation.coords, aliases=self._aliases)
+
+    def _fields_at(self, f, requests, key, x) -> Fields:
+        options: dict = {"mode": self._autodiff.mode}
+        if self._autodiff.mode == "stochastic":
+            options.update(key=key, samples=self._autodiff.samples)
+        return evaluator(f, requests, self.equation.fields, self.equation.coords, self._aliases, **options)(x)
+
+    # --- points -------------------------------------------------------------------------------
+    def sample(self, rng: np.random.Generator, share: Callable[[int], int] = lambda n: n) -> dict:
+        """A batch of nondimensional points in the parameters' dtype (module notes), drawn from ``rng``;
+        ``share(count)`` is this process's part of each count (``sampling`` section)."""
+        s, eq, geo = self._sampling, self.equation, self.geometry
+        count = lambda part: share(s.parts.get(part, s.boundary))
+        batch: dict = {"interior": eq.to_nondim(geo.interior(share(s.interior), rng, s.method)),
+                       "parts": {}, "points": {}, "periodic": {}}
+        for p in self._parts:
+            pts, normals = geo.boundary(p, count(p), rng, s.method)
+            batch["parts"][p] = {"x": eq.to_nondim(pts), "n": normals}
+        for name, (pts, _, _) in self._point_sets.items():
+            batch["points"][name] = eq.to_nondim(pts)
+        for name, (a, offset, _) in self._pairs.items():
+            pts, _ = geo.boundary(a, count(a), rng, s.method)
+            batch["periodic"][name] = {"a": eq.to_nondim(pts), "b": eq.to_nondim(pts + offset)}
+        return jax.tree_util.tree_map(lambda a: np.asarray(a, np.dtype(self.dtype)), batch)
 
     def extend(self, batch: dict, points) -> dict:
         """``batch`` with physical ``points`` added to its interior points (adaptive refinement)."""
@@ -60,37 +136,97 @@ class Problem:
     def place(self, batch: dict, mesh) -> dict:
         """The batch on the devices of ``mesh``: sampled points sharded along the data axis (each process
         gives its share), the fixed point sets replicated."""
-        from sciml import parallel
-
         sampled = {k: v for k, v in batch.items() if k != "points"}
         return {**parallel.shard(sampled, mesh), "points": parallel.replicate(batch["points"], mesh)}
+
+    # --- loss ---------------------------------------------------------------------------------
+    def residuals(self, params, batch: dict, key) -> dict:
+        """``{term: per-point residual}`` on ``batch``; ``key`` feeds the stochastic autodiff mode."""
+        eq, f = self.equation, self._net(params)
+        keys = iter(jax.random.split(key, self._n_keys))
+        out = dict(eq.interior(self._fields_at(f, self._interior, next(keys), batch["interior"])))
+        for p, req in self._parts.items():
+            b = batch["parts"][p]
+            d = self._fields_at(f, req, next(keys), b["x"])
+            out.update({f"{p}.{name}": r for name, r in eq.boundary(p, d, b["n"]).items()})
+        for name, (_, fn, req) in self._point_sets.items():
+            d = self._fields_at(f, req, next(keys), batch["points"][name])
+            out.update({f"{name}.{q}": r for q, r in fn(d).items()})
+        for name, pb in batch["periodic"].items():
+            req = self._pairs[name][2]
+            da = self._fields_at(f, req, next(keys), pb["a"])
+            db = self._fields_at(f, req, next(keys), pb["b"])
+            out.update({f"periodic.{name}.{q}": r for q, r in eq.periodic_residual(da, db).items()})
+        return out
+
+    def term_losses(self, params, batch: dict, key) -> dict:
+        """``{term: mean square residual}`` before weighting (causally weighted interior terms with
+        ``loss.causal``)."""
+        res = self.residuals(params, batch, key)
+        per_term = {t: jnp.mean(jnp.square(r)) for t, r in res.items()}
+        if self._causal is not None:
+            per_term.update(self._causal(res, batch["interior"]))
+        return per_term
+
+    def loss(self, params, batch: dict, key, adaptive: dict | None = None):
+        """``(total, {term: loss})``: the weighted sum of :meth:`term_losses` (fixed weights times the
+        ``adaptive`` ones when given)."""
+        per_term = self.term_losses(params, batch, key)
+        w = self._weights
+        if adaptive is None:
+            total = sum(w[t] * v for t, v in per_term.items())
+        else:
+            total = sum(w[t] * adaptive[t] * v for t, v in per_term.items())
+        return total, per_term
+
+    def _residual_score(self, params, xh):
+        d = self._fields_at(self._net(params), self._interior, jax.random.PRNGKey(0), xh)
+        return sum(jnp.square(r) for r in self.equation.interior(d).values())
+
+    # --- output -------------------------------------------------------------------------------
+    def predict(self, params, points, chunk: int = 16384) -> dict:
+        """``{field: values (N,)}``: the derived fields at physical ``points (N, D)``, ``chunk`` at a time."""
+        xh = jnp.asarray(self.equation.to_nondim(np.asarray(points, float)), self.dtype)
+        pieces = [self.derived(params, xh[i:i + chunk]) for i in range(0, len(xh), chunk)]
+        return {k: np.concatenate([np.asarray(p[k]) for p in pieces]) for k in pieces[0]}
+
+
+def assemble(cfg: PinnCase) -> Problem:
+    """The problem of a PINN case."""
+    return Problem(cfg)
 
 
 def _group(term: str) -> str:
     return "pde" if "." not in term else "bc"
 
 
-def _weights(cfg: PinnCase, terms: tuple[str, ...]) -> dict[str, float]:
+def _weights(weights: dict[str, float], terms: tuple[str, ...]) -> dict[str, float]:
+    """The fixed weight of each term from ``loss.weights`` (by term, else by group, else 1)."""
     known = set(terms) | {_group(t) for t in terms}
-    for key in cfg.loss.weights:
+    for key in weights:
         if key not in known:
-            import difflib
             close = difflib.get_close_matches(key, sorted(known), n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else f"; terms are {sorted(known)}"
             raise ConfigError("unknown loss term" + hint, key=f"loss.weights.{key}")
-    w = cfg.loss.weights
-    return {t: float(w.get(t, w.get(_group(t), 1.0))) for t in terms}
+    return {t: float(weights.get(t, weights.get(_group(t), 1.0))) for t in terms}
 
 
-def _causal(cfg, equation, geometry, interior_terms):
-    """``(per-point residuals, interior points) -> {term: causally weighted loss}`` or None."""
-    c = cfg.loss.causal
-    if c is None:
-        return None
+def _time_window(equation, geometry) -> tuple[float, float]:
+    """The nondimensional time interval of a space-time domain."""
     t0, t1 = geometry.time
     corners = np.zeros((2, geometry.dim))
     corners[:, -1] = t0, t1
     th0, th1 = (float(v) for v in equation.to_nondim(corners)[:, -1])
+    return th0, th1
+
+
+def _causal(c: CausalConfig, window: tuple[float, float], interior_terms) -> Callable:
+    r"""``(per-point residuals, interior points) -> {term: causally weighted loss}`` (``loss.causal``).
+
+    The time window is cut into ``chunks`` slabs with mean square residuals :math:`L_i`; slab :math:`i`
+    weighs :math:`\exp(-\epsilon \sum_{j<i} L_j)` (no gradient through the weight).
+    """
+    th0, th1 = window
 
     def weigh(res: dict, x):
         idx = jnp.clip(jnp.floor((x[:, -1] - th0) / (th1 - th0) * c.chunks), 0, c.chunks - 1).astype(jnp.int32)
@@ -103,123 +239,3 @@ def _causal(cfg, equation, geometry, interior_terms):
 
     return weigh
 
-
-def assemble(cfg: PinnCase) -> Problem:
-    geometry = build_geometry(cfg.geometry)
-    _, eq_cls = EQUATIONS[cfg.equation.type]
-    equation = eq_cls(cfg.equation, geometry)
-    dtype = Policy.of(cfg.dtype).param_dtype
-    fields, coords = equation.fields, equation.coords
-    aliases = getattr(equation, "aliases", None) or None
-    init, apply = model.build(cfg.model, len(coords), len(fields), dtype)
-
-    def net(params):
-        return lambda xh: apply(params, xh)
-
-    options = {"mode": cfg.autodiff.mode}
-
-    def ad_options(key):
-        if cfg.autodiff.mode == "stochastic":
-            return {**options, "key": key, "samples": cfg.autodiff.samples}
-        return options
-
-    def fields_at(f, requests, key, x):
-        return evaluator(f, requests, fields, coords, aliases, **ad_options(key))(x)
-
-    def requests(fn):
-        return collect(fn, fields, coords, aliases=aliases)
-
-    # what each residual asks for, collected once; parts whose condition has no residual are not sampled
-    dim = len(coords)
-    interior_req = requests(equation.interior)
-    part_req = {}
-    for p in geometry.parts:
-        probe = {}
-        req = requests(lambda d, p=p: probe.update(equation.boundary(p, d, jnp.ones((1, dim)))))
-        if probe:
-            part_req[p] = req
-    parts = tuple(part_req)
-    point_sets = {name: (np.asarray(pts, float).reshape(-1, dim), fn)
-                  for name, (pts, fn) in (equation.point_sets() if hasattr(equation, "point_sets") else {}).items()
-                  if len(pts)}
-    point_req = {name: requests(fn) for name, (_, fn) in point_sets.items()}
-    pairs = [tuple(p) for p in getattr(equation, "periodic", ())]
-    pair_req = {f"{a}|{b}": requests(lambda d: equation.periodic_residual(d, d)) for a, b in pairs}
-    offsets = {f"{a}|{b}": geometry.periodic_offset(a, b) for a, b in pairs}
-    derived_req = requests(equation.derived)
-
-    def count(part):
-        return cfg.sampling.parts.get(part, cfg.sampling.boundary)
-
-    def sample(rng: np.random.Generator, share: Callable[[int], int] = lambda n: n) -> dict:
-        s = cfg.sampling
-        count_here = lambda part: share(count(part))
-        interior = geometry.interior(share(s.interior), rng, s.method)
-        batch = {"interior": equation.to_nondim(interior), "parts": {}, "points": {}, "periodic": {}}
-        for p in parts:
-            pts, normals = geometry.boundary(p, count_here(p), rng, s.method)
-            batch["parts"][p] = {"x": equation.to_nondim(pts), "n": normals}
-        for name, (pts, _) in point_sets.items():
-            batch["points"][name] = equation.to_nondim(pts)
-        for (a, b) in pairs:
-            name = f"{a}|{b}"
-            pts, _ = geometry.boundary(a, count_here(a), rng, s.method)
-            batch["periodic"][name] = {"a": equation.to_nondim(pts), "b": equation.to_nondim(pts + offsets[name])}
-        return jax.tree_util.tree_map(lambda a: np.asarray(a, np.dtype(dtype)), batch)
-
-    n_keys = 1 + len(parts) + len(point_sets) + 2 * len(pairs)
-
-    def residuals(params, batch, key) -> dict:
-        keys = iter(jax.random.split(key, n_keys))
-        f = net(params)
-        out = dict(equation.interior(fields_at(f, interior_req, next(keys), batch["interior"])))
-        for p in parts:
-            b = batch["parts"][p]
-            d = fields_at(f, part_req[p], next(keys), b["x"])
-            out.update({f"{p}.{name}": r for name, r in equation.boundary(p, d, b["n"]).items()})
-        for name, (_, fn) in point_sets.items():
-            d = fields_at(f, point_req[name], next(keys), batch["points"][name])
-            out.update({f"{name}.{q}": r for q, r in fn(d).items()})
-        for name, pb in batch["periodic"].items():
-            da = fields_at(f, pair_req[name], next(keys), pb["a"])
-            db = fields_at(f, pair_req[name], next(keys), pb["b"])
-            out.update({f"periodic.{name}.{q}": r for q, r in equation.periodic_residual(da, db).items()})
-        return out
-
-    # term names, from one abstract evaluation
-    probe = jax.eval_shape(lambda k: residuals(init(k), sample(np.random.default_rng(0)), k), jax.random.PRNGKey(0))
-    terms = tuple(sorted(probe, key=lambda t: _group(t) != "pde"))  # residuals first, then conditions
-    weights = _weights(cfg, terms)
-    interior_terms = tuple(t for t in terms if _group(t) == "pde")
-    causal = _causal(cfg, equation, geometry, interior_terms)
-
-    def term_losses(params, batch, key) -> dict:
-        res = residuals(params, batch, key)
-        per_term = {t: jnp.mean(jnp.square(r)) for t, r in res.items()}
-        if causal is not None:
-            per_term.update(causal(res, batch["interior"]))
-        return per_term
-
-    def loss(params, batch, key, adaptive=None):
-        per_term = term_losses(params, batch, key)
-        if adaptive is None:
-            total = sum(weights[t] * v for t, v in per_term.items())
-        else:
-            total = sum(weights[t] * adaptive[t] * v for t, v in per_term.items())
-        return total, per_term
-
-    def residual_score(params, xh):
-        d = fields_at(net(params), interior_req, jax.random.PRNGKey(0), xh)
-        return sum(jnp.square(r) for r in equation.interior(d).values())
-
-    predict_mode = "taylor" if cfg.autodiff.mode == "stochastic" else cfg.autodiff.mode
-    derived = jax.jit(lambda p, xh: equation.derived(
-        evaluator(net(p), derived_req, fields, coords, aliases, mode=predict_mode)(xh)))
-
-    def predict(params, points, chunk: int = 16384) -> dict:
-        xh = jnp.asarray(equation.to_nondim(np.asarray(points, float)), dtype)
-        pieces = [derived(params, xh[i:i + chunk]) for i in range(0, len(xh), chunk)]
-        return {k: np.concatenate([np.asarray(p[k]) for p in pieces]) for k in pieces[0]}
-
-    return Problem(cfg, equation, geometry, init, sample, loss, predict, terms, term_losses, weights,
-                   jax.jit(residual_score), derived)

@@ -63,14 +63,14 @@ def _rel_l2_written(case_path: str) -> set[str]:
     """The ``rel_l2*`` metrics a case's summary holds: an FNO's test error at each resolution; a PINN's error
     of each derived field and vector (the equation's checks add others, not listed here)."""
     from sciml import cases
-    from sciml.equations import EQUATIONS
+    from sciml.equations import create
     from sciml.solvers.pinn.geometry import build_geometry
 
     cfg = cases.load(case_path).config
     if cfg.solver == "fno":
         return {"rel_l2"} | {f"rel_l2_{r}" for r in cfg.data.super_resolution}
-    eq = EQUATIONS[cfg.equation.type][1](cfg.equation, build_geometry(cfg.geometry))
-    return {f"rel_l2_{f}" for f in (*eq.derived_names, *getattr(eq, "vectors", {}))}
+    eq = create(cfg.equation, build_geometry(cfg.geometry))
+    return {f"rel_l2_{f}" for f in (*eq.derived_names, *eq.vectors)}
 
 
 def test_case_entries_ask_for_rel_l2_metrics_their_solver_writes(monkeypatch):

@@ -53,3 +53,22 @@ def test_bfloat16_fno_keeps_float32_parameters_and_gradients(tmp_path):
     f32 = jax.jit(build(cases.load(write_case(tmp_path, DARCY)).config, 1, 1).predict)(params, stats, x)
     rel = float(jnp.linalg.norm(predict(params, stats, x) - f32) / jnp.linalg.norm(f32))
     assert rel < 5e-2  # the same network, in bfloat16
+
+
+def test_a_float64_run_leaves_no_float64_behind(tmp_path):
+    """A float64 case and then a float32 one in one process (as in a notebook): float64 is on only inside the
+    first run; the second trains and saves float32 parameters, and the caller's setting is kept throughout."""
+    import h5py
+
+    with jax.enable_x64(False):
+        first = cases.run(cases.load(write_case(tmp_path, name="f64.yaml")), str(tmp_path / "f64"), quiet=True)
+        assert not jax.config.jax_enable_x64
+        second = cases.run(cases.load(write_case(tmp_path, name="f32.yaml", dtype="float32")),
+                           str(tmp_path / "f32"), quiet=True)
+        assert not jax.config.jax_enable_x64
+    assert (first["dtype"], second["dtype"]) == ("float64", "float32")
+    for run, dtype in ((first, np.float64), (second, np.float32)):
+        with h5py.File(f"{run['run_dir']}/checkpoints/latest.h5", "r") as f:
+            stored = {f["state"][k].dtype for k in f["state"] if f["state"][k].attrs["path"].startswith("['params']")}
+        assert stored == {np.dtype(dtype)}, (run["run_dir"], stored)
+    assert jax.config.jax_enable_x64  # the test process's own setting (tests/conftest.py) is back

@@ -6,7 +6,8 @@ import pytest
 
 from sciml.config import build
 from sciml.equations.fields import collect, evaluator
-from sciml.equations.navier_stokes import NavierStokes, NavierStokesConfig
+from sciml.equations import create
+from sciml.equations.navier_stokes import NavierStokesConfig
 from sciml.equations.ns_exact import beltrami, kovasznay, taylor_green
 from sciml.errors import Invalid
 from sciml.solvers.pinn.geometry import Box, Rectangle, SpaceTime
@@ -16,7 +17,7 @@ def make(domain, **cfg):
     raw = {"type": "navier_stokes", **cfg}
     if "conditions" not in raw:
         raw["conditions"] = {p: {} for p in domain.parts}
-    return NavierStokes(build(NavierStokesConfig, raw), domain)
+    return create(build(NavierStokesConfig, raw), domain)
 
 
 def evaluate(eq, fn, net, x, mode="nested"):
@@ -170,7 +171,7 @@ def test_config_errors_name_the_key(raw, domain, key):
         full = {"conditions": {p: {} for p in domain.parts}, **raw}
         if "conditions" in raw:
             full["conditions"] = {**{p: {} for p in domain.parts}, **raw["conditions"]}
-        NavierStokes(build(NavierStokesConfig, {"type": "navier_stokes", **full}), domain)
+        create(build(NavierStokesConfig, {"type": "navier_stokes", **full}), domain)
     assert e.value.key == key, e.value
 
 

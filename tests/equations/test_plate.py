@@ -8,6 +8,7 @@ import pytest
 from sciml.config import build
 from sciml.equations.fields import collect, evaluator
 from sciml.equations.plate import KirchhoffPlate, PlateConfig
+from sciml.solvers.pinn.geometry import Rectangle
 
 STEEL = {"type": "kirchhoff_plate", "E": 201880.0e6, "nu": 0.25, "thickness": 0.01,
          "load": "980 * sin(pi * x / 2) * sin(pi * y / 3)"}
@@ -15,7 +16,7 @@ BOUNDS = ((0.0, 2.0), (0.0, 3.0))
 
 
 def plate(**changes):
-    return KirchhoffPlate(build(PlateConfig, {**STEEL, **changes}), BOUNDS)
+    return KirchhoffPlate(build(PlateConfig, {**STEEL, **changes}), Rectangle(*BOUNDS))
 
 
 def evaluate(eq, fn, net, x, mode="taylor"):
@@ -116,7 +117,8 @@ def test_steel_and_unit_plate_train_alike():
 def test_deflection_scale_follows_the_supports(edges):
     """Under a uniform load the reference deflection is of order W, whatever the edges (the network's output
     stays of order one: the 'all supported' formula would give max|w|/W of about 30 for free long edges)."""
-    eq = KirchhoffPlate(build(PlateConfig, {**STEEL, "load": 1000.0, "edges": edges}), ((-1.0, 1.0), (-0.5, 0.5)))
+    eq = KirchhoffPlate(build(PlateConfig, {**STEEL, "load": 1000.0, "edges": edges}),
+                        Rectangle((-1.0, 1.0), (-0.5, 0.5)))
     x, y = np.meshgrid(np.linspace(-1, 1, 41), np.linspace(-0.5, 0.5, 21), indexing="ij")
     w = eq.reference(np.stack([x.ravel(), y.ravel()], axis=1))["w"]
     assert 0.2 < np.abs(w).max() / eq.W < 5.0

@@ -14,21 +14,21 @@ REFERENCE_STREAMS = 2
 
 def two_streams(assemble):
     """``assemble`` whose problem samples what ``REFERENCE_STREAMS`` processes draw together."""
-    import dataclasses
-
     import jax
 
     def wrapped(cfg):
         problem = assemble(cfg)
+        draw = problem.sample
         streams = [np.random.default_rng([cfg.seed, p]) for p in range(REFERENCE_STREAMS)]
 
         def sample(rng, share=lambda n: n):
-            parts = [problem.sample(g, lambda n: share(n) // REFERENCE_STREAMS) for g in streams]
+            parts = [draw(g, lambda n: share(n) // REFERENCE_STREAMS) for g in streams]
             sampled = [{k: v for k, v in b.items() if k != "points"} for b in parts]
             joined = jax.tree_util.tree_map(lambda *a: np.concatenate(a), *sampled)
             return {**joined, "points": parts[0]["points"]}
 
-        return dataclasses.replace(problem, sample=sample)
+        problem.sample = sample
+        return problem
 
     return wrapped
 

@@ -1,4 +1,4 @@
-"""Loss balancing by gradient norms, causal weighting, schedules with warm-up, adaptive refinement."""
+"""Loss balancing by gradient norms, causal weighting, schedules with warm-up."""
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -18,19 +18,9 @@ def test_grad_norm_weights_equalise_gradients():
     assert float(slow["b"]) == pytest.approx(0.9 + 0.1 * 5.5)
 
 
-class _Eq:
-    def to_nondim(self, x):
-        return x
-
-
-class _Geo:
-    time, dim = (0.0, 1.0), 2
-
-
 @pytest.mark.parametrize("late,expected", [(False, (1 + np.exp(-1)) / 2), (True, 0.5)])
 def test_causal_weights_wait_for_earlier_times(late, expected):
-    cfg = type("C", (), {"loss": type("L", (), {"causal": CausalConfig(chunks=2, epsilon=1.0)})})()
-    weigh = problem_module._causal(cfg, _Eq(), _Geo(), ("pde",))
+    weigh = problem_module._causal(CausalConfig(chunks=2, epsilon=1.0), (0.0, 1.0), ("pde",))
     t = jnp.linspace(0.01, 0.99, 100)
     x = jnp.stack([jnp.zeros_like(t), t], -1)
     r = jnp.where(t > 0.5, 1.0, 0.0) if late else jnp.ones_like(t)
@@ -61,26 +51,3 @@ def test_adam_chunk_carries_balanced_weights():
     assert np.isfinite(np.asarray(losses)).all() and int(state["step"]) == 5
     # at p ~ 1 the pde-like term b dominates the gradients: its weight drops below a's
     assert float(state["weights"]["b"]) < float(state["weights"]["a"])
-
-
-def test_adaptive_refinement_adds_the_worst_points():
-    import os
-
-    from sciml import cases
-    from sciml.solvers.pinn import assemble
-    from sciml.solvers.pinn.run import _Refiner
-
-    path = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cases", "kovasznay.yaml")
-    cfg = cases.load(path, ["model.hidden=[8,8]", "sampling.interior=64", "sampling.boundary=16",
-                            "sampling.adaptive={every: 1, candidates: 400, add: 20, max_points: 30}"]).config
-    problem = assemble(cfg)
-    params = problem.init(jax.random.PRNGKey(0))
-    refiner = _Refiner(cfg, problem, np.random.default_rng(0))
-    refiner.refine(params)
-    refiner.refine(params)
-    assert refiner.points.shape == (30, 2) and problem.geometry.contains(refiner.points).all()
-    score = lambda pts: np.asarray(problem.residual_score(params, jnp.asarray(problem.equation.to_nondim(pts))))
-    cand = problem.geometry.interior(400, np.random.default_rng(5), "uniform")
-    assert score(refiner.points[:20]).min() >= np.quantile(score(cand), 0.8)
-    batch = problem.sample(np.random.default_rng(1))
-    assert problem.extend(batch, refiner.points)["interior"].shape == (64 + 30, 2)

@@ -1,0 +1,125 @@
+r"""The contract of a PDE problem: :class:`Equation`, what every equation gives the solvers.
+
+An equation is posed on a domain (:mod:`sciml.solvers.pinn.domain`) in nondimensional variables: the
+network sees :math:`\hat x = \mathrm{to\_nondim}(x)` and returns the fields ``fields`` (nondimensional);
+residuals are written over derivative lookups ``d`` (:class:`~sciml.equations.fields.Fields`), e.g.
+``d["u_t"] - k * d["u_xx"]``, and return ``{name: per-point values}``. The loss is the mean square of every
+residual.
+
+A subclass must give (the abstract members; :func:`sciml.equations.register` refuses a class that lacks one):
+
+- ``fields``, ``coords``: names of the network's outputs and of the coordinates (class attributes or
+  properties);
+- ``to_nondim(x)``, ``to_physical(xh)``: the map between physical points ``(N, D)`` and the network's
+  inputs, and its inverse;
+- ``interior(d)``: the residuals inside the domain;
+- ``boundary(part, d, normal)``: the residuals on a named boundary part (``{}`` leaves it free).
+
+It is built by ``cls(config, domain)``: ``config`` is the case file's ``equation`` section (a dataclass with
+``type: Literal[name]``). Everything else is a hook with a default, overridden where the equation needs it;
+the solvers read only these members.
+"""
+from __future__ import annotations
+
+import abc
+from types import MappingProxyType
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from .fields import Aliases, Fields
+
+Residuals = Mapping[str, object]  # name -> per-point values (N,)
+
+
+class Equation(abc.ABC):
+    """A PDE problem in nondimensional variables (see the module notes for the contract)."""
+
+    # --- required -----------------------------------------------------------------------------
+    @property
+    @abc.abstractmethod
+    def fields(self) -> tuple[str, ...]:
+        """Names of the network's outputs, e.g. ``("u", "v", "p")``."""
+
+    @property
+    @abc.abstractmethod
+    def coords(self) -> tuple[str, ...]:
+        """Names of the coordinates, in the order of the points' columns, e.g. ``("x", "y", "t")``."""
+
+    @abc.abstractmethod
+    def to_nondim(self, x):
+        """Physical points ``(N, D)`` to the network's inputs ``(N, D)``."""
+
+    @abc.abstractmethod
+    def to_physical(self, xh):
+        """The inverse of :meth:`to_nondim`."""
+
+    @abc.abstractmethod
+    def interior(self, d: Fields) -> Residuals:
+        """Residuals at interior points (``d.points`` are nondimensional)."""
+
+    @abc.abstractmethod
+    def boundary(self, part: str, d: Fields, normal) -> Residuals:
+        """Residuals on boundary part ``part`` with outward unit normals ``normal (N, D)``; ``{}``: free."""
+
+    # --- hooks with defaults ------------------------------------------------------------------
+    aliases: Aliases = MappingProxyType({})
+    """Fields that are derivatives of network outputs (:mod:`.fields`); default none."""
+
+    periodic: Sequence[tuple[str, str]] = ()
+    """Pairs of boundary parts tied by :meth:`periodic_residual`; default none."""
+
+    gauge_free: tuple[str, ...] = ()
+    """Fields known only up to a constant (aligned to the reference before errors); default none."""
+
+    vectors: Mapping[str, tuple[str, ...]] = MappingProxyType({})
+    """Vector fields whose error is also reported as a whole, e.g. ``{"velocity": ("u", "v")}``."""
+
+    units: Mapping[str, str] | None = None
+    """Units of the coordinates and derived fields (written into exports); default: those of the case file."""
+
+    @property
+    def derived_names(self) -> tuple[str, ...]:
+        """Names of the fields :meth:`derived` returns; default: the network's fields."""
+        return tuple(self.fields)
+
+    def derived(self, d: Fields) -> Residuals:
+        """The physical fields reported, written and compared with the reference; default: the network's
+        fields as they are."""
+        return {f: d[f] for f in self.fields}
+
+    def periodic_residual(self, da: Fields, db: Fields) -> Residuals:
+        """Residuals tying paired points ``a`` and ``b`` of a periodic pair; needed when ``periodic`` is set."""
+        raise NotImplementedError(f"{type(self).__name__} declares periodic pairs {list(self.periodic)} but "
+                                  "defines no periodic_residual(da, db)")
+
+    def point_sets(self) -> Mapping[str, tuple[np.ndarray, Callable[[Fields], Residuals]]]:
+        """``name -> (physical points (N, D), residual)``: conditions at fixed points; default none."""
+        return {}
+
+    def checks(self, predict: Callable[[np.ndarray], dict]) -> list:
+        """Extra metrics from ``predict(physical points) -> physical fields``: objects with ``metrics``
+        (dict), ``notes`` (list of str) and ``profiles`` (name -> plot data); default none."""
+        return []
+
+    def reference(self, points: np.ndarray) -> dict | None:
+        """Reference values of the derived fields at physical points, or None (no errors reported)."""
+        return None
+
+    def scaling(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(centre, scale)`` with ``to_nondim(x) = (x - centre) / scale`` (recorded in exports); by default
+        read off :meth:`to_physical` (exact for the affine maps used here)."""
+        dim = len(self.coords)
+        centre = np.asarray(self.to_physical(np.zeros((1, dim))), float).reshape(dim)
+        ones = np.asarray(self.to_physical(np.ones((1, dim))), float).reshape(dim)
+        return centre, ones - centre
+
+    @classmethod
+    def check_geometry(cls, config, domain) -> None:
+        """Raise :class:`~sciml.errors.Invalid` (key relative to the ``equation`` section) if the equation
+        cannot be posed on ``domain``; called when a case is validated. Default: any domain."""
+
+
+def missing(cls: type) -> list[str]:
+    """The abstract members ``cls`` does not define (empty for a complete equation class)."""
+    return sorted(cls.__abstractmethods__)  # type: ignore[attr-defined]

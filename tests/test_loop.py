@@ -1,0 +1,158 @@
+"""The training loop on a toy driver (NumPy only, no compilation): rows, checkpoints, the NaN stop, resume,
+stopping on a signal, the summary."""
+import csv
+import os
+import signal
+from dataclasses import dataclass
+
+import h5py
+import numpy as np
+import pytest
+
+from sciml import loop
+from sciml.errors import Interrupted, TrainingDiverged, UserError
+
+
+@dataclass
+class ToyCase:
+    case: str = "toy"
+    seed: int = 0
+    dtype: str = "float64"
+
+
+class Toy:
+    """Chunks of 3 steps adding 1 to ``x``; the loss of step s is 1 / (1 + s); ``latest`` due every 6 steps.
+    ``nan_at``: that step's loss is NaN; ``signal_at``: after that step the process signals itself;
+    ``crash_at``: after that step's row, the driver fails (a crash between checkpoints)."""
+
+    unit, total = "step", 12
+
+    def __init__(self, nan_at=None, signal_at=None, signum=signal.SIGTERM, crash_at=None):
+        self.nan_at, self.signal_at, self.signum, self.crash_at = nan_at, signal_at, signum, crash_at
+        self.step = 0
+
+    def init(self):
+        return {"x": np.zeros(3), "step": np.int32(0)}
+
+    def template(self, attrs):
+        return self.init()
+
+    def start(self, state, attrs):
+        self.step = int(state["step"])
+        return state, self.step
+
+    def attrs(self):
+        return {"step": self.step}
+
+    def advance(self, state, run):
+        if self.step == self.crash_at:
+            raise RuntimeError("crash")
+        if self.step >= self.total:
+            return None
+        step, n = self.step, 3
+        losses = 1.0 / (1.0 + step + np.arange(n))
+        if self.nan_at is not None and step <= self.nan_at < step + n:
+            losses[self.nan_at - step] = np.nan
+        chunk = loop.Chunk({"x": state["x"] + 1, "step": np.int32(step + n)}, losses,
+                           where=lambda i: f"at step {step + i}", good=f"step {step}")
+        if not np.isfinite(losses).all():
+            return chunk
+        self.step = step + n
+        chunk.row = {"step": self.step, "loss": float(losses[-1]), "wall_time_s": run.wall()}
+        chunk.latest = self.step % 6 == 0
+        if self.step == self.signal_at:
+            os.kill(os.getpid(), self.signum)
+        return chunk
+
+    def summary(self):
+        return {"toy": True}
+
+    def finish(self, state, run, out):
+        return {"metrics": {"x": float(state["x"][0])}}
+
+
+def train(folder, driver, resume=False):
+    return loop.run(ToyCase(), lambda: driver, str(folder), str(folder) if resume else None, quiet=True)
+
+
+def rows(folder):
+    with open(folder / "metrics.csv") as fh:
+        return [int(r["step"]) for r in csv.DictReader(fh)]
+
+
+def attrs(folder, name):
+    with h5py.File(folder / "checkpoints" / f"{name}.h5") as f:
+        x = [np.asarray(d) for d in f["state"].values() if d.attrs["path"] == "['x']"]
+        return dict(f.attrs), x[0]
+
+
+def test_a_run_writes_rows_checkpoints_and_a_summary(tmp_path):
+    s = train(tmp_path, Toy())
+    assert s["status"] == "completed" and s["steps"] == 12 and s["metrics"] == {"x": 4.0} and s["toy"]
+    assert s["final_loss"] == pytest.approx(1 / 12) and s["case"] == "toy"
+    assert rows(tmp_path) == [3, 6, 9, 12]
+    assert attrs(tmp_path, "latest")[0]["step"] == 12 and attrs(tmp_path, "best")[0]["step"] == 12
+    assert (tmp_path / "config.yaml").read_text().startswith("case: toy")
+
+
+def test_nan_stops_keeping_the_state_before_the_chunk(tmp_path):
+    with pytest.raises(TrainingDiverged) as e:
+        train(tmp_path, Toy(nan_at=7))
+    assert str(e.value) == (f"loss became nan at step 7; training stopped. The last good state (step 6) is in "
+                            f"{tmp_path / 'checkpoints' / 'latest.h5'}")
+    a, x = attrs(tmp_path, "latest")
+    assert a["step"] == 6 and list(x) == [2.0] * 3
+    assert rows(tmp_path) == [3, 6] and not (tmp_path / "summary.json").exists()
+
+
+@pytest.mark.parametrize("signum,code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_stops_after_the_chunk_and_resume_continues(tmp_path, signum, code):
+    before = signal.getsignal(signum)
+    with pytest.raises(Interrupted) as e:
+        train(tmp_path, Toy(signal_at=3, signum=signum))
+    assert e.value.exit_code == code and signal.getsignal(signum) is before
+    name = signal.Signals(signum).name
+    assert str(e.value) == (f"stopped by {name} at step 3; the state is in {tmp_path / 'checkpoints' / 'latest.h5'}."
+                            f" Continue with: sciml run --resume {tmp_path}")
+    import json
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["status"] == "interrupted" and summary["steps"] == 3 and summary["metrics"] == {}
+    assert attrs(tmp_path, "latest")[0]["step"] == 3  # written although not due (every 6)
+    done = train(tmp_path, Toy(), resume=True)
+    assert done["status"] == "completed" and done["steps"] == 12 and done["metrics"] == {"x": 4.0}
+    assert rows(tmp_path) == [3, 6, 9, 12]
+
+
+def test_resume_drops_rows_after_the_checkpoint(tmp_path):
+    with pytest.raises(RuntimeError):
+        train(tmp_path, Toy(crash_at=9))  # rows 3, 6, 9 written; latest at 6
+    assert rows(tmp_path) == [3, 6, 9] and attrs(tmp_path, "latest")[0]["step"] == 6
+    s = train(tmp_path, Toy(), resume=True)
+    assert rows(tmp_path) == [3, 6, 9, 12] and s["metrics"] == {"x": 4.0}
+
+
+def test_resume_with_only_best_says_how_to_continue_from_it(tmp_path):
+    train(tmp_path, Toy())
+    for name in ("latest.h5", "latest.prev.h5", "best.prev.h5"):  # best.h5 alone is left
+        (tmp_path / "checkpoints" / name).unlink()
+    latest, best = tmp_path / "checkpoints" / "latest.h5", tmp_path / "checkpoints" / "best.h5"
+    with pytest.raises(UserError) as e:
+        train(tmp_path, Toy(), resume=True)
+    assert str(e.value) == (f"{latest}: no checkpoint to resume from, but {best} exists (the lowest-loss state, "
+                            f"step 12); to continue from it: cp {best} {latest} && sciml run --resume {tmp_path}")
+    best.unlink()
+    with pytest.raises(UserError, match="latest.h5: no checkpoint to resume from$"):
+        train(tmp_path, Toy(), resume=True)
+
+
+def test_a_second_signal_acts_at_once():
+    previous = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
+    with loop._Stop() as stop:
+        assert stop.requested() == 0
+        os.kill(os.getpid(), signal.SIGINT)
+        assert stop.requested() == signal.SIGINT
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # a second SIGTERM ends the process
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            signal.getsignal(signal.SIGINT)  # any bytecode: Python runs the handler
+    assert {s: signal.getsignal(s) for s in previous} == previous
