@@ -31,12 +31,6 @@ from sciml.autodiff import LinearOperator, Request
 Aliases = Mapping[str, tuple[str, tuple[int, ...], float]]
 
 
-def parse_key(key: str, fields: tuple[str, ...], coords: tuple[str, ...]) -> tuple[int, tuple[int, ...]]:
-    """``"w_xxy"`` -> (index of w, multi-index (2, 1)); ``"w"`` -> (index, (0, 0))."""
-    name, alpha = split_key(key, fields, coords)
-    return fields.index(name), alpha
-
-
 def split_key(key: str, names, coords: tuple[str, ...]) -> tuple[str, tuple[int, ...]]:
     """``"w_xxy"`` -> ("w", (2, 1)), checking the field is one of ``names``."""
     name, _, wrt = key.partition("_")

@@ -30,7 +30,6 @@ level of a closed cavity.
 """
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import Literal
 
@@ -39,7 +38,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from sciml import expr
-from sciml.config import spec
+from sciml.config import spec, suggest
 from sciml.errors import Invalid
 
 from .base import Equation
@@ -100,11 +99,6 @@ def quantities(dim: int, formulation: str) -> list[str]:
     return fields + [f"{f}_n" for f in fields]
 
 
-def _hint(word, options) -> str:
-    close = difflib.get_close_matches(str(word), [str(o) for o in options], n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
-
-
 def _check_value(value, variables, solution, key):
     if isinstance(value, str) and value.strip() == EXACT:
         if solution is None:
@@ -140,7 +134,7 @@ class NavierStokes(Equation):
         for i, (a, b) in enumerate(config.periodic):
             for j, part in enumerate((a, b)):
                 if part not in parts:
-                    raise Invalid(f"periodic[{i}][{j}]", f"unknown boundary part {part!r}{_hint(part, parts)}; "
+                    raise Invalid(f"periodic[{i}][{j}]", f"unknown boundary part {part!r}{suggest(part, parts)}; "
                                                          f"parts are {parts}")
             try:
                 domain.periodic_offset(a, b)
@@ -150,13 +144,13 @@ class NavierStokes(Equation):
         variables = domain.coords
         for part, cond in config.conditions.items():
             if part not in parts:
-                raise Invalid(f"conditions.{part}", f"unknown boundary part{_hint(part, parts)}; parts are {parts}")
+                raise Invalid(f"conditions.{part}", f"unknown boundary part{suggest(part, parts)}; parts are {parts}")
             if part in periodic_parts:
                 raise Invalid(f"conditions.{part}", "this part is periodic; it takes no other condition")
             for q, value in cond.items():
                 allowed = names if part != "initial" else [n for n in names if not n.endswith("_n")]
                 if q not in allowed:
-                    raise Invalid(f"conditions.{part}.{q}", f"unknown quantity{_hint(q, allowed)}; one of {allowed}")
+                    raise Invalid(f"conditions.{part}.{q}", f"unknown quantity{suggest(q, allowed)}; one of {allowed}")
                 _check_value(value, variables, config.solution, f"conditions.{part}.{q}")
         missing = [p for p in parts if p not in config.conditions and p not in periodic_parts]
         if missing:

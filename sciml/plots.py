@@ -1,4 +1,4 @@
-"""Figures for run folders: loss history and field maps (prediction, reference, error). PNG, written atomically."""
+"""Figures for run folders: the loss history of every term, as PNG written atomically (:func:`save`)."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -28,21 +28,4 @@ def loss_history(rows: list[dict], path: str, title: str = "training loss") -> N
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
-    save(fig, path)
-
-
-def field_maps(X, Y, pred, ref, name: str, path: str, unit: str = "") -> None:
-    """Three panels: prediction, reference and absolute error on a grid (``X``, ``Y`` from meshgrid 'ij')."""
-    panels = [("prediction", pred)] + ([("reference", ref), ("|error|", np.abs(pred - ref))] if ref is not None else [])
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 4), squeeze=False)
-    for ax, (label, data) in zip(axes[0], panels):
-        im = ax.pcolormesh(X, Y, data, shading="auto", cmap="magma" if label == "|error|" else "viridis")
-        ax.set_aspect("equal")
-        ax.set_title(f"{name} {label}" + (f" [{unit}]" if unit else ""))
-        ax.set_xlabel("x")
-        ax.set_ylabel("y")
-        fig.colorbar(im, ax=ax, shrink=0.8)
-    if ref is not None:
-        rel = np.linalg.norm(pred - ref) / max(np.linalg.norm(ref), 1e-300)
-        fig.suptitle(f"{name}: relative L2 error {rel:.2e}")
     save(fig, path)

@@ -39,18 +39,6 @@ def partial_fn(f: Callable, alpha: MultiIndex) -> Callable:
     return build(tuple(alpha))
 
 
-def directional_fn(f: Callable, order: int) -> Callable:
-    """``(x, v) -> D^order f(x)[v, ..., v]`` by ``order`` nested jvps along ``v``."""
-
-    def g(x, v):
-        h = f
-        for _ in range(order):
-            h = (lambda inner: lambda y: jax.jvp(inner, (y,), (jnp.broadcast_to(v, y.shape).astype(y.dtype),))[1])(h)
-        return h(x)
-
-    return g
-
-
 def jacfwd_tensor(f: Callable, order: int, jit: bool = True) -> Callable:
     """``x (N, d) -> D^order f`` (shape ``f(x).shape + (d,) * order``) by ``order`` nested ``jax.jacfwd`` at
     each point: the textbook reference the engine's partials are checked against."""

@@ -5,7 +5,7 @@ Weights use Glorot (Xavier) normal initialisation, ``W ~ N(0, 2 / (fan_in + fan_
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, Literal, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -18,6 +18,7 @@ ACTIVATIONS: dict[str, Callable] = {
     "softplus": jax.nn.softplus,
     "sigmoid": jax.nn.sigmoid,
 }
+Activation = Literal[tuple(ACTIVATIONS)]  # a case file's activation name (validated against this table)
 
 
 def init(key, sizes: Sequence[int], dtype=jnp.float32) -> list[dict]:

@@ -7,12 +7,11 @@ from typing import Any, Literal
 from sciml.config import spec, suggest
 from sciml.errors import Invalid
 from sciml.nn.fno import check_modes
-from sciml.nn.mlp import ACTIVATIONS
+from sciml.nn.mlp import Activation
 from sciml.parallel import ParallelConfig
 
 from .generators import GENERATORS, factor
 
-Activation = Literal[tuple(ACTIVATIONS)]
 
 
 @dataclass

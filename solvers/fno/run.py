@@ -26,7 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from sciml import loop, parallel
+from sciml import loop, parallel, schedules
 from sciml.compile import Policy
 from sciml.config import to_dict
 from sciml.errors import ConfigError
@@ -41,13 +41,9 @@ from .model import Operator, build, partition
 
 def schedule(cfg: FnoCase, steps_per_epoch: int) -> optax.Schedule:
     t, s = cfg.training, cfg.training.schedule
-    total = max(t.epochs * steps_per_epoch, 1)
-    table = {
-        "constant": lambda: optax.constant_schedule(t.lr),
-        "step": lambda: optax.exponential_decay(t.lr, s.every * steps_per_epoch, s.gamma, staircase=True),
-        "cosine": lambda: optax.cosine_decay_schedule(t.lr, total, alpha=s.final_lr / t.lr),
-    }
-    return table[s.type]()
+    kind = "exponential" if s.type == "step" else s.type  # the paper's step decay: a staircase exponential
+    return schedules.build(kind, t.lr, max(t.epochs * steps_per_epoch, 1), decay_steps=s.every * steps_per_epoch,
+                           decay_rate=s.gamma, staircase=True, final_lr=s.final_lr)
 
 
 def optimizer(cfg: FnoCase, sched: optax.Schedule) -> optax.GradientTransformation:

@@ -1,23 +1,20 @@
 """The schema of a PINN case file (``solver: pinn``): one dataclass per section."""
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
-from sciml.config import spec
+from sciml.config import spec, suggest
 from sciml.config.schema import Registry
 from sciml import equations
 from sciml.equations import EQUATIONS
 from sciml.errors import Invalid
-from sciml.nn.mlp import ACTIVATIONS
+from sciml.nn.mlp import Activation
 from sciml.parallel import ParallelConfig
 
-from .geometry import GEOMETRIES, Method, build_geometry
+from .geometry import GeometryConfig, Method, build_geometry
 
 EquationConfig = Annotated[object, Registry(EQUATIONS)]  # grows with sciml.equations.register
-GeometryConfig = Union[tuple(cfg for cfg, _ in GEOMETRIES.values())]
-Activation = Literal[tuple(ACTIVATIONS)]
 
 
 @dataclass
@@ -129,9 +126,7 @@ class EvaluationConfig:
 
 
 def _unknown_part(key: str, name: str, parts) -> Invalid:
-    close = difflib.get_close_matches(name, list(parts), n=1)
-    hint = f" (did you mean '{close[0]}'?)" if close else ""
-    return Invalid(key, f"unknown boundary part{hint}; parts are {list(parts)}")
+    return Invalid(key, f"unknown boundary part{suggest(name, parts)}; parts are {list(parts)}")
 
 
 @dataclass

@@ -16,12 +16,12 @@ to their measure, by splitting the first sample coordinate, so quasi-random sequ
 """
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
+from sciml.config import suggest
 from sciml.errors import Invalid
 
 from .sampling import Method, draw
@@ -64,9 +64,7 @@ def regroup(pieces: Sequence[str], default: Mapping[str, tuple[str, ...]],
         collected = []
         for i, m in enumerate(members):
             if m not in groups:
-                close = difflib.get_close_matches(m, list(groups), n=1)
-                hint = f" (did you mean '{close[0]}'?)" if close else ""
-                raise Invalid(f"{key}.{name}[{i}]", f"unknown part {m!r}{hint}; parts are {list(groups)}")
+                raise Invalid(f"{key}.{name}[{i}]", f"unknown part {m!r}{suggest(m, groups)}; parts are {list(groups)}")
             if m in used:
                 raise Invalid(f"{key}.{name}[{i}]", f"part {m!r} is already in {used[m]!r}")
             used[m] = name

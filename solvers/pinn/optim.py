@@ -16,20 +16,14 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from sciml import schedules
+
 from .config import AdamConfig, LbfgsConfig, ScheduleConfig
 
 
 def schedule(cfg: ScheduleConfig, lr: float, steps: int) -> optax.Schedule:
-    warm = getattr(cfg, "warmup_steps", 0)
-    table = {
-        "constant": lambda: optax.constant_schedule(lr),
-        "exponential": lambda: optax.exponential_decay(lr, cfg.decay_steps, cfg.decay_rate),
-        "cosine": lambda: optax.cosine_decay_schedule(lr, max(steps - warm, 1), alpha=cfg.final_lr / lr),
-    }
-    main = table[cfg.type]()
-    if not warm:
-        return main
-    return optax.join_schedules([optax.linear_schedule(0.0, lr, warm), main], [warm])
+    return schedules.build(cfg.type, lr, steps, decay_steps=cfg.decay_steps, decay_rate=cfg.decay_rate,
+                           final_lr=cfg.final_lr, warmup=cfg.warmup_steps)
 
 
 def adam(cfg: AdamConfig) -> tuple[optax.GradientTransformation, optax.Schedule]:

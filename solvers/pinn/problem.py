@@ -26,7 +26,6 @@ several processes ``sample(rng, share)`` draws this process's share of every cou
 """
 from __future__ import annotations
 
-import difflib
 from typing import Callable
 
 import jax
@@ -35,6 +34,7 @@ import numpy as np
 
 from sciml import equations, parallel
 from sciml.compile import Policy
+from sciml.config import suggest
 from sciml.equations.fields import Fields, collect, evaluator
 from sciml.errors import ConfigError
 
@@ -205,8 +205,7 @@ def _weights(weights: dict[str, float], terms: tuple[str, ...]) -> dict[str, flo
     known = set(terms) | {_group(t) for t in terms}
     for key in weights:
         if key not in known:
-            close = difflib.get_close_matches(key, sorted(known), n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else f"; terms are {sorted(known)}"
+            hint = suggest(key, sorted(known), f"; terms are {sorted(known)}")
             raise ConfigError("unknown loss term" + hint, key=f"loss.weights.{key}")
     return {t: float(weights.get(t, weights.get(_group(t), 1.0))) for t in terms}
 
