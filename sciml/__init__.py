@@ -5,8 +5,11 @@ The Python API is the one the command line uses::
     import sciml
     case = sciml.load_case("cases/plate.yaml", ["training.adam.steps=500"])
     summary = sciml.run_case(case, out="runs/try")
+
+This package's own module is a front door (it reaches the solvers through :mod:`sciml.cases`), so library
+code imports the modules it needs, never ``sciml`` itself; the version lives in :mod:`sciml.version`.
 """
-__version__ = "0.1.0"
+from .version import __version__
 
 
 def load_case(path: str, overrides=()):
@@ -25,14 +28,16 @@ def run_case(case, out: str | None = None, resume: str | None = None, quiet: boo
 
 def datagen_case(case, quiet: bool = True, force: bool = False, workers: int = 1) -> str:
     """Make a case's dataset with its classical solver (``sciml datagen``); returns the dataset path."""
-    return case.module.datagen(case.config, quiet=quiet, force=force, workers=workers)
+    from .cases import datagen
+
+    return datagen(case, quiet, force, workers)
 
 
 def read_fields(run_dir: str) -> dict:
-    """A run's ``fields.h5`` as nested dicts of arrays (e.g. ``fields["w"]["prediction"]``); a missing or
-    damaged file is one :class:`~sciml.errors.BadFile` line naming it."""
-    import os
+    """A run's ``fields.h5`` as nested dicts of arrays (:func:`sciml.rundir.read_fields`)."""
+    from .rundir import read_fields
 
-    from .io import hdf5
+    return read_fields(run_dir)
 
-    return hdf5.read(os.path.join(run_dir, "fields.h5"), "fields file")
+
+__all__ = ["__version__", "datagen_case", "load_case", "read_fields", "run_case"]

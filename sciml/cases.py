@@ -1,30 +1,25 @@
-"""Case files to typed configs: the ``solver`` key picks the schema and the driver from ``SOLVERS``."""
+"""Case files to typed configs: the ``solver`` key picks the solver record (:class:`~sciml.solver.Solver`) from
+``SOLVERS``, whose schema validates the file and whose ``train`` runs it."""
 from __future__ import annotations
 
 import contextlib
-import importlib
 from dataclasses import dataclass
-from typing import Callable
 
 from .config import apply_overrides, read_yaml, suggest, validate
-from .errors import ConfigError
+from .errors import ConfigError, UserError
+from .solver import Solver
+from .solvers.fno import SOLVER as FNO
+from .solvers.pinn import SOLVER as PINN
 
-# solver -> (module, schema class name). The module provides ``train(config, out, resume=None, quiet=False)``
-# returning the summary dict, and optionally ``datagen(config, quiet=False)`` for solvers trained on data.
-SOLVERS = {"pinn": ("sciml.solvers.pinn", "PinnCase"),
-           "fno": ("sciml.solvers.fno", "FnoCase")}
+SOLVERS: dict[str, Solver] = {s.name: s for s in (PINN, FNO)}
 
 
 @dataclass(frozen=True)
 class Case:
     path: str
     config: object
-    module: object
+    solver: Solver
     overrides: tuple[str, ...] = ()
-
-    @property
-    def driver(self) -> Callable:
-        return self.module.train
 
 
 def load(path: str, overrides=()) -> Case:
@@ -34,9 +29,8 @@ def load(path: str, overrides=()) -> Case:
         hint = suggest(solver, SOLVERS)
         what = "missing" if solver is None else f"unknown solver {solver!r}"
         raise ConfigError(f"{what}; one of {sorted(SOLVERS)}{hint}", key="solver", source=path)
-    module, schema = SOLVERS[solver]
-    mod = importlib.import_module(module)
-    return Case(path, validate(getattr(mod, schema), raw, path), mod, tuple(overrides))
+    record = SOLVERS[solver]
+    return Case(path, validate(record.schema, raw, path), record, tuple(overrides))
 
 
 def run(case: Case, out: str | None = None, resume: str | None = None, quiet: bool = False) -> dict:
@@ -56,6 +50,15 @@ def run(case: Case, out: str | None = None, resume: str | None = None, quiet: bo
         writer = parallel.is_writer()
         folder = resume or (rundir.create(case.config.case, out) if writer else out or "")
         with rundir.hold(folder) if writer else contextlib.nullcontext():
-            return case.driver(case.config, folder, resume=resume, quiet=quiet)
+            return case.solver.train(case.config, folder, resume=resume, quiet=quiet)
     except ConfigError as e:  # raised once the problem is assembled (e.g. loss term names)
         raise e.within(case.path, case.overrides) from None
+
+
+def datagen(case: Case, quiet: bool = True, force: bool = False, workers: int = 1) -> str:
+    """Make ``case``'s dataset with its solver's classical solver (``sciml datagen``); the dataset's path.
+
+    A solver that trains on no dataset (``datagen`` is ``None``) is one :class:`UserError` line."""
+    if case.solver.datagen is None:
+        raise UserError(f"{case.path}: solver {case.solver.name!r} trains on no dataset; nothing to generate")
+    return case.solver.datagen(case.config, quiet=quiet, force=force, workers=workers)

@@ -54,9 +54,7 @@ def _datagen(args) -> int:
     from . import cases
 
     case = cases.load(args.case, args.overrides)
-    if not hasattr(case.module, "datagen"):
-        raise UserError(f"{args.case}: solver {case.config.solver!r} trains on no dataset; nothing to generate")
-    path = case.module.datagen(case.config, quiet=args.quiet, force=args.force, workers=args.workers)
+    path = cases.datagen(case, quiet=args.quiet, force=args.force, workers=args.workers)
     print(f"dataset: {path}")
     return 0
 
@@ -68,11 +66,11 @@ def _export(args) -> int:
     from .compile import Policy, export
 
     case = cases.load(os.path.join(args.run_dir, "config.yaml"))
-    if not hasattr(case.module, "export_model"):
-        raise UserError(f"solver {case.config.solver!r} has no export")
+    if case.solver.export_model is None:
+        raise UserError(f"solver {case.solver.name!r} has no export")
     out = args.out or os.path.join(args.run_dir, "model" + export.SUFFIX)
     with Policy.of(case.config.dtype).precision():  # the model is traced in its own dtype
-        fn, shape, dtype, meta = case.module.export_model(case.config, args.run_dir)
+        fn, shape, dtype, meta = case.solver.export_model(case.config, args.run_dir)
         paths = export.save(out, fn, shape, dtype, {"case": case.config.case, "run_dir": args.run_dir, **meta})
     print("exported: " + ", ".join(paths))
     return 0
@@ -94,18 +92,21 @@ def _predict(args) -> int:
     return 0
 
 
-# name -> module with main(argv) -> exit code
-BENCHMARKS = {"autodiff": "sciml.bench.autodiff", "plate-step": "sciml.bench.plate_step"}
+def benchmarks() -> dict:
+    """``sciml bench NAME`` -> its ``main(argv) -> exit code`` (any other name is a suite under cases/suites/).
+
+    Imported when a benchmark runs: these modules load JAX (1.5 s), which ``sciml --help`` need not wait for.
+    """
+    from .bench import autodiff, plate_step
+
+    return {"autodiff": autodiff.main, "plate-step": plate_step.main}
 
 
 def _bench(args) -> int:
-    import importlib
-
-    if args.name in BENCHMARKS:
-        return importlib.import_module(BENCHMARKS[args.name]).main(args.rest)
     from .bench import suite
 
-    return suite.main([args.name, *args.rest])
+    main = benchmarks().get(args.name)
+    return main(args.rest) if main else suite.main([args.name, *args.rest])
 
 
 def parser() -> argparse.ArgumentParser:
@@ -145,7 +146,7 @@ def parser() -> argparse.ArgumentParser:
     q.add_argument("--out", help="output file (default POINTS.pred.csv / .h5)")
     q.set_defaults(func=_predict)
 
-    b = sub.add_parser("bench", help=f"benchmarks: {', '.join(BENCHMARKS)}, or a suite under cases/suites/",
+    b = sub.add_parser("bench", help="benchmarks: autodiff, plate-step, or a suite under cases/suites/",
                        add_help=False)
     b.add_argument("name")
     b.add_argument("rest", nargs=argparse.REMAINDER)

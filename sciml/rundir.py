@@ -16,6 +16,7 @@ import time
 from typing import Iterator
 
 from .errors import BadFile, UserError
+from .io import hdf5
 from .io.atomic import write_text
 
 
@@ -31,6 +32,12 @@ def create(case: str, out: str | None = None, root: str = "runs") -> str:
     for sub in ("", "checkpoints", "plots"):
         os.makedirs(os.path.join(out, sub), exist_ok=True)
     return out
+
+
+def read_fields(folder: str) -> dict:
+    """The run's ``fields.h5`` as nested dicts of arrays (e.g. ``fields["w"]["prediction"]``); a missing or
+    damaged file is one :class:`~sciml.errors.BadFile` line naming it."""
+    return hdf5.read(os.path.join(folder, "fields.h5"), "fields file")
 
 
 LOCK = ".lock"

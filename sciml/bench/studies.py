@@ -51,9 +51,9 @@ def main(argv=None) -> int:
 def plate_fd_order(sizes=(8, 16, 32, 64)) -> dict:
     """Clamped square under uniform load: centre deflection of the 13-point scheme against its Richardson limit
     (theoretical order 2); the limit is compared with Timoshenko's 0.00126 q a^4 / D (converged 0.00126532)."""
-    from sciml.solvers.reference import fd_solve
-    from sciml.solvers.reference.fd import ORDER, solve_grid
-    from sciml.solvers.reference.plate import make_load, make_plate
+    from sciml.equations.plate_reference import fd_solve
+    from sciml.equations.plate_reference.fd import ORDER, solve_grid
+    from sciml.equations.plate_reference.plate import make_load, make_plate
 
     square = ((0.0, 1.0), (0.0, 1.0))
     plate, load = make_plate(square, "clamped", 1.0, 0.3), make_load(1.0, square)

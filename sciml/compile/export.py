@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import BadFile, UserError
 from ..io.atomic import write_bytes, write_json
+from ..version import __version__
 
 SUFFIX = ".jaxexport"
 
@@ -30,7 +31,6 @@ def save(path: str, fn: Callable, input_shape: tuple[int, ...], dtype, meta: dic
     exported = jax.export.export(jax.jit(fn))(jax.ShapeDtypeStruct((n, *input_shape), dtype))
     blob = bytes(exported.serialize())
     write_bytes(base + SUFFIX, blob)
-    from sciml import __version__
 
     write_json(base + ".json", {"format": "jax.export", "sciml": __version__, "jax": jax.__version__,
                                 "input_shape": list(input_shape), "dtype": str(np.dtype(dtype)),

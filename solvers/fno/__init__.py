@@ -1,9 +1,11 @@
 """Fourier neural operators trained on data from classical solvers (Li et al., ICLR 2021)."""
+from sciml.solver import Solver
+
 from .config import FnoCase
 from .data import datagen
+from .export import export_model
 from .run import train
 
-__all__ = ["FnoCase", "datagen", "train"]
-from .export import export_model  # noqa: E402
+SOLVER = Solver("fno", FnoCase, train, datagen=datagen, export_model=export_model)
 
-__all__ += ["export_model"]
+__all__ = ["FnoCase", "SOLVER", "datagen", "export_model", "train"]

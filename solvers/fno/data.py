@@ -28,10 +28,10 @@ import h5py
 import numpy as np
 from tqdm.auto import tqdm
 
-import sciml
 from sciml.errors import BadFile, ConfigError, UserError
 from sciml.io import hdf5
 from sciml.io.atomic import atomic_h5
+from sciml.version import __version__
 
 from . import parts as dataset_parts
 from .config import DataConfig, FnoCase
@@ -64,7 +64,7 @@ def _solve_chunk(cfg: DataConfig, index: int, progress=None) -> tuple[np.ndarray
     gen = GENERATORS[cfg.generator]
     S, total = cfg.solver_grid, cfg.n_train + cfg.n_test
     n = min(cfg.chunk, total - index * cfg.chunk)
-    arrays = gen.module.generate(n, S, chunk_seed(cfg.seed, index), progress, **cfg.params)
+    arrays = gen.generate(n, S, chunk_seed(cfg.seed, index), progress, **cfg.params)
     x, y = gen.split(arrays, cfg.t_in, cfg.t_out)
     if x.shape[1:1 + gen.dims] != (S,) * gen.dims:
         raise RuntimeError(f"generator {cfg.generator} returned shape {x.shape} for resolution {S}")
@@ -118,7 +118,7 @@ def write(cfg: DataConfig, path: str, progress=None, workers: int = 1, fresh: bo
                         "n_train": cfg.n_train, "n_test": cfg.n_test, "resolution": cfg.resolution,
                         "resolutions": cfg.resolutions, "solve_resolution": S, "t_in": cfg.t_in,
                         "t_out": cfg.t_out, "chunk": cfg.chunk, "grid_kind": gen.grid,
-                        "sciml_version": sciml.__version__, "settings": json.dumps(settings(cfg)),
+                        "sciml_version": __version__, "settings": json.dumps(settings(cfg)),
                         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
         groups = {("train", cfg.resolution): f.create_group("train")}
         groups.update({("test", r): f.create_group(f"test/{r}") for r in cfg.resolutions})
@@ -153,11 +153,6 @@ def datagen(cfg: FnoCase, quiet: bool = False, force: bool = False, workers: int
         if not quiet:
             print(f"{path} is up to date (use --force to make it again)")
         return path
-    gen = GENERATORS[cfg.data.generator]
-    try:
-        gen.module
-    except ImportError as e:
-        raise UserError(f"generator {cfg.data.generator!r} is not available ({e})") from None
     total = cfg.data.n_train + cfg.data.n_test
     with tqdm(total=total, disable=quiet, unit="sample", desc=f"{cfg.data.generator} {cfg.data.solver_grid}",
               dynamic_ncols=True) as bar:

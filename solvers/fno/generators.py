@@ -1,19 +1,19 @@
 """The classical solvers that make FNO datasets, and how their output becomes ``(inputs, outputs)``.
 
-Each generator module (``sciml.solvers.classical.<name>``) exposes
-``generate(n_samples, resolution, seed, progress=None, **params) -> dict of numpy arrays``. The entries here
-say which arrays are the operator's input and output, how many spatial axes they have, and whether the grid
-includes both ends of [0, 1] (``closed``: Darcy, Dirichlet boundary on the grid) or is periodic
-(``periodic``: x_j = j / n). Arrays become channels-last: ``(n, n_1..n_d, channels)``.
+Each generator is a classical solver's ``generate(n_samples, resolution, seed, progress=None, **params)``,
+which returns a dict of numpy arrays (:mod:`sciml.solvers.classical`). The entries here say which arrays are
+the operator's input and output, how many spatial axes they have, and whether the grid includes both ends of
+[0, 1] (``closed``: Darcy, Dirichlet boundary on the grid) or is periodic (``periodic``: x_j = j / n). Arrays become channels-last: ``(n, n_1..n_d, channels)``.
 """
 from __future__ import annotations
 
-import importlib
 import inspect
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+
+from ..classical import burgers, darcy, vorticity
 
 
 def _channels_last(a: np.ndarray, dims: int) -> np.ndarray:
@@ -24,18 +24,15 @@ def _channels_last(a: np.ndarray, dims: int) -> np.ndarray:
 @dataclass(frozen=True)
 class Generator:
     name: str
+    generate: Callable  # the classical solver's generate(n_samples, resolution, seed, progress, **params)
     dims: int  # spatial axes
     grid: str  # "closed" or "periodic"
     split: Callable  # (arrays dict, t_in, t_out) -> (inputs, outputs), channels last
     trajectory: bool = False  # outputs are time steps in the channel axis (t_in -> t_out)
 
-    @property
-    def module(self):
-        return importlib.import_module(f"sciml.solvers.classical.{self.name}")
-
     def parameters(self) -> dict[str, inspect.Parameter]:
         """Keyword parameters of ``generate`` beyond ``(n_samples, resolution, seed, progress)``."""
-        sig = inspect.signature(self.module.generate)
+        sig = inspect.signature(self.generate)
         return {k: p for k, p in sig.parameters.items()
                 if k not in ("n_samples", "resolution", "seed", "progress")
                 and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
@@ -58,9 +55,9 @@ def _trajectory(key: str):
 
 
 GENERATORS = {
-    "darcy": Generator("darcy", 2, "closed", _pair("a", "u", 2)),
-    "burgers": Generator("burgers", 1, "periodic", _pair("a", "u", 1)),
-    "vorticity": Generator("vorticity", 2, "periodic", _trajectory("w"), trajectory=True),
+    "darcy": Generator("darcy", darcy.generate, 2, "closed", _pair("a", "u", 2)),
+    "burgers": Generator("burgers", burgers.generate, 1, "periodic", _pair("a", "u", 1)),
+    "vorticity": Generator("vorticity", vorticity.generate, 2, "periodic", _trajectory("w"), trajectory=True),
 }
 
 

@@ -1,7 +1,11 @@
 """Physics-informed neural networks: geometry and sampling, problem assembly, optimisers, the driver."""
+from sciml.solver import Solver
+
 from .config import PinnCase
 from .export import export_model
 from .problem import Problem, assemble
 from .run import train
 
-__all__ = ["PinnCase", "Problem", "assemble", "export_model", "train"]
+SOLVER = Solver("pinn", PinnCase, train, export_model=export_model)
+
+__all__ = ["PinnCase", "Problem", "SOLVER", "assemble", "export_model", "train"]

@@ -24,7 +24,7 @@ def test_fno_export_matches_in_process(tmp_path, capsys):
 
     case = cases.load("cases/darcy_fno_quick.yaml", [f"data.path={tmp_path}/d.h5", "training.epochs=2",
                                                       "data.n_train=20", "data.n_test=10", "data.super_resolution=[]"])
-    case.module.datagen(case.config, quiet=True)
+    cases.datagen(case)
     run_dir = tmp_path / "run"
     cases.run(case, out=str(run_dir), quiet=True)
     with h5py.File(tmp_path / "d.h5") as f:

@@ -38,8 +38,8 @@ def main(pinn_case, fno_case, out):
     for solver, path in (("pinn", pinn_case), ("fno", fno_case)):
         for name, overrides in RUNS[solver].items():
             case = cases.load(path, overrides)
-            if hasattr(case.module, "datagen"):
-                case.module.datagen(case.config, quiet=True)
+            if case.solver.datagen is not None:
+                cases.datagen(case)
             folder = os.path.join(out, f"{solver}_{name}")
             summary = cases.run(case, out=folder, quiet=True)
             with open(os.path.join(folder, "metrics.csv"), newline="") as fh:

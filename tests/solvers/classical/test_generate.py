@@ -59,7 +59,7 @@ def test_progress_increments(runs, name):
 @pytest.mark.parametrize("name", list(CASES))
 def test_fno_table_reads_the_output(runs, name):
     gen = GENERATORS[name]
-    assert gen.module is CASES[name][0]
+    assert gen.generate is CASES[name][0].generate
     assert "r" in gen.parameters() and "progress" not in gen.parameters()
     x, y = gen.split(runs[name]["first"], 1, 1)
     s = CASES[name][1]

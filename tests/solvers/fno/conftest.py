@@ -1,13 +1,13 @@
 """Tiny FNO cases, and a stand-in generator for the tests of the dataset format (no classical solver)."""
 import copy
-import sys
-import types
+import dataclasses
 
 import numpy as np
 import pytest
 
 import cli_cases
 from cli_cases import TINY_DARCY
+from sciml.solvers.fno.generators import GENERATORS
 
 
 def write_case(tmp_path, data=None, name="case.yaml", **changes):
@@ -37,8 +37,6 @@ def _fake_darcy(n_samples, resolution, seed, progress=None, contrast=4.0):
 
 @pytest.fixture
 def fake_darcy(monkeypatch):
-    """``sciml.solvers.classical.darcy`` replaced by a cheap stand-in; returns its ``generate``."""
-    mod = types.ModuleType("sciml.solvers.classical.darcy")
-    mod.generate = _fake_darcy
-    monkeypatch.setitem(sys.modules, mod.__name__, mod)
+    """The FNO's Darcy generator runs a cheap stand-in instead of the classical solver; returns the stand-in."""
+    monkeypatch.setitem(GENERATORS, "darcy", dataclasses.replace(GENERATORS["darcy"], generate=_fake_darcy))
     return _fake_darcy

@@ -1,9 +1,9 @@
 """Dataset parts: an interrupted generation continues after its last complete chunk and gives the dataset one
 uninterrupted run gives; a damaged part is solved again; ``fresh`` (``datagen --force``) solves every chunk.
 (A real SIGKILL and restart through the command line: ``tests/test_faults.py``.)"""
+import dataclasses
 import functools
 import os
-import sys
 
 import h5py
 import numpy as np
@@ -12,6 +12,7 @@ import pytest
 from sciml import cases
 from sciml.cli import main
 from sciml.solvers.fno import data
+from sciml.solvers.fno.generators import GENERATORS
 
 from fault_injection import flip_array
 
@@ -35,7 +36,7 @@ def counted(monkeypatch, fake_darcy):
             raise KeyboardInterrupt  # the run stops here (as a kill would)
         return fake_darcy(*args, **kw)
 
-    monkeypatch.setattr(sys.modules["sciml.solvers.classical.darcy"], "generate", generate)
+    monkeypatch.setitem(GENERATORS, "darcy", dataclasses.replace(GENERATORS["darcy"], generate=generate))
     return calls
 
 

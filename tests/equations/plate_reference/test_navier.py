@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from sciml.solvers.reference import navier_coefficients, navier_plate
-from sciml.solvers.reference.plate import make_load
+from sciml.equations.plate_reference import navier_coefficients, navier_plate
+from sciml.equations.plate_reference.plate import make_load
 
 SQUARE = ((0.0, 1.0), (0.0, 1.0))
 SS = dict.fromkeys(("left", "right", "bottom", "top"), "simply_supported")

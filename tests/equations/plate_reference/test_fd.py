@@ -4,9 +4,9 @@ series solutions, edge conditions and interpolation."""
 import numpy as np
 import pytest
 
-from sciml.solvers.reference import fd_plate, fd_solve, levy_plate, navier_plate
-from sciml.solvers.reference.fd import solve_grid
-from sciml.solvers.reference.plate import make_load, make_plate
+from sciml.equations.plate_reference import fd_plate, fd_solve, levy_plate, navier_plate
+from sciml.equations.plate_reference.fd import solve_grid
+from sciml.equations.plate_reference.plate import make_load, make_plate
 
 SS, C = "simply_supported", "clamped"
 SQUARE = ((0.0, 1.0), (0.0, 1.0))

@@ -5,7 +5,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from sciml.solvers.reference import (EDGE_NAMES, choose_method, fd_plate, levy_plate, navier_plate,
+from sciml.equations.plate_reference import (EDGE_NAMES, choose_method, fd_plate, levy_plate, navier_plate,
                                      plate_solution)
 
 SS, C, F = "simply_supported", "clamped", "free"

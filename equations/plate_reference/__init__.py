@@ -1,4 +1,5 @@
-r"""Classical reference solutions of Kirchhoff plate bending, :math:`D\,\Delta^2 w = q`, on a rectangle.
+r"""Classical reference solutions of Kirchhoff plate bending, :math:`D\,\Delta^2 w = q`, on a rectangle: the
+plate equation's own maths (:meth:`sciml.equations.plate.KirchhoffPlate.reference` answers with them).
 
 Three solvers (Timoshenko & Woinowsky-Krieger, *Theory of Plates and Shells*, 2nd ed., McGraw-Hill 1959; section
 chapters are named rather than section numbers):

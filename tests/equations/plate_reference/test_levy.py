@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from sciml.solvers.reference import levy_plate, navier_plate
+from sciml.equations.plate_reference import levy_plate, navier_plate
 
 SS, C, F = "simply_supported", "clamped", "free"
 SQUARE = ((0.0, 1.0), (0.0, 1.0))

@@ -1,0 +1,48 @@
+"""Case loading picks a solver record by the ``solver:`` key; the commands use the record's optional fields."""
+import dataclasses
+import shutil
+import typing
+
+import pytest
+
+from sciml import cases, cli
+from sciml.solvers.fno import FnoCase
+from sciml.solvers.pinn import PinnCase
+
+from cli_cases import TINY_DARCY, write_case
+
+
+def test_each_record_is_keyed_by_its_name_and_schema():
+    assert {name: s.name for name, s in cases.SOLVERS.items()} == {"pinn": "pinn", "fno": "fno"}
+    for name, s in cases.SOLVERS.items():  # the schema's `solver` field accepts exactly the record's name
+        assert typing.get_args(typing.get_type_hints(s.schema)["solver"]) == (name,)
+
+
+@pytest.mark.parametrize("data, schema", [(None, PinnCase), (TINY_DARCY, FnoCase)])
+def test_load_picks_the_record(tmp_path, data, schema):
+    case = cases.load(write_case(tmp_path, data))
+    assert case.solver is cases.SOLVERS[case.config.solver] and isinstance(case.config, schema)
+
+
+def test_datagen_without_a_dataset_is_one_line(tmp_path, capsys):
+    path = write_case(tmp_path)  # a PINN case: its record has no datagen
+    assert cases.SOLVERS["pinn"].datagen is None
+    assert cli.main(["datagen", path]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {path}: solver 'pinn' trains on no dataset; nothing to generate\n"
+
+
+def test_export_without_export_model_is_one_line(tmp_path, capsys, monkeypatch):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    shutil.copy(write_case(tmp_path), run_dir / "config.yaml")
+    bare = dataclasses.replace(cases.SOLVERS["pinn"], export_model=None)
+    monkeypatch.setitem(cases.SOLVERS, "pinn", bare)
+    assert cli.main(["export", str(run_dir)]) == 2
+    assert capsys.readouterr().err == "error: solver 'pinn' has no export\n"
+
+
+def test_bench_help_names_every_benchmark():
+    help_text = " ".join(cli.parser().format_help().split())
+    assert all(name in help_text for name in cli.benchmarks())
+    assert all(callable(main) for main in cli.benchmarks().values())
