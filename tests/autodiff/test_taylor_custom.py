@@ -141,11 +141,11 @@ def test_zero_tangents_symbolic_zeros_and_several_outputs():
 
 
 def test_rule_that_calls_itself_at_one_order_falls_back_to_nested_jvp(monkeypatch):
-    """A linear function whose rule applies the function to the tangent never drops an order: after
+    """A linear (not elementwise) function whose rule applies the function to the tangent never drops an order: after
     ``MAX_SAME_ORDER`` nestings the equation goes to nested jvp, with the same result."""
     @jax.custom_jvp
     def lin(x):
-        return 2.0 * x
+        return 2.0 * jnp.flip(x)
 
     lin.defjvp(lambda p, t: (lin(p[0]), lin(t[0])))
     f = lambda y: jnp.tanh(lin(y)) * y
@@ -159,3 +159,48 @@ def test_rule_that_calls_itself_at_one_order_falls_back_to_nested_jvp(monkeypatc
     for a, b in zip(got, ref):
         assert rel_err(a, b) < 1e-12
     assert [e.primitive.name for e in calls] == ["custom_jvp_call"]
+
+
+def test_elementwise_rules_and_general_rules_agree(monkeypatch):
+    """Eq. (2) of :mod:`taylor.custom` (Faà di Bruno from the rule's derivatives) and eq. (1) (the rule's jaxpr
+    propagated with all channels) give the same Δ, Δ² and mixed partials."""
+    x = points(2, n=5, seed=7)
+    reqs = [ad.laplacian_op(2), ad.biharmonic_op(2), (2, 1), (1, 3)]
+    fns = [_ste, _softplus_net, lambda y: jax.nn.softplus(y[..., 0] * y[..., 1]) + jax.nn.relu(y[..., 0]) ** 3]
+    run = lambda x: [[ad.derivatives(f, reqs)(x)[r] for r in reqs] for f in fns]
+    fast = run_fast(run, x)
+    monkeypatch.setattr(taylor.custom, "is_elementwise", lambda *a: False)
+    general = run_fast(run, x)
+    for a, b in zip(fast, general):
+        for r, u, w in zip(reqs, a, b):
+            assert rel_err(u, w) < 1e-12, r
+
+
+def test_elementwise_classification():
+    def rule_of(f, x):
+        eqn = next(e for e in jax.make_jaxpr(f)(x).jaxpr.eqns if e.primitive.name == "custom_jvp_call")
+        n = len(eqn.invars) - eqn.params["num_consts"]
+        jaxpr, *_ = taylor.custom.tangent_rule(eqn, [False] * n)
+        return taylor.custom.is_elementwise(jaxpr, [j == 0 for j in range(n)] * 2)  # in the first input
+
+    @jax.custom_jvp
+    def normalise(v):
+        return v / jnp.sum(v)
+
+    normalise.defjvp(lambda p, t: (normalise(p[0]), t[0] / jnp.sum(p[0]) - p[0] * jnp.sum(t[0]) / jnp.sum(p[0]) ** 2))
+    x = jnp.array([0.5, 1.5, 2.0])
+    assert rule_of(jax.nn.relu, x) and rule_of(stable_softplus, x) and rule_of(ste_round, x)
+    assert rule_of(lambda y: jnp.logaddexp(y, 0.0), x)  # in its first argument, the second a constant
+    assert not rule_of(normalise, x)
+
+
+def test_softplus_library_rule_at_the_tie():
+    """``softplus = logaddexp(x, 0)`` goes through its library rule, exact at ``x = 0`` where the implementation's
+    ``|x|`` has no higher derivatives: ``softplus^{(m)}(0) = σ^{(m-1)}(0) = 1/2, 1/4, 0, -1/8``."""
+    eqn = next(e for e in jax.make_jaxpr(lambda y: jnp.logaddexp(y, 0.0))(1.0).jaxpr.eqns
+               if e.primitive.name == "custom_jvp_call")
+    assert taylor.custom.library_rule(eqn) is taylor.rules.elementwise.logaddexp_rule
+    x = jnp.zeros((1, 1))
+    got = run_fast(lambda y: ad.derivatives(lambda z: jax.nn.softplus(z[..., 0]), [(1,), (2,), (3,), (4,)])(y), x)
+    for k, want in zip(range(1, 5), (0.5, 0.25, 0.0, -0.125)):
+        assert abs(float(got[(k,)][0]) - want) < 1e-15

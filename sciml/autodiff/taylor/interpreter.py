@@ -40,6 +40,7 @@ from . import coef as C
 from . import custom
 from .coef import Coef, Layout
 from .rules import RULES, Ctx
+from .series import faa_di_bruno
 
 _WARNED: set[str] = set()
 
@@ -212,12 +213,38 @@ def custom_jvp_series(eqn, lay: Layout, ins: list[list], K: int, nesting: tuple)
     if depth > custom.MAX_SAME_ORDER or any(_order(s) for s in ins[:n]):
         return fallback(eqn, lay, ins, K)
     args = ins[n:]
+    library = custom.library_rule(eqn)
+    if library is not None:
+        return [library(Ctx(K, eqn, lay), *args)]
     zero = [_order(s) == 0 for s in args]
     jaxpr, consts, out_zero, takes = custom.tangent_rule(eqn, zero)
+    y0s = bind_eqn(eqn, [s[0] for s in ins])
+    live = [i for i, z in enumerate(zero) if not z]
+    if len(live) == 1 and len(y0s) == 1 and not out_zero[0] and live[0] in takes:
+        (i,) = live
+        same = np.shape(args[i][0]) == np.shape(y0s[0]) and _inexact(eqn.outvars[0].aval)
+        if same and custom.is_elementwise(jaxpr, [j == i for j in range(len(args))] + [k == i for k in takes]):
+            return [_elementwise_series(jaxpr, consts, args, i, takes, y0s[0], K, (K, depth))]
     primals = [s[:K] for s in args]
     tangents = [None if zero[i] else custom.tangent_series(args[i], K) for i in takes]
     touts = eval_jaxpr(jaxpr, consts, lay, primals + tangents, (K, depth))
-    return custom.output_series(bind_eqn(eqn, [s[0] for s in ins]), out_zero, touts, K)
+    return custom.output_series(y0s, out_zero, touts, K)
+
+
+def _elementwise_series(jaxpr, consts, args, i, takes, y0, K: int, nesting: tuple) -> list:
+    """Eq. (2) of :mod:`.custom`: Faà di Bruno with ``d_m = g_{m-1} / m`` from ``g(x_0 + t) = G(x_0 + t, 1)``
+    propagated along the single direction ``1`` to order ``K - 1``."""
+    x0 = args[i][0]
+    one = jnp.ones_like(x0)
+    lay1 = single_direction_layout(K - 1)
+    curve = _pad([x0] + ([Coef(lay1, 1, {0: one}, x0.shape, x0.dtype)] if K > 1 else []), K - 1)
+    primals = [curve if j == i else [s[0]] for j, s in enumerate(args)]
+    tangents = [[one] if j == i else None for j in takes]
+    (g,) = eval_jaxpr(jaxpr, consts, lay1, primals + tangents, nesting)
+    g = _pad(g, K - 1)
+    ds = [None] + [g[0]] + [None if C.part(g[j], 0, 0) is None else C.part(g[j], 0, 0) * (1.0 / (j + 1))
+                            for j in range(1, K)]
+    return [y0] + faa_di_bruno(args[i], ds, K)[1:]
 
 
 # ---------------------------------------------------------------------------------------------------------
