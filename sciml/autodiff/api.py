@@ -19,7 +19,10 @@ mode's keywords:
   ``chunk``.
 
 ``"taylor"`` ignores the stochastic mode's keywords, so a configuration can switch between the two.
-Everything returns ordinary JAX functions: they compose with ``jit``, ``vmap``, ``grad`` and sharding.
+Everything returns ordinary JAX functions: they compose with ``jit``, ``vmap``, ``grad`` and sharding. A
+``jax.custom_jvp`` function inside ``f`` is differentiated through its rule, as JAX does (a straight-through
+estimator has the identity's derivatives; :mod:`.taylor.custom`), and an operator of a per-point ``f`` under
+``jax.vmap`` evaluates the batch as the batched call would, tiles included (:mod:`.taylor.vmapped`).
 
 References:
     Griewank & Walther, *Evaluating Derivatives*, 2nd ed., SIAM 2008, ch. 13 (Taylor arithmetic).

@@ -6,7 +6,15 @@ machine load hits all alike); the table shows the median milliseconds per call, 
 pass, and the largest error relative to ``max |reference|`` where the reference is the nested mode in
 float64. ``jet`` uses the same directions as the engine (unit vectors for ``Δ``, the spherical 4-design for
 ``Δ²``). The PINN step is ``jax.value_and_grad`` of the mean squared biharmonic residual with respect to the
-parameters. Run ``sciml bench autodiff [--quick]`` or ``python -m sciml.bench.autodiff``.
+parameters. ``vmap`` is the operator of the per-point network ``u(y)`` for ``y`` of shape ``(d,)`` under ``jax.vmap``
+(DeepXDE and jaxpi code), to be compared with the batched call ``engine``.
+
+The floor. The engine carries ``A`` arrays of the primal's size per variable (the primal, the coefficients of
+each direction, the collapsed channels: ``plan.n_channels()``); each goes through every layer's matrix product,
+so no propagation of that plan costs less than ``A`` forward passes. The tables print that floor beside the
+measured figure, in time (``A`` × the measured forward pass) and in XLA's own count of floating-point operations
+(``jax.jit(f).lower(x).compile().cost_analysis()``, the untiled engine against ``A`` × the forward pass).
+Run ``sciml bench autodiff [--quick]`` or ``python -m sciml.bench.autodiff``.
 
 The suite ``cases/suites/autodiff.yaml`` reads the same measurements as checked ratios (:func:`ratios`,
 study ``autodiff_ratios``): ``sciml bench autodiff --check`` (any suite option: ``--out``, ``--check``,
@@ -90,7 +98,15 @@ def methods(op: str, d: int, variants=("untiled",)) -> dict:
         return total * jnp.asarray(weight, x.dtype)
 
     out["jet"] = jet_op
+    out["vmap"] = lambda p, x: jax.vmap(apply(_u(p), mode="taylor"))(x)  # u per point: (d,) -> (1,)
     return out
+
+
+def xla_flops(fn, *args) -> float:
+    """Floating-point operations of ``jax.jit(fn)`` by XLA's cost analysis (a loop's body counted once)."""
+    cost = jax.jit(fn).lower(*args).compile().cost_analysis()
+    cost = cost[0] if isinstance(cost, (list, tuple)) else cost
+    return float(cost.get("flops", float("nan")))
 
 
 def _compile(fn, *args):
@@ -143,8 +159,10 @@ def operator_table(op: str, d: int, n: int, dtype: str, rounds: int, variants, s
         r["x_engine"] = r["ms"] / (base * 1e3)
         r["x_forward"] = r["ms"] / (med["forward"] * 1e3)
     plan = make_plan((ad.laplacian_op(d) if op == "laplacian" else ad.biharmonic_op(d),), d)
+    untiled = lambda p, y: _operator(op)(_u(p), mode="taylor", chunk=None)(y)
+    flops = xla_flops(untiled, params, x) / xla_flops(fns["forward"], params, x)
     return {"op": op, "d": d, "n": n, "dtype": dtype, "rows": rows, "arrays": plan.n_channels(),
-            "directions": len(plan.directions)}
+            "directions": len(plan.directions), "flops_x_forward": flops}
 
 
 def print_table(t: dict) -> None:
@@ -155,11 +173,42 @@ def print_table(t: dict) -> None:
         err = "" if r["err"] is None else f"{r['err']:.1e}"
         print(f"  {r['method']:<15} {r['ms']:>9.2f} {r['x_engine']:>9.2f} {r['x_forward']:>10.2f} {err:>12} "
               f"{r['compile_s']:>10.2f}")
+    f = floor(t)
+    print(f"  floor: {t['arrays']} arrays × forward = {f['floor_ms']:.2f} ms; engine {f['over_floor']:.2f}× the floor "
+          f"in time, {f['flops_over_floor']:.2f}× in XLA flops ({t['flops_x_forward']:.1f} forward passes' flops)")
 
 
-def training_step(n: int, dtype: str, rounds: int, modes=("taylor", "taylor-untiled", "nested"), d: int = 2,
-                  seed: int = 0) -> dict:
-    """``value_and_grad`` of the mean squared biharmonic residual ``Δ²u - s`` w.r.t. the parameters."""
+def floor(t: dict) -> dict:
+    """The table's floor (``arrays`` forward passes) and the engine's distance to it, in time and in flops."""
+    rows = {r["method"]: r for r in t["rows"]}
+    floor_ms = t["arrays"] * rows["forward"]["ms"]
+    return {"floor_ms": floor_ms, "over_floor": rows["engine"]["ms"] / floor_ms,
+            "flops_over_floor": t["flops_x_forward"] / t["arrays"]}
+
+
+def print_summary(tables: list, train: dict | None) -> None:
+    """Batched and ``vmap`` calls, the floor and nested JAX side by side (one line per table)."""
+    print(f"\nsummary: engine batched and under vmap, the floor (arrays × forward), nested forward mode (ms)")
+    print(f"  {'operator':<18} {'N':>6} {'dtype':<8} {'batched':>8} {'vmap':>8} {'vmap/b':>7} {'floor':>8} "
+          f"{'b/floor':>8} {'nested':>8} {'nested/b':>9}")
+    for t in tables:
+        rows, f = {r["method"]: r for r in t["rows"]}, floor(t)
+        b, v, n = rows["engine"]["ms"], rows["vmap"]["ms"], rows["nested"]["ms"]
+        print(f"  {t['op'] + ' d=' + str(t['d']):<18} {t['n']:>6} {t['dtype']:<8} {b:>8.2f} {v:>8.2f} {v / b:>7.2f} "
+              f"{f['floor_ms']:>8.2f} {f['over_floor']:>8.2f} {n:>8.2f} {n / b:>9.2f}")
+    if train is not None:
+        rows = {r["mode"]: r for r in train["rows"]}
+        if "taylor-vmap" in rows:
+            b, v = rows["taylor"]["ms"], rows["taylor-vmap"]["ms"]
+            print(f"  {'PINN step d=' + str(train['d']):<18} {train['n']:>6} {train['dtype']:<8} {b:>8.2f} {v:>8.2f} "
+                  f"{v / b:>7.2f}" + (f" {'':>8} {'':>8} {rows['nested']['ms']:>8.2f} {rows['nested']['ms'] / b:>9.2f}"
+                                      if "nested" in rows else ""))
+
+
+def training_step(n: int, dtype: str, rounds: int, modes=("taylor", "taylor-vmap", "taylor-untiled", "nested"),
+                  d: int = 2, seed: int = 0) -> dict:
+    """``value_and_grad`` of the mean squared biharmonic residual ``Δ²u - s`` w.r.t. the parameters
+    (``taylor-vmap``: the per-point network's ``Δ²`` under ``jax.vmap``)."""
     dt = jnp.float32 if dtype == "float32" else jnp.float64
     params = _network(d, dt, seed)
     x = jax.random.uniform(jax.random.PRNGKey(seed + 1), (n, d), dt, -1.0, 1.0)
@@ -167,6 +216,9 @@ def training_step(n: int, dtype: str, rounds: int, modes=("taylor", "taylor-unti
 
     def loss(p, x, mode):
         mode, _, variant = mode.partition("-")
+        if variant == "vmap":
+            r = jax.vmap(ad.biharmonic(lambda y: mlp.apply(p, y, "tanh")[0], mode=mode))(x) - source
+            return jnp.mean(r ** 2)
         opts = VARIANTS[variant] if variant else {}
         r = ad.biharmonic(lambda y: mlp.apply(p, y, "tanh")[..., 0], mode=mode, **opts)(x) - source
         return jnp.mean(r ** 2)
@@ -186,9 +238,9 @@ def training_step(n: int, dtype: str, rounds: int, modes=("taylor", "taylor-unti
 
 def print_training(t: dict) -> None:
     print(f"\nPINN step: value_and_grad of mean (Δ²u - s)², d={t['d']}, N={t['n']}, {t['dtype']}")
-    print(f"  {'mode':<10} {'ms':>9} {'x engine':>9} {'compile s':>10} {'grad rel diff':>14}")
+    print(f"  {'mode':<15} {'ms':>9} {'x engine':>9} {'compile s':>10} {'grad rel diff':>14}")
     for r in t["rows"]:
-        print(f"  {r['mode']:<10} {r['ms']:>9.1f} {r['x_engine']:>9.2f} {r['compile_s']:>10.2f} {r['grad_diff']:>14.1e}")
+        print(f"  {r['mode']:<15} {r['ms']:>9.1f} {r['x_engine']:>9.2f} {r['compile_s']:>10.2f} {r['grad_diff']:>14.1e}")
 
 
 def check_targets(tables: list, train: dict | None) -> list[tuple[str, bool, str]]:
@@ -205,6 +257,10 @@ def check_targets(tables: list, train: dict | None) -> list[tuple[str, bool, str
         if eng is None or nst is None:
             continue
         sp_n = nst["ms"] / eng["ms"]
+        vm = row(t, "vmap")
+        if vm is not None:
+            r = vm["ms"] / eng["ms"]
+            out.append((f"{SYMBOL[t['op']]} d={t['d']}: vmap within 10% of batched", r <= 1.1, f"{r:.2f}×"))
         if t["op"] == "laplacian" and t["d"] == 2:
             out.append(("Δ d=2: engine ≤ 3.5× forward", eng["x_forward"] <= 3.5, f"{eng['x_forward']:.2f}×"))
             out.append(("Δ d=2: ≥ 1.4× faster than nested", sp_n >= 1.4, f"{sp_n:.2f}×"))
@@ -221,19 +277,26 @@ def check_targets(tables: list, train: dict | None) -> list[tuple[str, bool, str
         if "taylor" in rows and "nested" in rows:
             sp = rows["nested"]["ms"] / rows["taylor"]["ms"]
             out.append(("PINN step d=2: ≥ 3× faster than nested", sp >= 3.0, f"{sp:.2f}×"))
+            if "taylor-vmap" in rows:
+                r = rows["taylor-vmap"]["ms"] / rows["taylor"]["ms"]
+                out.append(("PINN step d=2: vmap within 10% of batched", r <= 1.1, f"{r:.2f}×"))
             c = rows["taylor"]["compile_s"]
             out.append(("PINN step: engine compile ≤ 3 s", c <= 3.0, f"{c:.2f} s"))
     return out
 
 
-SHORT = {"nested": "nested", "jet": "jet", "jax.hessian": "hessian"}  # method -> metric suffix
+SYMBOL = {"laplacian": "Δ", "biharmonic": "Δ²"}
+SHORT = {"nested": "nested", "jet": "jet", "jax.hessian": "hessian", "vmap": "vmap"}  # method -> metric suffix
 
 
 def ratios(tables: list, train: dict | None) -> dict:
     """Suite metrics from measured tables, each a ratio of two timings taken in one process:
-    ``<op>_d<d>_speedup_<method>`` (method ms / engine ms, higher is better), ``<op>_d<d>_forward_passes``
-    (engine ms / forward ms, lower is better), ``<op>_d<d>_engine_error`` (max error against nested float64),
-    ``pinn_step_speedup_nested`` and ``pinn_step_compile_s``."""
+    ``<op>_d<d>_speedup_<method>`` (method ms / engine ms, higher is better; ``vmap``: the per-point call under
+    ``jax.vmap``), ``<op>_d<d>_forward_passes`` (engine ms / forward ms, lower is better),
+    ``<op>_d<d>_floor_passes`` (arrays carried: the floor in forward passes), ``<op>_d<d>_over_floor`` and
+    ``<op>_d<d>_flops_over_floor`` (the engine over its floor, in time and in XLA flops),
+    ``<op>_d<d>_engine_error`` (max error against nested float64), ``pinn_step_speedup_nested``,
+    ``pinn_step_speedup_vmap`` and ``pinn_step_compile_s``."""
     out = {}
     for t in tables:
         rows = {r["method"]: r for r in t["rows"]}
@@ -241,9 +304,15 @@ def ratios(tables: list, train: dict | None) -> dict:
         out.update({f"{key}_speedup_{SHORT[m]}": rows[m]["ms"] / eng["ms"] for m in SHORT if m in rows})
         out[f"{key}_forward_passes"] = eng["ms"] / rows["forward"]["ms"]
         out[f"{key}_engine_error"] = eng["err"]
+        if "flops_x_forward" in t:
+            f = floor(t)
+            out.update({f"{key}_floor_passes": float(t["arrays"]), f"{key}_over_floor": f["over_floor"],
+                        f"{key}_flops_over_floor": f["flops_over_floor"]})
     if train is not None:
         rows = {r["mode"]: r for r in train["rows"]}
         out["pinn_step_speedup_nested"] = rows["nested"]["ms"] / rows["taylor"]["ms"]
+        if "taylor-vmap" in rows:
+            out["pinn_step_speedup_vmap"] = rows["taylor-vmap"]["ms"] / rows["taylor"]["ms"]
         out["pinn_step_compile_s"] = rows["taylor"]["compile_s"]
     return out
 
@@ -292,6 +361,7 @@ def main(argv=None) -> int:
             print_training(t)
             if dtype == "float32":
                 train = t
+    print_summary(tables, train)
     checks = check_targets(tables, train)
     if checks:
         print("\nacceptance targets (float32, N = 8192):")

@@ -112,16 +112,18 @@ def vorticity_time_order(steps=(20, 40, 80), size=32, T=2.0, scheme="heun") -> d
 @study
 def autodiff_ratios(ops=("laplacian", "biharmonic"), dims=(2, 3), n=8192, dtype="float32", rounds=11,
                     train_size=8192) -> dict:
-    """The engine against nested forward mode, ``jax.hessian``, ``jet`` and one forward pass for each operator
-    and dimension, and the PINN step against nested mode (:func:`sciml.bench.autodiff.ratios`); ratios of
-    timings interleaved in one process, so machine load hits both sides alike."""
+    """The engine against nested forward mode, ``jax.hessian``, ``jet``, one forward pass, its floor and the
+    per-point call under ``vmap`` for each operator and dimension, and the PINN step against nested mode and
+    ``vmap`` (:func:`sciml.bench.autodiff.ratios`); ratios of timings interleaved in one process, so machine load
+    hits both sides alike."""
     import jax
 
     from . import autodiff
 
     with jax.enable_x64(True):  # float64 for the references of the errors; float32 arrays stay float32
         tables = [autodiff.operator_table(op, d, n, dtype, rounds, variants=()) for op in ops for d in dims]
-        train = (autodiff.training_step(train_size, dtype, max(5, rounds // 2), modes=("taylor", "nested"))
+        modes = ("taylor", "taylor-vmap", "nested")
+        train = (autodiff.training_step(train_size, dtype, max(5, rounds // 2), modes=modes)
                  if train_size else None)
     return {"metrics": autodiff.ratios(tables, train), "tables": tables, "train": train}
 

@@ -4,8 +4,10 @@
 - :mod:`.series`: the truncated-series recurrences (products, quotients, powers, ODE rules, Faà di Bruno);
 - :mod:`.rules`: one propagation rule per primitive (:data:`RULES`), registered by family;
 - :mod:`.interpreter`: the jaxpr interpreter, the nested-jvp fallback, and :func:`jet`;
+- :mod:`.custom`: ``jax.custom_jvp`` functions, differentiated through their rules as in JAX;
 - :mod:`.plan`: directions, interpolation weights, spherical designs, collapse;
 - :mod:`.engine`: ``derivatives`` for ``mode="taylor"``;
+- :mod:`.vmapped`: per-point calls under ``jax.vmap`` evaluated as the batched, tiled call;
 - :mod:`.stochastic`: ``derivatives`` for ``mode="stochastic"`` (unbiased ``Δ``/``Δ²`` estimates).
 """
 from .engine import derivatives, run_plan

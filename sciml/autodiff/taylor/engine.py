@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import coef as C
+from . import vmapped
 from .interpreter import eval_jaxpr
 from .plan import Plan, make_plan
 
@@ -28,9 +29,13 @@ def run_plan(plan: Plan, f: Callable, x, *, stacked: bool = False, directions: S
 
     With ``chunk`` the points are processed ``chunk`` at a time (a ``lax.map`` over interleaved tiles,
     rematerialised under differentiation): the Taylor propagation of a tile stays in cache, which is what
-    limits it on CPU. Tiles take every ``C``-th point, so a batch sharded along its points stays sharded.
+    limits it on CPU. Tiles take every ``C``-th point, so a batch sharded along its points stays sharded. A
+    point of a ``jax.vmap``-ed batch is evaluated with the whole batch, tiled (:mod:`.vmapped`).
     """
     x = jnp.asarray(x)
+    if directions is None and vmapped.batched_here(x):  # one point of a vmapped batch: tile the batch
+        return vmapped.call(lambda g, xs: run_plan(plan, g, xs, stacked=stacked, chunk=chunk),
+                            lambda g, y: _run(plan, g, y, stacked, list(plan.directions)), f, x)
     dirs = list(plan.directions if directions is None else directions)
     lead = x.shape[:-1]
     m = math.prod(lead)

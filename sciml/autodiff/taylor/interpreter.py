@@ -5,13 +5,21 @@ array, shared by all directions) and coefficients ``x_k`` (:class:`~.coef.Coef`,
 zero: constants and parameters cost nothing). For each equation
 
 - if no operand depends on the input, only the primal is evaluated;
-- call-like primitives (``jit``, ``custom_jvp_call``, ``custom_vjp_call``, ``checkpoint``, ``closed_call``)
-  are entered recursively: their *primal* jaxpr is propagated (a ``custom_jvp`` rule defines first
-  derivatives only, its primal implementation defines all of them);
+- call-like primitives (``jit``, ``custom_vjp_call``, ``checkpoint``, ``closed_call``) are entered
+  recursively (a ``custom_vjp`` function has no forward-mode derivative in JAX: its implementation is used);
+- ``custom_jvp_call``: the user's rule defines the derivatives, as in JAX; its jaxpr is propagated
+  (:mod:`.custom`);
 - otherwise the primitive's rule from :data:`~.rules.RULES` is applied;
 - a primitive without a rule falls back to nested ``jax.jvp`` on that equation alone (correct, slower; a
   warning names the primitive once): along each direction ``h(t) = g(x(t))`` is differentiated ``D`` times
   in the scalar ``t``, and the top channels use ``T(y) = J(x_0) T(x) + Σ_v W_v N_v``.
+
+Orders. A series carries its coefficients up to its own order, ``len(s) - 1``; an equation is propagated to
+the highest order among its operands that have coefficients, and orders beyond a shorter operand's read as
+zero. At the top level every series has the order ``K`` of the layout; only a ``custom_jvp`` rule makes
+shorter ones, for values whose higher orders are provably not needed (:mod:`.custom`). ``None`` in place of a
+series is a value known to be identically zero (a zero tangent inside such a rule): :data:`ZERO_RULES` carry
+it through the equations that keep it zero, other equations get an array of zeros.
 
 All operations are ordinary JAX operations, so the result composes with ``jit``, ``vmap``, ``grad`` and
 sharding. :func:`jet` exposes the transformation for one direction with the calling convention of
@@ -29,8 +37,10 @@ import numpy as np
 from jax.extend import core as jcore
 
 from . import coef as C
+from . import custom
 from .coef import Coef, Layout
 from .rules import RULES, Ctx
+from .series import faa_di_bruno
 
 _WARNED: set[str] = set()
 
@@ -56,7 +66,7 @@ def _sub_jaxpr(eqn):
     p = eqn.params
     if name in ("jit", "pjit"):
         j = p["jaxpr"]
-    elif name in ("custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr", "closed_call", "core_call"):
+    elif name in ("custom_vjp_call", "custom_vjp_call_jaxpr", "closed_call", "core_call"):
         j = p.get("call_jaxpr", p.get("fun_jaxpr"))
     elif name in ("remat2", "checkpoint", "remat", "composite"):
         j = p["jaxpr"]
@@ -69,14 +79,74 @@ def _sub_jaxpr(eqn):
     return j, ()
 
 
-def eval_jaxpr(jaxpr, consts: Sequence, lay: Layout, args: Sequence[list]) -> list[list]:
-    """Propagate series through ``jaxpr``; ``args`` and the result are lists of series ``[x_0, …, x_K]``."""
-    K = lay.K
+def _pad(s, K: int):
+    """Series ``s`` as ``K + 1`` terms (missing orders are zero; ``None``, a zero value, stays ``None``)."""
+    if s is None or len(s) == K + 1:
+        return s
+    return s[:K + 1] + [None] * (K + 1 - len(s))
+
+
+def _order(s) -> int:
+    """The order to which ``s`` carries coefficients, 0 for a constant (or zero) value."""
+    return 0 if s is None or all(c is None for c in s[1:]) else len(s) - 1
+
+
+def _zero_if_any(eqn, zero):
+    return [None]
+
+
+def _zero_if_first(eqn, zero):
+    return [None] if zero[0] else None
+
+
+def _sum(eqn, zero):  # a + 0 = a, 0 + b = b (same shapes: lax operands), a - 0 = a
+    if all(zero):
+        return [None]
+    other = 0 if zero[1] else 1
+    if eqn.primitive.name == "sub" and other == 1:
+        return None
+    return "alias", other
+
+
+def _select(eqn, zero):
+    return [None] if all(zero[1:]) else None
+
+
+# primitive -> (eqn, which operands are zero) -> [None] (the output is zero), ("alias", i) (it is operand i),
+# or None (no shortcut: zeros are materialised).
+ZERO_RULES = {
+    **{name: _zero_if_any for name in ("mul", "dot_general", "conv_general_dilated")},
+    **{name: _zero_if_first for name in (
+        "neg", "convert_element_type", "broadcast_in_dim", "reshape", "transpose", "squeeze", "expand_dims",
+        "reduce_sum", "copy", "copy_p", "slice", "dynamic_slice", "gather", "rev", "real", "imag", "conj",
+        "cumsum", "div", "reduce_precision")},
+    **{name: _sum for name in ("add", "add_any", "sub")},
+    "select_n": _select,
+}
+
+
+def _through_zeros(eqn, ins):
+    """Outputs of an equation with zero (``None``) operands, or the operands with the zeros materialised."""
+    zero = [s is None for s in ins]
+    rule = ZERO_RULES.get(eqn.primitive.name)
+    out = None if rule is None or eqn.primitive.multiple_results else rule(eqn, zero)
+    if out is not None and out[0] == "alias":
+        src, dst = eqn.invars[out[1]].aval, eqn.outvars[0].aval
+        out = [ins[out[1]]] if (src.shape, src.dtype) == (dst.shape, dst.dtype) else None
+    if out is not None:
+        return out, ins
+    return None, [[jnp.zeros(v.aval.shape, v.aval.dtype)] if s is None else s for v, s in zip(eqn.invars, ins)]
+
+
+def eval_jaxpr(jaxpr, consts: Sequence, lay: Layout, args: Sequence[list], nesting: tuple = (0, 0)) -> list[list]:
+    """Propagate series through ``jaxpr``; ``args`` and the result are lists of series ``[x_0, …, x_k]`` (see the
+    module notes on orders and zeros). The results have the highest order among ``args``. ``nesting``:
+    ``(order, depth)`` of the ``custom_jvp`` rules being propagated (:func:`custom_jvp_series`)."""
     env: dict = {}
 
     def read(v):
         if _is_literal(v):
-            return [v.val] + [None] * K
+            return [v.val]
         return env[v]
 
     def write(v, s):
@@ -84,22 +154,31 @@ def eval_jaxpr(jaxpr, consts: Sequence, lay: Layout, args: Sequence[list]) -> li
             env[v] = s
 
     for v, c in zip(jaxpr.constvars, consts):
-        write(v, [c] + [None] * K)
+        write(v, [c])
     for v, s in zip(jaxpr.invars, args):
         write(v, s)
 
     for eqn in jaxpr.eqns:
         ins = [read(v) for v in eqn.invars]
-        const = all(all(c is None for c in s[1:]) for s in ins)
+        if any(s is None for s in ins):
+            zeros, ins = _through_zeros(eqn, ins)
+            if zeros is not None:
+                for v, s in zip(eqn.outvars, zeros):
+                    write(v, s)
+                continue
+        K = max(_order(s) for s in ins)
         outs_float = [_inexact(v.aval) for v in eqn.outvars]
-        if const or not any(outs_float):
+        if K == 0 or not any(outs_float):
             ys = bind_eqn(eqn, [s[0] for s in ins])
             for v, y in zip(eqn.outvars, ys):
-                write(v, [y] + [None] * K)
+                write(v, [y])
             continue
+        ins = [_pad(s, K) for s in ins]
         sub = _sub_jaxpr(eqn)
-        if sub is not None:
-            outs = eval_jaxpr(sub[0], sub[1], lay, ins)
+        if eqn.primitive.name == "custom_jvp_call":
+            outs = custom_jvp_series(eqn, lay, ins, K, nesting)
+        elif sub is not None:
+            outs = eval_jaxpr(sub[0], sub[1], lay, ins, nesting)
         else:
             rule = RULES.get(eqn.primitive.name)
             outs = None
@@ -110,14 +189,62 @@ def eval_jaxpr(jaxpr, consts: Sequence, lay: Layout, args: Sequence[list]) -> li
                 except NotImplementedError:
                     outs = None
             if outs is None:
-                outs = fallback(eqn, lay, ins)
+                outs = fallback(eqn, lay, ins, K)
         for v, s, fl in zip(eqn.outvars, outs, outs_float):
-            if not fl:
-                s = [s[0]] + [None] * K
+            if s is None:  # a zero from a sub-jaxpr
+                pass
+            elif not fl:
+                s = [s[0]]
             else:
-                s = [s[0]] + [C.normalize(c) for c in s[1:]]
+                s = [s[0]] + [C.normalize(c) for c in _pad(s, K)[1:]]
             write(v, s)
-    return [read(v) for v in jaxpr.outvars]
+    K = max((len(s) - 1 for s in args if s is not None), default=0)
+    return [_pad(read(v), K) for v in jaxpr.outvars]
+
+
+def custom_jvp_series(eqn, lay: Layout, ins: list[list], K: int, nesting: tuple) -> list[list]:
+    """The series of a ``custom_jvp`` function from its rule, eq. (1) of :mod:`.custom`: the rule's jaxpr
+    propagated with the primal inputs to order ``K - 1`` and the tangent series ``(0, x_1, 2 x_2, …)``.
+    Nested jvp (also JAX's semantics) when a closed-over value has coefficients (JAX refuses to differentiate
+    those) or rules keep calling rules at one order."""
+    order, depth = nesting
+    depth = depth + 1 if order == K else 1
+    n = eqn.params["num_consts"]
+    if depth > custom.MAX_SAME_ORDER or any(_order(s) for s in ins[:n]):
+        return fallback(eqn, lay, ins, K)
+    args = ins[n:]
+    library = custom.library_rule(eqn)
+    if library is not None:
+        return [library(Ctx(K, eqn, lay), *args)]
+    zero = [_order(s) == 0 for s in args]
+    jaxpr, consts, out_zero, takes = custom.tangent_rule(eqn, zero)
+    y0s = bind_eqn(eqn, [s[0] for s in ins])
+    live = [i for i, z in enumerate(zero) if not z]
+    if len(live) == 1 and len(y0s) == 1 and not out_zero[0] and live[0] in takes:
+        (i,) = live
+        same = np.shape(args[i][0]) == np.shape(y0s[0]) and _inexact(eqn.outvars[0].aval)
+        if same and custom.is_elementwise(jaxpr, [j == i for j in range(len(args))] + [k == i for k in takes]):
+            return [_elementwise_series(jaxpr, consts, args, i, takes, y0s[0], K, (K, depth))]
+    primals = [s[:K] for s in args]
+    tangents = [None if zero[i] else custom.tangent_series(args[i], K) for i in takes]
+    touts = eval_jaxpr(jaxpr, consts, lay, primals + tangents, (K, depth))
+    return custom.output_series(y0s, out_zero, touts, K)
+
+
+def _elementwise_series(jaxpr, consts, args, i, takes, y0, K: int, nesting: tuple) -> list:
+    """Eq. (2) of :mod:`.custom`: Faà di Bruno with ``d_m = g_{m-1} / m`` from ``g(x_0 + t) = G(x_0 + t, 1)``
+    propagated along the single direction ``1`` to order ``K - 1``."""
+    x0 = args[i][0]
+    one = jnp.ones_like(x0)
+    lay1 = single_direction_layout(K - 1)
+    curve = _pad([x0] + ([Coef(lay1, 1, {0: one}, x0.shape, x0.dtype)] if K > 1 else []), K - 1)
+    primals = [curve if j == i else [s[0]] for j, s in enumerate(args)]
+    tangents = [[one] if j == i else None for j in takes]
+    (g,) = eval_jaxpr(jaxpr, consts, lay1, primals + tangents, nesting)
+    g = _pad(g, K - 1)
+    ds = [None] + [g[0]] + [None if C.part(g[j], 0, 0) is None else C.part(g[j], 0, 0) * (1.0 / (j + 1))
+                            for j in range(1, K)]
+    return [y0] + faa_di_bruno(args[i], ds, K)[1:]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -145,12 +272,12 @@ def taylor_coefficients(h: Callable, t0, order: int) -> list:
     return [[d / math.factorial(n) for d in ds] for n, ds in enumerate(derivs)]
 
 
-def fallback(eqn, lay: Layout, ins: list[list]) -> list[list]:
+def fallback(eqn, lay: Layout, ins: list[list], K: int | None = None) -> list[list]:
     """Series of one equation by nested ``jvp``: per direction block along its own input curve (coefficients
     folded into channels read as zero), plus ``J(x_0) T(x)`` for every channel ``T`` and, for pairings,
     ``g''(x_0)[a_1[b_j], S_j(x)]`` (see :mod:`.coef`)."""
     _warn_once(eqn.primitive.name)
-    K = lay.K
+    K = lay.K if K is None else K
     primals = [s[0] for s in ins]
     ys0 = bind_eqn(eqn, primals)
     diff = [i for i, s in enumerate(ins) if any(c is not None for c in s[1:])]
@@ -186,7 +313,7 @@ def fallback(eqn, lay: Layout, ins: list[list]) -> list[list]:
     tops = list(dict.fromkeys(tops))
 
     for b in blocks:
-        D = lay.depth[b]
+        D = min(lay.depth[b], K)
         rows = lay.rows[b] if lay.stacked[b] else None
 
         def coeff(i, k, b=b, rows=rows):
@@ -224,6 +351,8 @@ def fallback(eqn, lay: Layout, ins: list[list]) -> list[list]:
                 for j, o in zip(float_idx, touts):
                     add_to(j, k, key, o)
     for k, pairs in lay.pairs.items():  # Σ_j g''[a_1[b_j], S_j]
+        if k > K:
+            continue
         for r, spec in pairs:
             for basis, sidx in spec:
                 a1, sk, present = [], [], False

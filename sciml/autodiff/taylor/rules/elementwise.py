@@ -201,6 +201,25 @@ register_rule("tanh", poly_rule([1.0, 0.0, -1.0]))  # tanh' = 1 - y²
 register_rule("logistic", poly_rule([0.0, 1.0, -1.0]))  # σ' = y - y²
 register_rule("tan", poly_rule([1.0, 0.0, 1.0]))  # tan' = 1 + y²
 
+
+
+def logaddexp_rule(ctx, a, b):
+    """``y = log(eᵃ + eᵇ) = b + softplus(δ)``, ``δ = a - b``: Faà di Bruno in ``δ`` with
+    ``softplus^{(m)} = σ^{(m-1)}``, polynomials in ``s = σ(δ)`` (``σ' = s - s²``), and ``s`` from ``e^{-|δ|}``, which
+    the value computes too. For JAX's ``custom_jvp`` ``logaddexp`` (``softplus``), whose rule it equals: see
+    :mod:`..custom`."""
+    K = ctx.K
+    d0 = a[0] - b[0]
+    e = jnp.exp(-jnp.abs(d0))
+    s = jnp.where(d0 >= 0, 1.0, e) / (1.0 + e)
+    polys = _poly_derivatives([0.0, 1.0, -1.0], K - 1) if K > 1 else []
+    ds = [None, s] + [_horner(polys[m - 1], s) * (1.0 / math.factorial(m)) for m in range(2, K + 1)]
+    delta = [d0] + [C.add(a[k], C.neg(b[k])) if b[k] is not None else a[k] for k in range(1, K + 1)]
+    soft = faa_di_bruno(delta, ds, K)
+    return [jnp.logaddexp(a[0], b[0])] + [C.add(b[k], soft[k]) if b[k] is not None else soft[k]
+                                          for k in range(1, K + 1)]
+
+
 # ---------------------------------------------------------------------------------------------------------
 # ODE rules: y' = g(x) x' with the series of g
 # ---------------------------------------------------------------------------------------------------------
