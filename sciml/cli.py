@@ -83,8 +83,9 @@ def _predict(args) -> int:
 
     call, meta = export.load(args.model)
     x = points.read(args.points, meta["inputs"])
-    if tuple(x.shape[1:]) != tuple(meta["input_shape"]):
-        raise UserError(f"{args.points}: inputs of shape {x.shape[1:]} per sample; the model takes {tuple(meta['input_shape'])}")
+    wrong = export.check_input(x.shape[1:], meta)
+    if wrong:
+        raise UserError(f"{args.points}: {wrong}")
     out = {k: np.asarray(v) for k, v in call(x).items()}
     dest = args.out or (args.points.rsplit(".", 1)[0] + ".pred." + args.points.rsplit(".", 1)[-1])
     points.write(dest, x, meta["inputs"], out)
