@@ -44,6 +44,13 @@ def _show(args) -> int:
     return 0
 
 
+def _cases(args) -> int:
+    from .catalog import listing
+
+    print(listing())
+    return 0
+
+
 def _positive(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
@@ -125,6 +132,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("case")
     s.add_argument("overrides", nargs="*")
     s.set_defaults(func=_show)
+
+    c = sub.add_parser("cases", help="list the shipped cases and suites, one line each (run one by its name)")
+    c.set_defaults(func=_cases)
 
     g = sub.add_parser("datagen", help="generate a case's training data with its classical solver")
     g.add_argument("case")
