@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import yaml
 
@@ -97,6 +97,20 @@ def run(case: Case, out: str | None = None, resume: str | None = None, quiet: bo
             return case.solver.train(case.config, folder, resume=resume, quiet=quiet)
     except ConfigError as e:  # raised once the problem is assembled (e.g. loss term names)
         raise e.within(case.path, case.overrides) from None
+
+
+@contextlib.contextmanager
+def trained(run_dir: str) -> Iterator[tuple[Case, tuple]]:
+    """``(case, (fn, input_shape, dtype, meta))``: a run's case (its ``config.yaml``) and the trained prediction
+    function its solver's ``export_model`` builds from the run's checkpoint, within the case's dtype policy
+    (float64 on for a float64 case), where ``fn`` must also be traced and called."""
+    from .compile import Policy
+
+    case = load(os.path.join(run_dir, "config.yaml"))
+    if case.solver.export_model is None:
+        raise UserError(f"solver {case.solver.name!r} has no export")
+    with Policy.of(case.config.dtype).precision():
+        yield case, case.solver.export_model(case.config, run_dir)
 
 
 def datagen(case: Case, quiet: bool = True, force: bool = False, workers: int = 1) -> str:

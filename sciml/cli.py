@@ -70,14 +70,10 @@ def _export(args) -> int:
     import os
 
     from . import cases
-    from .compile import Policy, export
+    from .compile import export
 
-    case = cases.load(os.path.join(args.run_dir, "config.yaml"))
-    if case.solver.export_model is None:
-        raise UserError(f"solver {case.solver.name!r} has no export")
     out = args.out or os.path.join(args.run_dir, "model" + export.SUFFIX)
-    with Policy.of(case.config.dtype).precision():  # the model is traced in its own dtype
-        fn, shape, dtype, meta = case.solver.export_model(case.config, args.run_dir)
+    with cases.trained(args.run_dir) as (case, (fn, shape, dtype, meta)):  # traced in the model's own dtype
         paths = export.save(out, fn, shape, dtype, {"case": case.config.case, "run_dir": args.run_dir, **meta})
     print("exported: " + ", ".join(paths))
     return 0
