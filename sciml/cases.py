@@ -1,10 +1,21 @@
 """Case files to typed configs: the ``solver`` key picks the solver record (:class:`~sciml.solver.Solver`) from
-``SOLVERS``, whose schema validates the file and whose ``train`` runs it."""
+``SOLVERS``, whose schema validates the file and whose ``train`` runs it.
+
+A case comes from one of three sources (:data:`SOURCES`, tried in order): a mapping (as ``yaml.safe_load``
+gives), YAML text (a string holding a line break), or a case file named by path or by name
+(:func:`sciml.catalog.case_path`: ``plate`` is the shipped ``plate.yaml``). Errors name the file, or
+``<mapping>`` / ``<YAML text>``.
+"""
 from __future__ import annotations
 
 import contextlib
+import os
 from dataclasses import dataclass
+from typing import Any, Callable, Iterator
 
+import yaml
+
+from .catalog import case_path
 from .config import apply_overrides, read_yaml, suggest, validate
 from .errors import ConfigError, UserError
 from .solver import Solver
@@ -22,8 +33,41 @@ class Case:
     overrides: tuple[str, ...] = ()
 
 
-def load(path: str, overrides=()) -> Case:
-    raw = apply_overrides(read_yaml(path), overrides)
+def _text(text: str) -> Any:
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise ConfigError(f"malformed YAML: {' '.join(str(e).split())}", source="<YAML text>") from None
+
+
+def _file(ref: str) -> tuple[str, Any]:
+    path = case_path(ref)
+    return path, read_yaml(path)
+
+
+# (is this the source?, source -> (its name in errors, the raw mapping)), the first that matches reads it
+SOURCES: list[tuple[Callable[[Any], bool], Callable[[Any], tuple[str, Any]]]] = [
+    (lambda s: isinstance(s, dict), lambda s: ("<mapping>", s)),
+    (lambda s: isinstance(s, str) and "\n" in s, lambda s: ("<YAML text>", _text(s))),
+    (lambda s: isinstance(s, (str, os.PathLike)), lambda s: _file(os.fspath(s))),
+]
+
+
+def read(source) -> tuple[str, dict]:
+    """``(name, raw mapping)`` of a case given as a mapping, YAML text, or a file's path or name."""
+    reader = next((r for matches, r in SOURCES if matches(source)), None)
+    if reader is None:
+        raise UserError(f"a case is a file's path or name, a mapping or YAML text, not {type(source).__name__}")
+    name, raw = reader(source)
+    if not isinstance(raw, dict):
+        raise ConfigError(f"a case holds a mapping of sections, got {type(raw).__name__}", source=name)
+    return name, raw
+
+
+def load(source, overrides=()) -> Case:
+    """Read (:func:`read`), override and validate a case; ``Case.path`` is its name in errors."""
+    path, raw = read(source)
+    raw = apply_overrides(raw, overrides)
     solver = raw.get("solver")
     if solver not in SOLVERS:
         hint = suggest(solver, SOLVERS)
@@ -53,6 +97,20 @@ def run(case: Case, out: str | None = None, resume: str | None = None, quiet: bo
             return case.solver.train(case.config, folder, resume=resume, quiet=quiet)
     except ConfigError as e:  # raised once the problem is assembled (e.g. loss term names)
         raise e.within(case.path, case.overrides) from None
+
+
+@contextlib.contextmanager
+def trained(run_dir: str) -> Iterator[tuple[Case, tuple]]:
+    """``(case, (fn, input_shape, dtype, meta))``: a run's case (its ``config.yaml``) and the trained prediction
+    function its solver's ``export_model`` builds from the run's checkpoint, within the case's dtype policy
+    (float64 on for a float64 case), where ``fn`` must also be traced and called."""
+    from .compile import Policy
+
+    case = load(os.path.join(run_dir, "config.yaml"))
+    if case.solver.export_model is None:
+        raise UserError(f"solver {case.solver.name!r} has no export")
+    with Policy.of(case.config.dtype).precision():
+        yield case, case.solver.export_model(case.config, run_dir)
 
 
 def datagen(case: Case, quiet: bool = True, force: bool = False, workers: int = 1) -> str:

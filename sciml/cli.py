@@ -44,6 +44,13 @@ def _show(args) -> int:
     return 0
 
 
+def _cases(args) -> int:
+    from .catalog import listing
+
+    print(listing())
+    return 0
+
+
 def _positive(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
@@ -63,14 +70,10 @@ def _export(args) -> int:
     import os
 
     from . import cases
-    from .compile import Policy, export
+    from .compile import export
 
-    case = cases.load(os.path.join(args.run_dir, "config.yaml"))
-    if case.solver.export_model is None:
-        raise UserError(f"solver {case.solver.name!r} has no export")
     out = args.out or os.path.join(args.run_dir, "model" + export.SUFFIX)
-    with Policy.of(case.config.dtype).precision():  # the model is traced in its own dtype
-        fn, shape, dtype, meta = case.solver.export_model(case.config, args.run_dir)
+    with cases.trained(args.run_dir) as (case, (fn, shape, dtype, meta)):  # traced in the model's own dtype
         paths = export.save(out, fn, shape, dtype, {"case": case.config.case, "run_dir": args.run_dir, **meta})
     print("exported: " + ", ".join(paths))
     return 0
@@ -126,6 +129,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("case")
     s.add_argument("overrides", nargs="*")
     s.set_defaults(func=_show)
+
+    c = sub.add_parser("cases", help="list the shipped cases and suites, one line each (run one by its name)")
+    c.set_defaults(func=_cases)
 
     g = sub.add_parser("datagen", help="generate a case's training data with its classical solver")
     g.add_argument("case")
