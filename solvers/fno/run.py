@@ -20,7 +20,6 @@ import json
 import os
 import time
 
-import h5py
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -30,10 +29,9 @@ from sciml import loop, parallel, schedules
 from sciml.compile import Policy
 from sciml.config import to_dict
 from sciml.errors import ConfigError
-from sciml.io.atomic import atomic_path
 from sciml.nn import fno, losses
 
-from . import data, plots
+from . import data, fields_h5, plots
 from .config import FnoCase
 from .generators import GENERATORS
 from .model import Operator, build, partition
@@ -253,16 +251,14 @@ def _final_evaluation(cfg: FnoCase, eval_fn, state, tests: dict, out: str | None
     results = {"rel_l2" if r == cfg.data.resolution else f"rel_l2_{r}": err for r, (err, _) in evaluated.items()}
     if out is None:
         return results
-    with atomic_path(os.path.join(out, "fields.h5")) as tmp, h5py.File(tmp, "w") as f:
-        for r, (err, preds) in evaluated.items():
-            split = tests[r]
-            x, y = split.read(np.arange(len(preds)))
-            g = f.create_group(str(r))
-            g.attrs["rel_l2"] = err
-            for name, a in (("inputs", x), ("outputs", y), ("prediction", preds), ("error", preds - y)):
-                g.create_dataset(name, data=a, compression="gzip")
-            g["grid"] = split.grid
-            for i in range(min(keep, len(preds))):
-                plots.sample(split.grid, x[i], y[i], preds[i], os.path.join(out, "plots", f"test_{r}_{i}.png"),
-                             f"{cfg.case}, s = {r}, test sample {i}")
+    samples = {}
+    for r, (err, preds) in evaluated.items():
+        split = tests[r]
+        x, y = split.read(np.arange(len(preds)))
+        samples[r] = (err, split.grid, {"inputs": x, "outputs": y, "prediction": preds, "error": preds - y})
+    fields_h5.write(os.path.join(out, "fields.h5"), cfg.case, cfg.data.generator, cfg.data.resolution, samples)
+    for r, (_, grid, arrays) in samples.items():
+        for i in range(min(keep, len(arrays["prediction"]))):
+            plots.sample(grid, arrays["inputs"][i], arrays["outputs"][i], arrays["prediction"][i],
+                         os.path.join(out, "plots", f"test_{r}_{i}.png"), f"{cfg.case}, s = {r}, test sample {i}")
     return results

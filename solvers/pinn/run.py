@@ -22,7 +22,6 @@ import os
 from dataclasses import dataclass
 from typing import Callable
 
-import h5py
 import jax
 import numpy as np
 import optax
@@ -30,9 +29,8 @@ import optax
 from sciml import loop, parallel, plots
 from sciml.compile import Policy
 from sciml.errors import UserError
-from sciml.io.atomic import atomic_path
 
-from . import balancing, evaluation, optim
+from . import balancing, evaluation, fields_h5, optim
 from . import plots as pinn_plots
 from .config import PinnCase
 from .problem import Problem, assemble
@@ -179,7 +177,8 @@ class _Pinn:
         params = parallel.to_host(state["params"])
         pred, errors = evaluate(self.problem, params, self.reference, self.ev)
         if out is not None:
-            write_fields(os.path.join(out, "fields.h5"), self.ev, pred, self.reference)
+            eq = self.problem.equation
+            fields_h5.write(os.path.join(out, "fields.h5"), self.ev, pred, self.reference, self.cfg.case, eq.units)
             if run.rows:
                 plots.loss_history(run.rows, os.path.join(out, "plots", "loss.png"), f"{self.cfg.case}: loss")
         checked = _plots_and_checks(self.problem, params, self.ev, pred, self.reference, out)
@@ -196,20 +195,6 @@ def evaluate(problem: Problem, params, reference: dict | None, ev) -> tuple[dict
     pred = {k: v.reshape(ev.shape) for k, v in problem.predict(params, ev.points).items()}
     eq = problem.equation
     return evaluation.errors(pred, reference, ev, eq.gauge_free, eq.vectors)
-
-
-def write_fields(path: str, ev, pred: dict, reference: dict | None) -> None:
-    """``fields.h5``: the grid, its inside mask, and prediction, reference and error of each field."""
-    with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:
-        for c, grid in zip(ev.coords, ev.grids()):
-            f[c] = grid
-        f["inside"] = ev.mask.reshape(ev.shape)
-        for k, v in pred.items():
-            g = f.create_group(k)
-            g.create_dataset("prediction", data=v, compression="gzip")
-            if reference is not None and k in reference:
-                g.create_dataset("reference", data=reference[k], compression="gzip")
-                g.create_dataset("error", data=v - reference[k], compression="gzip")
 
 
 def _plots_and_checks(problem: Problem, params, ev, pred, reference, out: str | None) -> dict:
