@@ -121,6 +121,9 @@ def document(h5: str, grids: Sequence[Grid]) -> str:
     return '<?xml version="1.0" ?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def write(path: str, h5_path: str, grids: Sequence[Grid]) -> None:
-    """Write the sidecar ``path`` (atomically) for ``grids`` in ``h5_path`` (named relative to the sidecar)."""
-    write_text(path, document(os.path.relpath(h5_path, os.path.dirname(os.path.abspath(path)) or "."), grids))
+def write(h5_path: str, grids: Sequence[Grid]) -> str:
+    """Write (atomically) the sidecar of ``grids`` in ``h5_path`` beside it, ``NAME.h5`` -> ``NAME.xdmf``;
+    returns its path."""
+    path = os.path.splitext(h5_path)[0] + ".xdmf"
+    write_text(path, document(os.path.basename(h5_path), grids))
+    return path

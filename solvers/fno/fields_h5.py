@@ -35,7 +35,7 @@ def write(path: str, case: str, generator: str, resolution: int, samples: dict) 
                 g.create_dataset(name, data=arrays[name], compression="gzip")
             g["grid"] = grid
         grids = [_grid(f[str(r)], str(r)) for r in samples]
-    xdmf.write(path[:-len(".h5")] + ".xdmf", path, grids)
+    xdmf.write(path, grids)
 
 
 def _grid(g: h5py.Group, r: str) -> xdmf.Grid:

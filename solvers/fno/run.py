@@ -25,13 +25,14 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from sciml import loop, parallel, schedules
+from sciml import loop, parallel, plots, schedules
 from sciml.compile import Policy
 from sciml.config import to_dict
 from sciml.errors import ConfigError
 from sciml.nn import fno, losses
 
-from . import data, fields_h5, plots
+from . import data, fields_h5
+from . import plots as fno_plots
 from .config import FnoCase
 from .generators import GENERATORS
 from .model import Operator, build, partition
@@ -235,7 +236,8 @@ class _Fno:
         cfg = self.cfg
         results = _final_evaluation(cfg, self.eval_fn, self.host(state), self.tests, out)
         if out is not None and run.rows:
-            plots.history(run.rows, os.path.join(out, "plots", "history.png"), f"{cfg.case}: training")
+            plots.save(fno_plots.history(run.rows, f"{cfg.case}: training"), os.path.join(out, "plots", "history.png"),
+                       dpi=90)
         if not self.quiet:
             s_per_epoch = float(np.mean(self.epoch_times)) if self.epoch_times else 0.0
             print(f"{self.epoch} epochs, {s_per_epoch:.3f} s/epoch; test " +
@@ -259,6 +261,7 @@ def _final_evaluation(cfg: FnoCase, eval_fn, state, tests: dict, out: str | None
     fields_h5.write(os.path.join(out, "fields.h5"), cfg.case, cfg.data.generator, cfg.data.resolution, samples)
     for r, (_, grid, arrays) in samples.items():
         for i in range(min(keep, len(arrays["prediction"]))):
-            plots.sample(grid, arrays["inputs"][i], arrays["outputs"][i], arrays["prediction"][i],
-                         os.path.join(out, "plots", f"test_{r}_{i}.png"), f"{cfg.case}, s = {r}, test sample {i}")
+            fig = fno_plots.sample(grid, arrays["inputs"][i], arrays["outputs"][i], arrays["prediction"][i],
+                                   f"{cfg.case}, s = {r}, test sample {i}")
+            plots.save(fig, os.path.join(out, "plots", f"test_{r}_{i}.png"), dpi=90)
     return results

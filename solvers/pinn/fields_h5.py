@@ -50,7 +50,7 @@ def write(path: str, ev, pred: dict, reference: dict | None, case: str, units: d
                 g.create_dataset("reference", data=reference[k], compression="gzip")
                 g.create_dataset("error", data=v - reference[k], compression="gzip")
         grids = _grids(f, ev)
-    xdmf.write(path[:-len(".h5")] + ".xdmf" if path.endswith(".h5") else path + ".xdmf", path, grids)
+    xdmf.write(path, grids)
 
 
 def _grids(f: h5py.File, ev) -> list[xdmf.Grid]:
