@@ -37,7 +37,7 @@ def _values(item, folder, f, h5name) -> int:
 
 def check(path: str) -> list[dict]:
     """Parse the sidecar ``path`` (valid XML), check that every array it reads is in the HDF5 file with the
-    declared shape and that every grid's arrays have one value per point; its grids as
+    declared shape and that every grid's fields have one value per point, in the grid's shape; its grids as
     ``{"name", "time", "points", "fields"}``."""
     root = ET.parse(path).getroot()
     assert root.tag == "Xdmf"
@@ -61,6 +61,8 @@ def check(path: str) -> list[dict]:
             fields = {}
             for a in g.findall("Attribute"):
                 assert _values(a.find("DataItem"), folder, f, h5name) == points, a.get("Name")
+                # readers (VTK's) take the array's rank from its Dimensions: they must be the grid's
+                assert a.find("DataItem").get("Dimensions") == g.find("Topology").get("Dimensions"), a.get("Name")
                 fields[a.get("Name")] = a.find("DataItem")
             time = g.find("Time")
             grids.append({"name": g.get("Name"), "time": None if time is None else float(time.get("Value")),

@@ -68,17 +68,18 @@ def _dims(shape) -> str:
     return " ".join(str(n) for n in shape)
 
 
-def _item(h5: str, slab: Slab) -> ET.Element:
-    """The DataItem reading ``slab`` from file ``h5`` (a hyperslab of the dataset when axes are held)."""
+def _item(h5: str, slab: Slab, dims: tuple[int, ...]) -> ET.Element:
+    """The DataItem reading ``slab`` from file ``h5`` as an array of shape ``dims`` (of as many values): the
+    dataset itself if that is its shape, else a hyperslab of it (readers take an array's rank from its
+    ``Dimensions``, which must be the grid's)."""
     dtype = np.dtype(slab.dtype)
     data = ET.Element("DataItem", Format="HDF", NumberType=_NUMBER[dtype.kind], Precision=str(dtype.itemsize),
                       Dimensions=_dims(slab.shape))
     data.text = f"{h5}:{slab.path}"
-    if not slab.held:
+    if not slab.held and tuple(dims) == tuple(slab.shape):
         return data
     start = [slab.held.get(a, 0) for a in range(len(slab.shape))]
-    taken = [n for a, n in enumerate(slab.shape) if a not in slab.held]  # the held axes dropped: the grid's rank
-    cut = ET.Element("DataItem", ItemType="HyperSlab", Type="HyperSlab", Dimensions=_dims(taken or [1]))
+    cut = ET.Element("DataItem", ItemType="HyperSlab", Type="HyperSlab", Dimensions=_dims(dims))
     select = ET.SubElement(cut, "DataItem", Format="XML", Dimensions=f"3 {len(slab.shape)}")
     select.text = "\n".join(_dims(v) for v in (start, [1] * len(start), slab.count))
     cut.append(data)
@@ -89,10 +90,11 @@ def _grid(h5: str, grid: Grid) -> ET.Element:
     g = ET.Element("Grid", Name=grid.name, GridType="Uniform")
     if grid.time is not None:
         ET.SubElement(g, "Time", Value=repr(float(grid.time)))
+    dims = (1, 1, grid.shape[0]) if len(grid.shape) == 1 else grid.shape
     if len(grid.shape) == 1:
-        ET.SubElement(g, "Topology", TopologyType="3DRectMesh", Dimensions=f"1 1 {grid.shape[0]}")
+        ET.SubElement(g, "Topology", TopologyType="3DRectMesh", Dimensions=_dims(dims))
         geometry = ET.SubElement(g, "Geometry", GeometryType="VXVYVZ")
-        geometry.append(_item(h5, grid.coords[0]))
+        geometry.append(_item(h5, grid.coords[0], grid.shape))
         for _ in "yz":
             zero = ET.SubElement(geometry, "DataItem", Format="XML", NumberType="Float", Dimensions="1")
             zero.text = "0"
@@ -100,9 +102,9 @@ def _grid(h5: str, grid: Grid) -> ET.Element:
         ET.SubElement(g, "Topology", TopologyType=f"{len(grid.shape)}DSMesh", Dimensions=_dims(grid.shape))
         geometry = ET.SubElement(g, "Geometry", GeometryType="X_Y" if len(grid.shape) == 2 else "X_Y_Z")
         for c in grid.coords:
-            geometry.append(_item(h5, c))
+            geometry.append(_item(h5, c, dims))
     for name, slab in grid.fields.items():
-        ET.SubElement(g, "Attribute", Name=name, AttributeType="Scalar", Center="Node").append(_item(h5, slab))
+        ET.SubElement(g, "Attribute", Name=name, AttributeType="Scalar", Center="Node").append(_item(h5, slab, dims))
     return g
 
 
