@@ -11,7 +11,12 @@ a jitted chunk of optimizer steps; the FNO: an epoch of minibatches) and how to 
    the state *before* the chunk is written as ``latest`` and :class:`~sciml.errors.TrainingDiverged` names the
    exact step; else its metrics row is written (``metrics.csv``), the progress bar moves, ``best`` is written
    when the loss is the lowest so far and ``latest`` when the driver says it is due;
-3. ``driver.finish`` (the final evaluation, its files) and ``summary.json``.
+3. ``driver.finish`` (the final evaluation, its files), ``summary.json`` and a one-line summary (on the
+   console unless ``quiet``).
+
+``log.txt`` in the run folder holds what the run printed and every warning it raised
+(:func:`sciml.rundir.logging_to`, for the whole call); while a chunk compiles, the progress bar reads
+"compiling…" and the log notes it and how long it took.
 
 Checkpoints are gathered on every process (a collective, when a state is sharded across processes) and
 written by process 0 only, atomically (:mod:`sciml.io.checkpoint`); so are all run files.
@@ -42,7 +47,7 @@ import jax
 import numpy as np
 from tqdm.auto import tqdm
 
-from . import parallel
+from . import parallel, rundir
 from .config import to_dict
 from .errors import Interrupted, TrainingDiverged, UserError
 from .io import checkpoint
@@ -114,8 +119,8 @@ class Driver(Protocol):
 class Run:
     """What the loop lends a driver while it trains: the clock, compile timing, messages, progress, rows."""
 
-    def __init__(self, bar, rows: list[dict], elapsed: float):
-        self._bar, self.rows, self._elapsed = bar, rows, elapsed
+    def __init__(self, bar, rows: list[dict], elapsed: float, log: rundir.Log):
+        self._bar, self.rows, self._elapsed, self._log = bar, rows, elapsed, log
         self._t0, self._c0 = time.perf_counter(), time.process_time()
         self.compile_s, self.compile_cpu, self.ticked = 0.0, 0.0, 0
 
@@ -130,17 +135,24 @@ class Run:
 
     @contextlib.contextmanager
     def compiling(self) -> Iterator[None]:
-        """Time the block as compilation."""
+        """Time the block as compilation; the progress bar says "compiling…" meanwhile, the log notes it."""
         t, c = time.perf_counter(), time.process_time()
+        self._bar.set_description_str("compiling…")
+        self._log.line("compiling…")
         try:
             yield
         finally:
-            self.compile_s += time.perf_counter() - t
+            dt = time.perf_counter() - t
+            self.compile_s += dt
             self.compile_cpu += time.process_time() - c
+            self._bar.set_description_str("")
+            self._log.line(f"compiled in {dt:.1f} s")
 
     def write(self, text: str) -> None:
-        """A line of output that keeps the progress bar intact."""
-        self._bar.write(text)
+        """A line of output (standard output, so the log has it too) that keeps the progress bar intact."""
+        self._bar.clear()
+        print(text, flush=True)
+        self._bar.refresh()
 
     def tick(self, n: int = 1) -> None:
         """Move the progress bar by ``n`` steps within a chunk (the loop moves it to the chunk's end)."""
@@ -151,9 +163,29 @@ class Run:
 def run(cfg, make: Callable[[], Driver], out: str, resume: str | None = None, quiet: bool = False) -> dict:
     """Train into run folder ``out`` the case ``cfg`` (a case dataclass: ``case``, ``seed``, ``dtype``) with the
     driver ``make()`` builds (its set-up is timed); ``resume``: the folder to continue. Returns the summary."""
+    writer = parallel.is_writer()
+    if writer:
+        os.makedirs(out, exist_ok=True)
+    with rundir.logging_to(out if writer else None) as log:
+        log.line(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {cfg.case}" + (f", resuming {resume}" if resume else ""))
+        summary = _train(cfg, make, out, resume, quiet, writer, log)
+        (log.line if quiet else print)(headline(summary))
+        return summary
+
+
+def headline(summary: dict) -> str:
+    """The summary in one line: case, status, steps, times, final metrics, run folder."""
+    metrics = ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}"
+                        for k, v in summary.get("metrics", {}).items())
+    return (f"{summary['case']}: {summary['status']}, {summary['steps']} steps in {summary['wall_time_s']:.1f} s "
+            f"(compiling {summary['compile_time_s']:.1f} s)" + (f"; {metrics}" if metrics else "")
+            + f"; run folder {summary['run_dir']}")
+
+
+def _train(cfg, make: Callable[[], Driver], out: str, resume: str | None, quiet: bool, writer: bool,
+           log: rundir.Log) -> dict:
     t_setup = time.perf_counter()
     driver = make()
-    writer = parallel.is_writer()
     path = lambda name: os.path.join(out, "checkpoints", f"{name}.h5")
 
     def save(name: str, state: State, **attrs) -> None:
@@ -172,8 +204,9 @@ def run(cfg, make: Callable[[], Driver], out: str, resume: str | None = None, qu
     record = metrics.append if writer else metrics.rows.append
     best = min((r["loss"] for r in rows), default=float("inf"))
     started, stopped = position, 0
-    bar = tqdm(total=driver.total, initial=position, disable=quiet, unit=driver.unit, dynamic_ncols=True, leave=True)
-    lent = Run(bar, metrics.rows, rows[-1]["wall_time_s"] if rows else 0.0)
+    bar = tqdm(total=driver.total, initial=position, disable=quiet, unit=driver.unit, dynamic_ncols=True, leave=True,
+               file=log.console)
+    lent = Run(bar, metrics.rows, rows[-1]["wall_time_s"] if rows else 0.0, log)
     setup_s = time.perf_counter() - t_setup
     try:
         with _Stop() as stop:

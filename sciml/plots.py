@@ -1,12 +1,23 @@
-"""Figures for run folders: the loss history of every term, as PNG written atomically (:func:`save`)."""
+"""Figures for run folders: the loss history, colour scales and labels the solvers' figures share, and
+:func:`save` (PNG, written atomically), which every figure goes through.
+
+Figure functions here and in the solvers build and return a :class:`~matplotlib.figure.Figure` (tests read its
+axes, norms and labels); the caller saves it. Figures use constrained layout (no overlapping labels). A
+field whose values change sign (``min < 0 < max``: moments, shear, vorticity, a velocity component) is drawn
+with a diverging map centred at zero; one of a single sign with a sequential map (:func:`colour_scale`).
+Labels carry units where the case gives them (:func:`label`).
+"""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.colors import CenteredNorm, Normalize
 
 from .io.atomic import atomic_path
 
 # The backend is the front door's choice (the CLI draws off-screen; a notebook keeps its own): nothing here sets it.
+
+DIVERGING, SEQUENTIAL = "RdBu_r", "viridis"
 
 
 def save(fig, path: str, dpi: int = 110, tight: bool = True) -> None:
@@ -16,16 +27,63 @@ def save(fig, path: str, dpi: int = 110, tight: bool = True) -> None:
     plt.close(fig)
 
 
-def loss_history(rows: list[dict], path: str, title: str = "training loss") -> None:
-    """Each loss term (columns ``loss`` and ``loss.*``) against the step, log scale."""
-    fig, ax = plt.subplots(figsize=(7, 4.2))
+def figure(rows: int = 1, cols: int = 1, size: tuple[float, float] = (7, 4.2), grid: bool = False):
+    """``(fig, axes)`` with constrained layout: one axes, or (``grid``, or several) a 2-D array of them."""
+    return plt.subplots(rows, cols, figsize=size, layout="constrained", squeeze=not grid and rows * cols == 1)
+
+
+def label(name: str, units: str | None = None) -> str:
+    """``"name [units]"``, or ``name`` when the units are unknown."""
+    return f"{name} [{units}]" if units else name
+
+
+def colour_scale(*arrays) -> dict:
+    """``cmap`` and ``norm`` for values ``arrays`` share: diverging and centred at zero if they change sign,
+    sequential over their range otherwise (NaN ignored)."""
+    finite = np.concatenate([np.asarray(a, float)[np.isfinite(a)].ravel() for a in arrays] or [np.zeros(0)])
+    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    if lo < 0 < hi:
+        return {"cmap": DIVERGING, "norm": CenteredNorm(0.0, max(-lo, hi))}
+    return {"cmap": SEQUENTIAL, "norm": Normalize(lo, hi)}
+
+
+def loss_history(rows: list[dict], title: str = "training loss", phases: tuple[str, ...] = (),
+                 errors: dict | None = None):
+    """Each loss term (columns ``loss`` and ``loss.*``) against the step, log scale.
+
+    ``phases``: the names of the rows' ``phase`` indices; a dashed line marks each change of phase (Adam ->
+    L-BFGS). Evaluation errors, on a second axis: the rows' ``rel_l2_*`` columns (evaluations during
+    training) and ``errors`` (``rel_l2_*`` of the final evaluation, at the last step).
+    """
+    fig, ax = figure(size=(9, 4.6))
     steps = np.array([r["step"] for r in rows])
     for key in [k for k in rows[0] if k == "loss" or k.startswith("loss.")]:
         vals = np.array([r.get(key, np.nan) for r in rows], dtype=float)
         ax.semilogy(steps, vals, lw=2.2 if key == "loss" else 1.0, label=key)
+    phase = [int(r["phase"]) for r in rows if "phase" in r]
+    for i in (i for i in range(1, len(phase)) if phase[i] != phase[i - 1]):
+        names = [phases[p] if p < len(phases) else f"phase {p}" for p in (phase[i - 1], phase[i])]
+        ax.axvline(rows[i - 1]["step"], color="k", ls="--", lw=1, label=" → ".join(names))
+    handles, labels = ax.get_legend_handles_labels()
+    keys = [k for k in dict.fromkeys(k for r in rows for k in r) if k.startswith("rel_l2_")]
+    final = {k: v for k, v in (errors or {}).items() if k.startswith("rel_l2_")}
+    if keys or final:
+        err = ax.twinx()
+        for i, key in enumerate(dict.fromkeys([*keys, *final])):
+            colour = f"C{(i + 5) % 10}"
+            vals = np.array([r.get(key, np.nan) for r in rows], dtype=float)
+            if np.isfinite(vals).any():
+                ok = np.isfinite(vals)
+                err.semilogy(steps[ok], vals[ok], ":", marker=".", color=colour, label=key)
+            if key in final:
+                err.semilogy([steps[-1]], [final[key]], "D", color=colour, ms=5,
+                             label=f"{key} (final) {final[key]:.2e}")
+        err.set_ylabel("relative L2 error (evaluation)")
+        h, l = err.get_legend_handles_labels()
+        handles, labels = handles + h, labels + l
     ax.set_xlabel("step")
     ax.set_ylabel("mean squared residual")
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
-    save(fig, path)
+    fig.legend(handles, labels, fontsize=7, loc="outside right upper")  # beside the axes: nothing hidden
+    return fig

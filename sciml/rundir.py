@@ -4,6 +4,11 @@ One run per folder: a run holds an exclusive ``fcntl.flock`` on ``<folder>/.lock
 for the message) while it trains; a second run on the folder is refused with one line naming that PID.
 The operating system releases the lock when the holder's process ends however it ends (even SIGKILL), so a
 lock file left by a dead run blocks nothing.
+
+``log.txt``: while a run trains, :func:`logging_to` copies into it (appended, line by line, so that a run that
+dies keeps what it printed) everything written to standard output and error (the progress bar excepted: it
+draws on :attr:`Log.console`), every warning, however the warnings module shows it, and the loop's own notes;
+the run's error ends it, one line for a user's mistake, the traceback for a bug.
 """
 from __future__ import annotations
 
@@ -12,10 +17,13 @@ import csv
 import fcntl
 import io
 import os
+import sys
 import time
-from typing import Iterator
+import traceback
+import warnings
+from typing import IO, Iterator
 
-from .errors import BadFile, UserError
+from .errors import BadFile, Interrupted, UserError
 from .io import hdf5
 from .io.atomic import write_text
 
@@ -93,3 +101,88 @@ class Metrics:
         for r in self.rows:
             writer.writerow({k: (f"{v:.8g}" if isinstance(v, float) else v) for k, v in r.items()})
         write_text(self.path, buf.getvalue())
+
+
+LOG = "log.txt"
+
+
+class Log:
+    """A run's ``log.txt`` open for appending (``path`` None: nothing is written, as on processes other than 0).
+
+    :meth:`write` takes text as a stream does; :meth:`line` one line. ``console``: the standard error of the
+    terminal, not copied into the log (the progress bar draws there). A write that fails (a full disk) closes
+    the log with a warning on the console; the run goes on.
+    """
+
+    def __init__(self, path: str | None, console: IO):
+        self.path, self.console = path, console
+        self._fh = open(path, "a", encoding="utf-8") if path else None
+
+    def write(self, text: str) -> None:
+        if self._fh is None or not text:
+            return
+        try:
+            self._fh.write(text)
+            self._fh.flush()
+        except OSError as e:
+            self.close()
+            print(f"warning: {self.path}: cannot write ({e.strerror or e}); the run goes on without its log",
+                  file=self.console, flush=True)
+
+    def line(self, text: str) -> None:
+        self.write(text.rstrip("\n") + "\n")
+
+    def close(self) -> None:
+        fh, self._fh = self._fh, None
+        if fh is not None:
+            with contextlib.suppress(OSError):
+                fh.close()
+
+
+class _Tee:
+    """A text stream that also writes into a :class:`Log` (unless ``muted``)."""
+
+    def __init__(self, stream: IO, log: Log):
+        self._stream, self._log, self.muted = stream, log, False
+
+    def write(self, text: str) -> int:
+        n = self._stream.write(text)
+        if not self.muted:
+            self._log.write(text)
+        return n
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def logging_to(folder: str | None) -> Iterator[Log]:
+    """For the block, copy the console and every warning into ``<folder>/log.txt`` (``folder`` None: no file);
+    standard output, error and the warnings hook are restored after. Yields the :class:`Log`."""
+    out, err, show = sys.stdout, sys.stderr, warnings.showwarning
+    log = Log(os.path.join(folder, LOG) if folder is not None else None, err)
+    tee_out, tee_err = _Tee(out, log), _Tee(err, log)
+
+    def shown(message, category, filename, lineno, file=None, line=None):
+        log.write(warnings.formatwarning(message, category, filename, lineno, line))
+        tee_err.muted = True  # the hook we replace may print it on standard error: logged once
+        try:
+            show(message, category, filename, lineno, file, line)
+        finally:
+            tee_err.muted = False
+
+    sys.stdout, sys.stderr, warnings.showwarning = tee_out, tee_err, shown
+    try:
+        yield log
+    except (UserError, Interrupted) as e:
+        log.line(f"{'error: ' if isinstance(e, UserError) else ''}{e}")
+        raise
+    except BaseException:
+        log.write(traceback.format_exc())
+        raise
+    finally:
+        sys.stdout, sys.stderr, warnings.showwarning = out, err, show
+        log.close()

@@ -3,6 +3,8 @@ stopping on a signal, the summary."""
 import csv
 import os
 import signal
+import sys
+import warnings
 from dataclasses import dataclass
 
 import h5py
@@ -27,9 +29,9 @@ class Toy:
 
     unit, total = "step", 12
 
-    def __init__(self, nan_at=None, signal_at=None, signum=signal.SIGTERM, crash_at=None):
+    def __init__(self, nan_at=None, signal_at=None, signum=signal.SIGTERM, crash_at=None, warn_at=None):
         self.nan_at, self.signal_at, self.signum, self.crash_at = nan_at, signal_at, signum, crash_at
-        self.step = 0
+        self.warn_at, self.step = warn_at, 0
 
     def init(self):
         return {"x": np.zeros(3), "step": np.int32(0)}
@@ -50,6 +52,12 @@ class Toy:
         if self.step >= self.total:
             return None
         step, n = self.step, 3
+        if step == 0:
+            with run.compiling():
+                pass
+        if step == self.warn_at:
+            run.write(f"step {step}: about to warn")
+            warnings.warn(f"toy warning at step {step}")
         losses = 1.0 / (1.0 + step + np.arange(n))
         if self.nan_at is not None and step <= self.nan_at < step + n:
             losses[self.nan_at - step] = np.nan
@@ -95,6 +103,33 @@ def test_a_run_writes_rows_checkpoints_and_a_summary(tmp_path):
     assert (tmp_path / "config.yaml").read_text().startswith("case: toy")
 
 
+def test_the_log_has_what_the_console_showed_the_warnings_and_the_summary_line(tmp_path, capsys):
+    stdout, show = sys.stdout, warnings.showwarning
+    with pytest.warns(UserWarning, match="toy warning at step 6"):  # still a warning as before
+        s = loop.run(ToyCase(), lambda: Toy(warn_at=6), str(tmp_path), quiet=False)
+    assert sys.stdout is stdout and warnings.showwarning is show  # restored
+    log = (tmp_path / "log.txt").read_text()
+    console = capsys.readouterr()
+    summary = loop.headline(s)
+    assert summary == f"toy: completed, 12 steps in {s['wall_time_s']:.1f} s (compiling " \
+                      f"{s['compile_time_s']:.1f} s); x 4; run folder {tmp_path}"
+    for text in ("step 6: about to warn", summary):
+        assert text in console.out and log.count(text) == 1
+    assert log.count("UserWarning: toy warning at step 6") == 1
+    assert "compiling…" in log and "compiled in" in log and "compiling…" in console.err  # on the progress bar
+    assert "12/12" in console.err and "12/12" not in log  # the bar is the console's only
+
+
+def test_a_quiet_run_logs_its_summary_line_and_a_resumed_one_appends(tmp_path, capsys):
+    with pytest.raises(Interrupted):
+        train(tmp_path, Toy(signal_at=3))
+    s = train(tmp_path, Toy(), resume=True)
+    assert capsys.readouterr().out == ""
+    log = (tmp_path / "log.txt").read_text()
+    assert log.count("--- ") == 2 and f"resuming {tmp_path}" in log
+    assert "stopped by SIGTERM at step 3" in log and log.rstrip().endswith(loop.headline(s))
+
+
 def test_nan_stops_keeping_the_state_before_the_chunk(tmp_path):
     with pytest.raises(TrainingDiverged) as e:
         train(tmp_path, Toy(nan_at=7))
@@ -103,6 +138,7 @@ def test_nan_stops_keeping_the_state_before_the_chunk(tmp_path):
     a, x = attrs(tmp_path, "latest")
     assert a["step"] == 6 and list(x) == [2.0] * 3
     assert rows(tmp_path) == [3, 6] and not (tmp_path / "summary.json").exists()
+    assert (tmp_path / "log.txt").read_text().endswith(f"error: {e.value}\n")
 
 
 @pytest.mark.parametrize("signum,code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
-    from .suite import Entry, Suite, Tolerance
+    from .schema import Entry, Suite, Tolerance
 
 SUITES_DIR = os.path.join("cases", "suites")
 

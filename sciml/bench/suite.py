@@ -30,78 +30,14 @@ import platform
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
-from typing import Any
 
-from ..config import read_yaml, spec, validate
 from ..catalog import suite_path
+from ..config import read_yaml, validate
 from ..errors import UserError
 from ..io.atomic import write_json
 from . import calibration
 from .baseline import baseline_of, baseline_path, check, checked, value
-
-
-@dataclass
-class Reference:
-    value: float
-    source: str = ""
-
-
-@dataclass
-class Sweep:
-    key: str = spec(help="dotted key to vary")
-    values: list[Any] = spec(help="values of the key")
-
-
-@dataclass
-class Curve:
-    """Metrics of one run read as a curve: ``points`` maps each metric to its abscissa."""
-    x: str = spec(help="axis label, e.g. 'test resolution s (trained at 85)'")
-    points: dict[str, float] = spec(help="metric -> abscissa")
-
-
-@dataclass
-class Entry:
-    name: str
-    case: str | None = None
-    overrides: list[str] = spec(factory=list)
-    datagen: bool = False
-    workers: int = spec(1, ge=1, help="processes of the datagen (sciml datagen --workers), for CPU solvers")
-    sweep: Sweep | None = None
-    study: str | None = spec(None, help="function name in sciml.bench.studies")
-    args: dict[str, Any] = spec(factory=dict, help="keyword arguments of the study")
-    metrics: list[str] = spec(factory=list, help="errors to report and check (lower is better)")
-    speeds: list[str] = spec(factory=list, help="speeds or speed-ups to report and check (higher is better)")
-    costs: list[str] = spec(factory=list, help="time ratios to report and check (lower is better)")
-    info: list[str] = spec(factory=list, help="metrics to report without a check (e.g. observed orders)")
-    references: dict[str, Reference | list[Reference]] = spec(factory=dict,
-                                                              help="published values to show next to ours")
-    curve: Curve | None = None
-    timeout_s: float | None = spec(None, gt=0, help="per process (default: the suite's)")
-
-    def check(self):
-        from ..errors import Invalid
-        if (self.case is None) == (self.study is None):
-            raise Invalid("case", "give exactly one of case or study")
-
-    def refs(self, metric: str) -> list[Reference]:
-        r = self.references.get(metric, [])
-        return r if isinstance(r, list) else [r]
-
-
-@dataclass
-class Tolerance:
-    error: float = spec(0.25, ge=0.0, help="relative growth of an error allowed over the baseline")
-    speed: float = spec(0.5, ge=0.0, lt=1.0, help="relative drop of a speed allowed under the baseline")
-
-
-@dataclass
-class Suite:
-    suite: str
-    description: str = ""
-    tolerance: Tolerance = field(default_factory=Tolerance)
-    timeout_s: float = spec(1800.0, gt=0, help="default time limit of each process an entry starts")
-    entries: list[Entry] = spec(factory=list)
+from .schema import Entry, Suite
 
 
 def machine() -> dict:
@@ -144,7 +80,7 @@ def run_case(entry: Entry, overrides: list[str], out: str) -> dict:
     """``sciml datagen`` (if asked), then ``sciml run`` with the calibration workload timed right before and after
     it (:func:`.calibration.around`), so that its steps/s is also known as ``steps_per_calib``."""
     os.makedirs(out, exist_ok=True)
-    log = os.path.join(out, "log.txt")
+    log = os.path.join(out, "output.txt")  # what the processes printed (the run writes its own log.txt)
     datagen = {}
     if entry.datagen:
         code, wall, _ = _subprocess(_sciml("datagen", entry.case, *overrides, "--quiet", "--workers", str(entry.workers)),
@@ -252,7 +188,7 @@ def main(argv=None) -> int:
     p.add_argument("--update-baseline", action="store_true", help="write the results as the new baseline")
     p.add_argument("--only", help="comma-separated entry names")
     args = p.parse_args(argv)
-    from . import report
+    from . import report  # matplotlib: loaded when a suite runs
 
     suite, path = load_suite(args.suite)
     entries = _select(suite, path, args.only)

@@ -20,20 +20,19 @@ import json
 import os
 import time
 
-import h5py
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
 
-from sciml import loop, parallel, schedules
+from sciml import loop, parallel, plots, schedules
 from sciml.compile import Policy
 from sciml.config import to_dict
 from sciml.errors import ConfigError
-from sciml.io.atomic import atomic_path
 from sciml.nn import fno, losses
 
-from . import data, plots
+from . import data, fields_h5
+from . import plots as fno_plots
 from .config import FnoCase
 from .generators import GENERATORS
 from .model import Operator, build, partition
@@ -237,7 +236,8 @@ class _Fno:
         cfg = self.cfg
         results = _final_evaluation(cfg, self.eval_fn, self.host(state), self.tests, out)
         if out is not None and run.rows:
-            plots.history(run.rows, os.path.join(out, "plots", "history.png"), f"{cfg.case}: training")
+            plots.save(fno_plots.history(run.rows, f"{cfg.case}: training"), os.path.join(out, "plots", "history.png"),
+                       dpi=90)
         if not self.quiet:
             s_per_epoch = float(np.mean(self.epoch_times)) if self.epoch_times else 0.0
             print(f"{self.epoch} epochs, {s_per_epoch:.3f} s/epoch; test " +
@@ -253,16 +253,15 @@ def _final_evaluation(cfg: FnoCase, eval_fn, state, tests: dict, out: str | None
     results = {"rel_l2" if r == cfg.data.resolution else f"rel_l2_{r}": err for r, (err, _) in evaluated.items()}
     if out is None:
         return results
-    with atomic_path(os.path.join(out, "fields.h5")) as tmp, h5py.File(tmp, "w") as f:
-        for r, (err, preds) in evaluated.items():
-            split = tests[r]
-            x, y = split.read(np.arange(len(preds)))
-            g = f.create_group(str(r))
-            g.attrs["rel_l2"] = err
-            for name, a in (("inputs", x), ("outputs", y), ("prediction", preds), ("error", preds - y)):
-                g.create_dataset(name, data=a, compression="gzip")
-            g["grid"] = split.grid
-            for i in range(min(keep, len(preds))):
-                plots.sample(split.grid, x[i], y[i], preds[i], os.path.join(out, "plots", f"test_{r}_{i}.png"),
-                             f"{cfg.case}, s = {r}, test sample {i}")
+    samples = {}
+    for r, (err, preds) in evaluated.items():
+        split = tests[r]
+        x, y = split.read(np.arange(len(preds)))
+        samples[r] = (err, split.grid, {"inputs": x, "outputs": y, "prediction": preds, "error": preds - y})
+    fields_h5.write(os.path.join(out, "fields.h5"), cfg.case, cfg.data.generator, cfg.data.resolution, samples)
+    for r, (_, grid, arrays) in samples.items():
+        for i in range(min(keep, len(arrays["prediction"]))):
+            fig = fno_plots.sample(grid, arrays["inputs"][i], arrays["outputs"][i], arrays["prediction"][i],
+                                   f"{cfg.case}, s = {r}, test sample {i}")
+            plots.save(fig, os.path.join(out, "plots", f"test_{r}_{i}.png"), dpi=90)
     return results

@@ -5,7 +5,9 @@ problems). A field the equation knows only up to a constant (``equation.gauge_fr
 a flow with no pressure condition) is first shifted by the mean difference to the reference (per time
 level for unsteady problems); the shift is recorded in ``pressure level`` notes.
 
-Plots show the ``x``-``y`` plane: the middle ``z`` level of a 3D domain, and the final time.
+Plots show ``x``-``y`` planes: :func:`plane` the middle ``z`` level of a 3D domain at the final time;
+:func:`levels` a few of them, at times spread over ``[t0, t1]`` (unsteady cases) or else at ``z`` levels spread
+inside a 3D domain.
 """
 from __future__ import annotations
 
@@ -63,6 +65,23 @@ def plane(ev: EvalPoints) -> tuple[tuple, str]:
             index.append(i)
             label.append(f"{c} = {values[i]:.3g}")
     return tuple(index), ", ".join(label)
+
+
+def levels(ev: EvalPoints, n: int = 3) -> list[tuple[tuple, str]]:
+    """Up to ``n`` planes as :func:`plane` gives them, stepping along ``t`` (first, ..., last time) if the
+    grid has it, else along ``z`` (levels inside, away from the faces), else the one x-y plane."""
+    base, _ = plane(ev)
+    axis = next((ev.coords.index(c) for c in ("t", "z") if c in ev.coords), None)
+    if axis is None:
+        return [plane(ev)]
+    count = len(ev.axes[axis])
+    spread = np.linspace(0, count - 1, n) if ev.coords[axis] == "t" else np.linspace(0, count - 1, n + 2)[1:-1]
+    out = []
+    for i in dict.fromkeys(int(round(s)) for s in spread):
+        index = base[:axis] + (i,) + base[axis + 1:]
+        out.append((index, ", ".join(f"{c} = {ev.axes[a][index[a]]:.3g}" for a, c in enumerate(ev.coords)
+                                     if c not in ("x", "y"))))
+    return out
 
 
 def on_plane(ev: EvalPoints, fields: dict | None, index) -> dict | None:

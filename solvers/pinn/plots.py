@@ -1,53 +1,88 @@
-"""PINN figures: field maps on a plane with masked holes, flow fields with streamlines, 1-D profiles."""
+"""PINN figures: field maps on planes with masked holes, flow fields with streamlines, 1-D profiles.
+
+Each function returns the figure (:mod:`sciml.plots`: constrained layout, a centred diverging map for signed
+fields, units in the labels where the equation gives them); the driver saves it.
+"""
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
-from sciml.plots import plt, save
+from sciml.plots import colour_scale, figure, label
 
 
-def field_maps(X, Y, pred, ref, name: str, path: str, where: str = "") -> None:
-    """Prediction, reference and |error| on a plane (``X``, ``Y`` from meshgrid 'ij'); NaN is blank."""
+@dataclass(frozen=True)
+class Level:
+    """One plane of a field map: the grid ``X``, ``Y`` (meshgrid 'ij'), the prediction and reference there
+    (NaN outside the domain; reference None if there is none) and where the plane lies (e.g. "t = 0.5")."""
+
+    X: np.ndarray
+    Y: np.ndarray
+    pred: np.ndarray
+    ref: np.ndarray | None
+    where: str = ""
+
+
+def _axes_labels(ax, units) -> None:
+    ax.set_xlabel(label("x", units.get("x")))
+    ax.set_ylabel(label("y", units.get("y")))
+    ax.set_aspect("equal")
+
+
+def field_maps(levels: list[Level], name: str, units: dict | None = None):
+    """Prediction, reference and |error| of field ``name`` (columns) on each plane of ``levels`` (rows).
+
+    Prediction and reference share one colour scale over every plane (:func:`sciml.plots.colour_scale`); the
+    |error| has its own. Each error panel's title gives the relative L2 error on its plane.
+    """
+    units = units or {}
+    has_ref = levels[0].ref is not None
+    cols = 3 if has_ref else 1
+    fig, axes = figure(len(levels), cols, size=(4.4 * cols + 0.6, 3.6 * len(levels) + 0.4),
+                       grid=True)
     m = np.ma.masked_invalid
-    panels = [("prediction", pred)]
-    if ref is not None:
-        panels += [("reference", ref), ("|error|", np.abs(pred - ref))]
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 4), squeeze=False)
-    for ax, (label, data) in zip(axes[0], panels):
-        im = ax.pcolormesh(X, Y, m(data), shading="auto", cmap="magma" if label == "|error|" else "viridis")
-        ax.set_aspect("equal")
-        ax.set_title(f"{name} {label}")
-        ax.set_xlabel("x")
-        ax.set_ylabel("y")
-        fig.colorbar(im, ax=ax, shrink=0.8)
-    title = name + (f" ({where})" if where else "")
-    if ref is not None:
-        ok = np.isfinite(pred) & np.isfinite(ref)
-        rel = np.linalg.norm(pred[ok] - ref[ok]) / max(np.linalg.norm(ref[ok]), 1e-300)
-        title += f": relative L2 error on this plane {rel:.2e}"
-    fig.suptitle(title)
-    save(fig, path)
+    shared = colour_scale(*[lv.pred for lv in levels], *[lv.ref for lv in levels if lv.ref is not None])
+    errors = [np.abs(lv.pred - lv.ref) for lv in levels] if has_ref else []
+    error_scale = {"cmap": "magma", "norm": colour_scale(*errors)["norm"]} if has_ref else {}
+    for row, lv in zip(axes, levels):
+        panels = [("prediction", lv.pred, shared)]
+        if has_ref:
+            ok = np.isfinite(lv.pred) & np.isfinite(lv.ref)
+            rel = np.linalg.norm(lv.pred[ok] - lv.ref[ok]) / max(np.linalg.norm(lv.ref[ok]), 1e-300)
+            panels += [("reference", lv.ref, shared), (f"|error|, rel. L2 {rel:.2e}", np.abs(lv.pred - lv.ref),
+                                                      error_scale)]
+        for ax, (what, data, scale) in zip(row, panels):
+            ax.pcolormesh(lv.X, lv.Y, m(data), shading="auto", **scale)
+            ax.set_title(f"{name} {what}" + (f"\n{lv.where}" if lv.where else ""), fontsize=9)
+            _axes_labels(ax, units)
+    for j in range(cols):
+        fig.colorbar(axes[0, j].collections[0], ax=axes[:, j], shrink=0.9,
+                     label=label(name if j < 2 else f"|{name} error|", units.get(name)))
+    fig.suptitle(label(name, units.get(name)))
+    return fig
 
 
-def flow(X, Y, u, v, path: str, where: str = "") -> None:
-    """Speed with streamlines of the in-plane velocity."""
+def flow(X, Y, u, v, where: str = "", units: dict | None = None):
+    """Speed with streamlines of the in-plane velocity ``(u, v)``."""
+    units = units or {}
     speed = np.sqrt(u**2 + v**2)
-    fig, ax = plt.subplots(figsize=(7, 7 * np.ptp(Y) / max(np.ptp(X), 1e-12) + 0.8))
-    im = ax.pcolormesh(X, Y, np.ma.masked_invalid(speed), shading="auto", cmap="viridis")
+    fig, ax = figure(size=(7, 7 * np.ptp(Y) / max(np.ptp(X), 1e-12) + 1.2))
+    im = ax.pcolormesh(X, Y, np.ma.masked_invalid(speed), shading="auto", **colour_scale(speed))
     xs, ys = X[:, 0], Y[0, :]
     ax.streamplot(xs, ys, np.ma.masked_invalid(u.T), np.ma.masked_invalid(v.T), color="w", linewidth=0.6,
                   density=1.4, arrowsize=0.7)
-    ax.set_aspect("equal")
+    _axes_labels(ax, units)
     ax.set_xlim(xs[0], xs[-1])
     ax.set_ylim(ys[0], ys[-1])
     ax.set_title("speed and streamlines" + (f" ({where})" if where else ""))
-    fig.colorbar(im, ax=ax, shrink=0.8)
-    save(fig, path)
+    fig.colorbar(im, ax=ax, shrink=0.8, label=label("speed", units.get("speed", units.get("u"))))
+    return fig
 
 
-def profile(p: dict, path: str) -> None:
+def profile(p: dict):
     """A 1-D profile (``s`` along ``s_axis``) with reference points (``ref`` at ``ref_axis``)."""
-    fig, ax = plt.subplots(figsize=(5, 5))
+    fig, ax = figure(size=(5, 5))
     if p.get("swap"):
         ax.plot(p["s"], p["s_axis"], "-", lw=1.8, label="PINN")
         ax.plot(p["ref"], p["ref_axis"], "o", mfc="none", label=p.get("ref_label", "reference"))
@@ -59,4 +94,4 @@ def profile(p: dict, path: str) -> None:
     ax.set_title(p["title"], fontsize=9)
     ax.grid(True, alpha=0.3)
     ax.legend()
-    save(fig, path)
+    return fig

@@ -9,7 +9,8 @@ an Adam chunk, when due: new collocation points (``sampling.resample_every``) or
 (``sampling.adaptive``, :mod:`.refinement`; the chunk compiles again for the larger batch).
 
 Evaluation uses the domain's grid (:mod:`.evaluation`): errors over all points inside (space-time for
-unsteady cases), plots on the x-y plane (middle z, final time), then the equation's ``checks``.
+unsteady cases), field maps on a few x-y planes (time levels, or z levels of a 3D
+domain), the loss history with the Adam → L-BFGS switch and the evaluation errors, then the equation's ``checks``.
 
 Devices (``parallel``): the batch is placed once when it is made (and again when it is re-made) with its
 points sharded along the mesh's data axis (counts rounded up to fill it) and the state replicated, so the
@@ -22,7 +23,6 @@ import os
 from dataclasses import dataclass
 from typing import Callable
 
-import h5py
 import jax
 import numpy as np
 import optax
@@ -30,13 +30,15 @@ import optax
 from sciml import loop, parallel, plots
 from sciml.compile import Policy
 from sciml.errors import UserError
-from sciml.io.atomic import atomic_path
 
-from . import balancing, evaluation, optim
+from . import balancing, evaluation, fields_h5, optim
 from . import plots as pinn_plots
 from .config import PinnCase
 from .problem import Problem, assemble
 from .refinement import Refiner
+
+
+PHASE_NAMES = {"adam": "Adam", "lbfgs": "L-BFGS"}  # as the loss plot names them
 
 
 def train(cfg: PinnCase, out: str, resume: str | None = None, quiet: bool = False) -> dict:
@@ -154,6 +156,7 @@ class _Pinn:
         if every and self.step % every < n and self.reference is not None:
             _, m = evaluate(self.problem, parallel.to_host(new["params"]), self.reference, self.ev)
             run.write(f"step {self.step}: " + ", ".join(f"{k} {v:.3e}" for k, v in m.items()))
+            chunk.row.update(m)  # the loss plot shows them
         return chunk
 
     def _new_points(self, state, n: int) -> None:
@@ -179,9 +182,12 @@ class _Pinn:
         params = parallel.to_host(state["params"])
         pred, errors = evaluate(self.problem, params, self.reference, self.ev)
         if out is not None:
-            write_fields(os.path.join(out, "fields.h5"), self.ev, pred, self.reference)
+            eq = self.problem.equation
+            fields_h5.write(os.path.join(out, "fields.h5"), self.ev, pred, self.reference, self.cfg.case, eq.units)
             if run.rows:
-                plots.loss_history(run.rows, os.path.join(out, "plots", "loss.png"), f"{self.cfg.case}: loss")
+                names = tuple(PHASE_NAMES[p.name] for p in self.phases)
+                plots.save(plots.loss_history(run.rows, f"{self.cfg.case}: loss", names, errors),
+                           os.path.join(out, "plots", "loss.png"))
         checked = _plots_and_checks(self.problem, params, self.ev, pred, self.reference, out)
         errors.update(checked["metrics"])
         return {"metrics": errors, **({"notes": checked["notes"]} if checked["notes"] else {})}
@@ -198,39 +204,28 @@ def evaluate(problem: Problem, params, reference: dict | None, ev) -> tuple[dict
     return evaluation.errors(pred, reference, ev, eq.gauge_free, eq.vectors)
 
 
-def write_fields(path: str, ev, pred: dict, reference: dict | None) -> None:
-    """``fields.h5``: the grid, its inside mask, and prediction, reference and error of each field."""
-    with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:
-        for c, grid in zip(ev.coords, ev.grids()):
-            f[c] = grid
-        f["inside"] = ev.mask.reshape(ev.shape)
-        for k, v in pred.items():
-            g = f.create_group(k)
-            g.create_dataset("prediction", data=v, compression="gzip")
-            if reference is not None and k in reference:
-                g.create_dataset("reference", data=reference[k], compression="gzip")
-                g.create_dataset("error", data=v - reference[k], compression="gzip")
-
-
 def _plots_and_checks(problem: Problem, params, ev, pred, reference, out: str | None) -> dict:
-    """Field maps on the plot plane, a flow picture for velocity fields, and the equation's checks
-    (``out`` None: the checks' metrics without writing plots)."""
+    """Field maps on a few planes (:func:`.evaluation.levels`), a flow picture for velocity fields on the
+    plot plane, and the equation's checks (``out`` None: the checks' metrics without writing plots)."""
     result = {"metrics": {}, "notes": []}
     for check in problem.equation.checks(lambda pts: problem.predict(params, pts)):
         result["metrics"].update(check.metrics)
         result["notes"].extend(check.notes)
         for name, prof in (check.profiles if out is not None else {}).items():
-            pinn_plots.profile(prof, os.path.join(out, "plots", f"{name}.png"))
+            plots.save(pinn_plots.profile(prof), os.path.join(out, "plots", f"{name}.png"))
     if out is None:
         return result
-    folder = os.path.join(out, "plots")
+    folder, units, grids = os.path.join(out, "plots"), dict(problem.equation.units or {}), ev.grids()
+    planes = []
+    for index, where in evaluation.levels(ev):
+        p2, r2 = evaluation.on_plane(ev, pred, index), evaluation.on_plane(ev, reference, index)
+        planes.append((grids[0][index], grids[1][index], p2, r2 or {}, where))
+    for k in pred:
+        levels = [pinn_plots.Level(X, Y, p2[k], r2.get(k), where) for X, Y, p2, r2, where in planes]
+        plots.save(pinn_plots.field_maps(levels, k, units), os.path.join(folder, f"{k}.png"))
     index, where = evaluation.plane(ev)
-    grids = ev.grids()
-    X, Y = grids[0][index], grids[1][index]
-    p2, r2 = evaluation.on_plane(ev, pred, index), evaluation.on_plane(ev, reference, index)
-    for k in p2:
-        pinn_plots.field_maps(X, Y, p2[k], None if r2 is None else r2.get(k), k,
-                              os.path.join(folder, f"{k}.png"), where)
+    p2 = evaluation.on_plane(ev, pred, index)
     if "u" in p2 and "v" in p2:
-        pinn_plots.flow(X, Y, p2["u"], p2["v"], os.path.join(folder, "flow.png"), where)
+        fig = pinn_plots.flow(grids[0][index], grids[1][index], p2["u"], p2["v"], where, units)
+        plots.save(fig, os.path.join(folder, "flow.png"))
     return result

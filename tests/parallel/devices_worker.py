@@ -22,7 +22,7 @@ def no_pictures():
     from sciml.solvers.fno import plots as fno_plots
     from sciml.solvers.pinn import plots as pinn_plots
 
-    for module, names in ((plots, ["loss_history"]), (pinn_plots, ["field_maps", "flow", "profile"]),
+    for module, names in ((plots, ["loss_history", "save"]), (pinn_plots, ["field_maps", "flow", "profile"]),
                           (fno_plots, ["history", "sample"])):
         for name in names:
             setattr(module, name, lambda *args, **kwargs: None)

@@ -11,6 +11,8 @@ from sciml import cases
 from sciml.errors import TrainingDiverged
 from sciml.solvers.fno import data, run
 
+import xdmf_sidecar
+
 
 @pytest.fixture
 def dataset(tmp_path, case_file, fake_darcy):
@@ -36,6 +38,13 @@ def test_run_folder_and_training_lowers_the_error(tmp_path, dataset):
     for f in ("config.yaml", "fields.h5", "checkpoints/latest.h5", "checkpoints/best.h5", "plots/history.png",
               "plots/test_9_0.png", "plots/test_17_0.png"):
         assert (out / f).is_file(), f
+    grids = xdmf_sidecar.check(str(out / "fields.xdmf"))  # ParaView opens every test sample of fields.h5
+    assert [(g["name"], g["points"]) for g in grids] == [("s = 9", 81), ("s = 17", 289)]
+    assert set(grids[0]["fields"]) == {"inputs_0", "outputs_0", "prediction_0", "error_0"}
+    with h5py.File(out / "fields.h5") as f:
+        assert f.attrs["case"] == "tiny_darcy" and f.attrs["generator"] == "darcy"
+        np.testing.assert_array_equal(xdmf_sidecar.values(grids[1]["fields"]["prediction_0"], f),
+                                      f["17/prediction"][0, ..., 0].ravel())
     with h5py.File(out / "fields.h5") as f:
         assert f["17/prediction"].shape == (1, 17, 17, 1)
         assert f["9"].attrs["rel_l2"] == pytest.approx(s["metrics"]["rel_l2"])

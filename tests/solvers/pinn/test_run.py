@@ -10,6 +10,7 @@ from sciml import cases
 from sciml.errors import TrainingDiverged
 from sciml.solvers.pinn import run as driver
 
+import xdmf_sidecar
 from cli_cases import write_case
 
 
@@ -81,6 +82,10 @@ def test_lbfgs_phase_runs_after_adam(tmp_path):
     assert phases == ["0", "0", "1", "1"]
     summary = json.loads((folder / "summary.json").read_text())
     assert summary["final_loss"] < 1.0
+    (grid,) = xdmf_sidecar.check(str(folder / "fields.xdmf"))  # ParaView opens every field of fields.h5
+    assert {"w", "w_reference", "w_error", "mx", "mx_reference", "inside"} <= set(grid["fields"])
+    with h5py.File(folder / "fields.h5") as f:
+        assert f.attrs["case"] == "tiny_plate" and f["w"].attrs["units"] == "m" and f["x"].attrs["units"] == "m"
 
 
 def test_sigterm_mid_run_checkpoints_and_resume_continues_exactly(tmp_path):

@@ -1,0 +1,54 @@
+"""Run-folder figures: centred diverging maps for signed values, the loss plot's phase switch and errors."""
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+from sciml import plots
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def test_signed_values_get_a_diverging_map_centred_at_zero():
+    scale = plots.colour_scale(np.array([-1.0, 0.5]), np.array([np.nan, 3.0]))
+    assert scale["cmap"] == plots.DIVERGING and (scale["norm"].vmin, scale["norm"].vmax) == (-3.0, 3.0)
+    assert scale["norm"](0.0) == 0.5
+    scale = plots.colour_scale(np.array([0.5, 2.0]))
+    assert scale["cmap"] == plots.SEQUENTIAL and (scale["norm"].vmin, scale["norm"].vmax) == (0.5, 2.0)
+
+
+def rows(phases=(0, 0, 1, 1), errors=False):
+    out = []
+    for i, p in enumerate(phases):
+        row = {"step": 10 * (i + 1), "loss": 1.0 / (i + 1), "loss.pde": 0.5 / (i + 1), "phase": p}
+        if errors and i % 2:
+            row["rel_l2_w"] = 0.1 / (i + 1)
+        out.append(row)
+    return out
+
+
+def test_the_loss_plot_marks_the_switch_to_lbfgs_and_shows_the_errors():
+    fig = plots.loss_history(rows(errors=True), "demo", ("Adam", "L-BFGS"), {"rel_l2_w": 0.01, "loss": 3.0})
+    ax, err = fig.axes
+    assert isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)
+    switch = [line for line in ax.lines if line.get_label() == "Adam → L-BFGS"]
+    assert len(switch) == 1 and list(switch[0].get_xdata()) == [20, 20]  # the last Adam row's step
+    assert err.get_ylabel() == "relative L2 error (evaluation)"
+    curves = {line.get_label(): line for line in err.lines}
+    assert list(curves["rel_l2_w"].get_xdata()) == [20, 40]
+    assert list(curves["rel_l2_w (final) 1.00e-02"].get_xydata()[0]) == [40, 0.01]
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "Adam → L-BFGS" in labels and "rel_l2_w" in labels
+
+
+def test_one_phase_and_no_evaluation_draw_neither():
+    fig = plots.loss_history(rows(phases=(0, 0, 0)), "demo", ("Adam",))
+    assert len(fig.axes) == 1 and [line.get_label() for line in fig.axes[0].lines] == ["loss", "loss.pde"]
+
+
+def test_labels_carry_units_when_known():
+    assert plots.label("w", "m") == "w [m]" and plots.label("w", None) == "w"
