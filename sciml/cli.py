@@ -243,6 +243,13 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _case_and_overrides(words) -> tuple[str | None, list[str]]:
+    """The case file (the first word that is a YAML path or has no ``=``) and the overrides, in the order typed."""
+    words = [w for w in words if w is not None]
+    at = next((i for i, w in enumerate(words) if w.endswith((".yaml", ".yml")) or "=" not in w), None)
+    return (None, words) if at is None else (words[at], words[:at] + words[at + 1:])
+
+
 def main(argv=None) -> int:
     os.environ.setdefault("MPLBACKEND", "Agg")  # the command draws off-screen (set before matplotlib loads)
     p = parser()
@@ -252,10 +259,8 @@ def main(argv=None) -> int:
     if args.command is None:
         p.print_help()
         return 2
-    if getattr(args, "case", None) and "=" in args.case and not args.case.endswith((".yaml", ".yml")):
-        args.overrides, args.case = [args.case, *args.overrides], None
     if hasattr(args, "overrides"):
-        args.overrides = [*args.overrides, *extra]
+        args.case, args.overrides = _case_and_overrides([args.case, *args.overrides, *extra])
     try:
         return args.func(args)
     except UserError as e:
