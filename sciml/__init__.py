@@ -3,8 +3,9 @@
 The Python API is the one the command line uses::
 
     import sciml
-    case = sciml.load_case("cases/plate.yaml", ["training.adam.steps=500"])
+    case = sciml.load_case("plate", ["training.adam.steps=500"])   # a shipped case, a path, a dict or YAML text
     summary = sciml.run_case(case, out="runs/try")
+    run = sciml.load_run("runs/try")     # run.summary, run.metrics["loss"], run.fields, run.predict(points)
 
 This package's own module is a front door (it reaches the solvers through :mod:`sciml.cases`), so library
 code imports the modules it needs, never ``sciml`` itself; the version lives in :mod:`sciml.version`.
@@ -12,11 +13,13 @@ code imports the modules it needs, never ``sciml`` itself; the version lives in 
 from .version import __version__
 
 
-def load_case(path: str, overrides=()):
-    """Read and validate a case file with ``dotted.key=value`` overrides (see :mod:`sciml.cases`)."""
+def load_case(source, overrides=()):
+    """Read and validate a case with ``dotted.key=value`` overrides: ``source`` is a case file's path or a
+    shipped case's name (``"plate"``), a dict, or YAML text (a string with a line break); see
+    :mod:`sciml.cases`."""
     from .cases import load
 
-    return load(path, list(overrides))
+    return load(source, list(overrides))
 
 
 def run_case(case, out: str | None = None, resume: str | None = None, quiet: bool = False) -> dict:
@@ -40,4 +43,12 @@ def read_fields(run_dir: str) -> dict:
     return read_fields(run_dir)
 
 
-__all__ = ["__version__", "datagen_case", "load_case", "read_fields", "run_case"]
+def load_run(run_dir: str):
+    """A run folder read back: ``summary``, ``metrics`` (column arrays), ``fields`` and ``predict`` (the
+    trained model), see :mod:`sciml.results`."""
+    from .results import load_run
+
+    return load_run(run_dir)
+
+
+__all__ = ["__version__", "datagen_case", "load_case", "load_run", "read_fields", "run_case"]

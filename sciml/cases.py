@@ -1,19 +1,27 @@
 """Case files to typed configs: the ``solver`` key picks the solver record (:class:`~sciml.solver.Solver`) from
 ``SOLVERS``, whose schema validates the file and whose ``train`` runs it.
 
+A case comes from one of three sources (:data:`SOURCES`, tried in order): a mapping (as ``yaml.safe_load``
+gives), YAML text (a string holding a line break), or a case file named by path or by name
+(:func:`sciml.catalog.case_path`: ``plate`` is the shipped ``plate.yaml``). Errors name the file, or
+``<mapping>`` / ``<YAML text>``.
+
 :func:`load` is the one place a case is judged, for every command (``show``, ``run``, ``datagen``, the
-notebooks): the file and overrides are read (:mod:`sciml.config.loader`), validated against the solver's
-schema, the case name checked as a plain name (it names the run folder), and the solver's ``check`` run
-(rules that need the assembled problem). A case that loads is one ``run`` accepts, up to what only the
+notebooks): the case and overrides are read (:func:`read`, :mod:`sciml.config.loader`), validated against
+the solver's schema, the case name checked as a plain name (it names the run folder), and the solver's
+``check`` run (rules that need the assembled problem). A case that loads is one ``run`` accepts, up to what only the
 machine can tell (devices, a dataset on disk).
 """
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 from dataclasses import dataclass
+from typing import Any, Callable, Iterator
 
-from .config import apply_overrides, read_yaml, suggest, validate
+from .catalog import case_path
+from .config import apply_overrides, load_text, read_yaml, suggest, validate
 from .errors import ConfigError, Invalid, UserError
 from .solver import Solver
 from .solvers.fno import SOLVER as FNO
@@ -41,10 +49,39 @@ def check_name(name: str) -> None:
                               f"got {name!r}")
 
 
-def load(path: str, overrides=()) -> Case:
-    """The case in YAML file ``path`` with ``dotted.key=value`` overrides, validated (module notes); any
-    mistake is one :class:`ConfigError` naming the file (or the command line) and the key."""
-    raw = apply_overrides(read_yaml(path), overrides)
+def _text(text: str) -> Any:
+    return load_text(text, "<YAML text>")
+
+
+def _file(ref: str) -> tuple[str, Any]:
+    path = case_path(ref)
+    return path, read_yaml(path)
+
+
+# (is this the source?, source -> (its name in errors, the raw mapping)), the first that matches reads it
+SOURCES: list[tuple[Callable[[Any], bool], Callable[[Any], tuple[str, Any]]]] = [
+    (lambda s: isinstance(s, dict), lambda s: ("<mapping>", s)),
+    (lambda s: isinstance(s, str) and "\n" in s, lambda s: ("<YAML text>", _text(s))),
+    (lambda s: isinstance(s, (str, os.PathLike)), lambda s: _file(os.fspath(s))),
+]
+
+
+def read(source) -> tuple[str, dict]:
+    """``(name, raw mapping)`` of a case given as a mapping, YAML text, or a file's path or name."""
+    reader = next((r for matches, r in SOURCES if matches(source)), None)
+    if reader is None:
+        raise UserError(f"a case is a file's path or name, a mapping or YAML text, not {type(source).__name__}")
+    name, raw = reader(source)
+    if not isinstance(raw, dict):
+        raise ConfigError(f"a case holds a mapping of sections, got {type(raw).__name__}", source=name)
+    return name, raw
+
+
+def load(source, overrides=()) -> Case:
+    """Read (:func:`read`), override and validate a case (module notes); ``Case.path`` is its name in errors,
+    and any mistake is one :class:`ConfigError` naming it (or the command line) and the key."""
+    path, raw = read(source)
+    raw = apply_overrides(raw, overrides)
     solver = raw.get("solver")
     if not isinstance(solver, str) or solver not in SOLVERS:
         hint = suggest(solver, SOLVERS)
@@ -83,6 +120,20 @@ def run(case: Case, out: str | None = None, resume: str | None = None, quiet: bo
             return case.solver.train(case.config, folder, resume=resume, quiet=quiet)
     except ConfigError as e:  # raised once the problem is assembled (e.g. loss term names)
         raise e.within(case.path, case.overrides) from None
+
+
+@contextlib.contextmanager
+def trained(run_dir: str) -> Iterator[tuple[Case, tuple]]:
+    """``(case, (fn, input_shape, dtype, meta))``: a run's case (its ``config.yaml``) and the trained prediction
+    function its solver's ``export_model`` builds from the run's checkpoint, within the case's dtype policy
+    (float64 on for a float64 case), where ``fn`` must also be traced and called."""
+    from .compile import Policy
+
+    case = load(os.path.join(run_dir, "config.yaml"))
+    if case.solver.export_model is None:
+        raise UserError(f"solver {case.solver.name!r} has no export")
+    with Policy.of(case.config.dtype).precision():
+        yield case, case.solver.export_model(case.config, run_dir)
 
 
 def datagen(case: Case, quiet: bool = True, force: bool = False, workers: int = 1) -> str:

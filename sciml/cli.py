@@ -107,6 +107,13 @@ def _show(args) -> int:
     return 0
 
 
+def _cases(args) -> int:
+    from .catalog import listing
+
+    print(listing())
+    return 0
+
+
 def _positive(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
@@ -126,14 +133,10 @@ def _datagen(args) -> int:
 
 def _export(args) -> int:
     from . import cases
-    from .compile import Policy, export
+    from .compile import export
 
-    case = cases.load(os.path.join(args.run_dir, "config.yaml"))
-    if case.solver.export_model is None:
-        raise UserError(f"solver {case.solver.name!r} has no export")
     out = args.out or os.path.join(args.run_dir, "model" + export.SUFFIX)
-    with Policy.of(case.config.dtype).precision():  # the model is traced in its own dtype
-        fn, shape, dtype, meta = case.solver.export_model(case.config, args.run_dir)
+    with cases.trained(args.run_dir) as (case, (fn, shape, dtype, meta)):  # traced in the model's own dtype
         paths = export.save(out, fn, shape, dtype, {"case": case.config.case, "run_dir": args.run_dir, **meta})
     print("exported: " + ", ".join(paths))
     return 0
@@ -146,8 +149,9 @@ def _predict(args) -> int:
 
     call, meta = export.load(args.model)
     x = points.read(args.points, meta["inputs"])
-    if tuple(x.shape[1:]) != tuple(meta["input_shape"]):
-        raise UserError(f"{args.points}: inputs of shape {x.shape[1:]} per sample; the model takes {tuple(meta['input_shape'])}")
+    wrong = export.check_input(x.shape[1:], meta)
+    if wrong:
+        raise UserError(f"{args.points}: {wrong}")
     out = {k: np.asarray(v) for k, v in call(x).items()}
     dest = args.out or (args.points.rsplit(".", 1)[0] + ".pred." + args.points.rsplit(".", 1)[-1])
     points.write(dest, x, meta["inputs"], out)
@@ -209,6 +213,10 @@ def parser() -> argparse.ArgumentParser:
                        description="Print the resolved config of a case; a case show accepts is one run accepts.")
     _case_arguments(s)
     s.set_defaults(func=_show)
+
+    c = sub.add_parser("cases", help="list the shipped cases and suites, one line each (run one by its name)",
+                       description="List the shipped cases and suites, one line each (run one by its name).")
+    c.set_defaults(func=_cases)
 
     g = sub.add_parser("datagen", help="generate a case's training data with its classical solver",
                        description="Generate a case's training data with its classical solver.")

@@ -1,5 +1,6 @@
 """Case loading picks a solver record by the ``solver:`` key; the commands use the record's optional fields."""
 import dataclasses
+import os
 import shutil
 import typing
 
@@ -82,3 +83,37 @@ def test_the_pinn_check_assembles_only_a_case_with_weights(tmp_path, monkeypatch
     assert assembled == []
     config = cases.load(write_case(tmp_path, loss={"weights": {"pde": 2.0}})).config
     assert assembled == [config]
+
+
+def test_load_takes_a_path_a_name_a_mapping_or_yaml_text(tmp_path, monkeypatch):
+    import yaml
+
+    from cli_cases import TINY_PLATE
+
+    path = write_case(tmp_path)
+    text = open(path).read()
+    monkeypatch.chdir(tmp_path)  # the name finds the shipped case from any folder
+    configs = [cases.load(src, ["training.adam.steps=5"]) for src in (path, TINY_PLATE, text)]
+    assert [c.path for c in configs] == [path, "<mapping>", "<YAML text>"]
+    assert configs[0].config == configs[1].config == configs[2].config
+    assert configs[0].config.training.adam.steps == 5 and TINY_PLATE["training"]["adam"]["steps"] == 40
+    shipped = cases.load("plate")
+    assert shipped.config.case == "plate" and shipped.path.endswith(os.path.join("", "plate.yaml"))
+    assert yaml.safe_load(open(shipped.path)) == cases.read("plate")[1]
+
+
+@pytest.mark.parametrize("source, message", [
+    ({"solver": "pinn", "case": "x", "nosuch": 1}, "<mapping>: nosuch: unknown key"),
+    ("solver: pinn\ncase: [unclosed\n", "<YAML text>: malformed YAML: "),
+    ("solver: pinn\ncase: a\ncase: b\n", "<YAML text>: line 3: key 'case' is given twice (lines 2 and 3)"),
+    ("- a list\n- of things\n", "<YAML text>: a case holds a mapping of sections, got list"),
+    ("no_such_case", "no_such_case: no such case file; cases by name: "),
+    (3.5, "a case is a file's path or name, a mapping or YAML text, not float"),
+])
+def test_a_bad_source_is_one_line_naming_it(tmp_path, monkeypatch, source, message):
+    from sciml.errors import UserError
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UserError) as e:
+        cases.load(source)
+    assert str(e.value).startswith(message) and "\n" not in str(e.value)

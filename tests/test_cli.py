@@ -169,7 +169,7 @@ def parser_of(command):
     return sub.choices[command]
 
 
-@pytest.mark.parametrize("command", ["run", "show", "datagen", "export", "predict", "bench"])
+@pytest.mark.parametrize("command", ["run", "show", "cases", "datagen", "export", "predict", "bench"])
 def test_every_command_and_argument_has_help(capsys, command):
     with pytest.raises(SystemExit) as e:
         main([command, "--help"])

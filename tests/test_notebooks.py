@@ -1,4 +1,5 @@
-"""The tour notebooks: stored without outputs, in step with their sources, and each runs in small mode."""
+"""The tour notebooks: stored without outputs, in step with their sources, and each runs in small mode from a
+folder outside the checkout."""
 import glob
 import importlib.util
 import os
@@ -29,8 +30,9 @@ def test_runs_top_to_bottom_in_small_mode(path, tmp_path, monkeypatch):
     monkeypatch.setenv("SCIML_NOTEBOOK_OUT", str(tmp_path))
     monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's own inline backend, as for a user
     nb = nbformat.read(path, as_version=4)
+    # started in a folder outside the checkout (as from notebooks/ in Jupyter): cases are found by name
     # no wall-clock bound here (CI machines differ 2-3x and are shared); the cell timeout only catches a hang
-    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": ROOT}}).execute()
+    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     blank = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "\nplt.show()" in "\n" + c.source
              and not any("image/png" in o.get("data", {}) for o in c.outputs)]
     assert not blank, f"cells {blank} call plt.show() but display no figure"

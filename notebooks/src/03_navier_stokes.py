@@ -10,7 +10,6 @@
 # a minute; the errors are then larger, which is expected.
 
 # %%
-import csv
 import os
 
 import matplotlib.pyplot as plt
@@ -24,13 +23,11 @@ OUT = os.environ.get("SCIML_NOTEBOOK_OUT", "runs/notebooks")
 
 
 def plot_loss(summary, title):
-    """Each loss term of ``metrics.csv`` against the step: the Adam phase, then L-BFGS."""
-    with open(os.path.join(summary["run_dir"], "metrics.csv")) as fh:
-        rows = list(csv.DictReader(fh))
-    steps = [int(r["step"]) for r in rows]
+    """Each loss term of the run's metrics against the step: the Adam phase, then L-BFGS."""
+    m = sciml.load_run(summary["run_dir"]).metrics
     plt.figure(figsize=(6, 3.5))
-    for key in [k for k in rows[0] if k.startswith("loss")]:
-        plt.semilogy(steps, [float(r[key]) for r in rows], lw=2 if key == "loss" else 0.8, label=key)
+    for key in [k for k in m if k.startswith("loss")]:
+        plt.semilogy(m["step"], m[key], lw=2 if key == "loss" else 0.8, label=key)
     plt.xlabel("step")
     plt.legend(fontsize=6, ncol=2)
     plt.title(title)
@@ -38,8 +35,8 @@ def plot_loss(summary, title):
 
 
 def read_fields(summary, names):
-    """Grid coordinates and ``{field: (prediction, reference or None)}`` from ``fields.h5``."""
-    f = sciml.read_fields(summary["run_dir"])
+    """Grid coordinates and ``{field: (prediction, reference or None)}`` from the run's fields."""
+    f = sciml.load_run(summary["run_dir"]).fields
     return f["x"], f["y"], {k: (f[k]["prediction"], f[k].get("reference")) for k in names}
 
 
@@ -53,7 +50,7 @@ def read_fields(summary, names):
 # %%
 budget = (["training.adam.steps=200", "training.lbfgs.steps=300", "sampling.interior=500", "sampling.boundary=128",
            "evaluation.grid=[51,51]"] if SMALL else [])
-case = sciml.load_case("cases/kovasznay.yaml", budget)
+case = sciml.load_case("kovasznay", budget)
 print(case.config.equation)
 kovasznay = sciml.run_case(case, out=os.path.join(OUT, "kovasznay"), quiet=True)
 print(f"{kovasznay['steps']} steps in {kovasznay['wall_time_s']:.0f} s")
@@ -88,7 +85,7 @@ for name in ("u", "v", "p", "velocity"):
 # %%
 budget = (["training.adam.steps=0", "training.lbfgs.steps=500", "sampling.interior=500", "sampling.boundary=128",
            "evaluation.grid=[51,51]"] if SMALL else [])
-case = sciml.load_case("cases/ldc.yaml", budget)
+case = sciml.load_case("ldc", budget)
 cavity = sciml.run_case(case, out=os.path.join(OUT, "ldc"), quiet=True)
 print(f"{cavity['steps']} steps in {cavity['wall_time_s']:.0f} s")
 print({k: round(v, 4) for k, v in cavity["metrics"].items()})

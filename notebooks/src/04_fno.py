@@ -14,7 +14,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import sciml
-from sciml.solvers.fno.export import export_model
 
 SMALL = os.environ.get("SCIML_NOTEBOOK_SMALL") == "1"  # CI sets this: a tiny budget
 OUT = os.environ.get("SCIML_NOTEBOOK_OUT", "runs/notebooks")
@@ -25,7 +24,7 @@ OUT = os.environ.get("SCIML_NOTEBOOK_OUT", "runs/notebooks")
 
 # %%
 budget = ["data.n_train=60", "data.n_test=10", "training.epochs=8"] if SMALL else []
-case = sciml.load_case("cases/darcy_fno_quick.yaml", [f"data.path={OUT}/darcy_nb.h5", *budget])
+case = sciml.load_case("darcy_fno_quick", [f"data.path={OUT}/darcy_nb.h5", *budget])
 path = sciml.datagen_case(case)
 with h5py.File(path) as f:
     print({res: f["test"][res]["inputs"].shape for res in f["test"]})
@@ -40,13 +39,14 @@ print(summary["metrics"], f"{summary['s_per_epoch']:.2f} s/epoch")
 
 # %% [markdown]
 # **Zero-shot super-resolution.** The same parameters applied to a 41 × 41 input: the spectral layers act on
-# Fourier modes, not grid points.
+# Fourier modes, not grid points. `sciml.load_run(...).predict` is the trained operator, read from the run's
+# checkpoint (inputs in the dataset's layout, its normalisation inside).
 
 # %%
-predict, *_ = export_model(case.config, summary["run_dir"])
+predict = sciml.load_run(summary["run_dir"]).predict
 with h5py.File(path) as f:
     a, u = f["test"]["41"]["inputs"][:1], f["test"]["41"]["outputs"][:1]
-pred = np.asarray(predict(a)["prediction"])
+pred = predict(a)["prediction"]
 fig, axes = plt.subplots(1, 4, figsize=(15, 3.4))
 for ax, (title, img) in zip(axes, [("input a", a[0, ..., 0]), ("truth u", u[0, ..., 0]),
                                    ("FNO at 41 × 41", pred[0, ..., 0]), ("|error|", np.abs(pred - u)[0, ..., 0])]):

@@ -11,7 +11,6 @@
 # package is edited.
 
 # %%
-import csv
 import os
 from dataclasses import dataclass
 from typing import Literal
@@ -84,8 +83,9 @@ class Heat(sciml.equations.Equation):
 sciml.equations.register("heat", HeatConfig, Heat)
 
 # %% [markdown]
-# **The case**, as a YAML string written to a file: the same format as `cases/*.yaml`, and the same
-# `key=value` overrides apply. A typo (say `equation.kk`) gets the usual one-line error naming the key.
+# **The case**, as a YAML string handed to `sciml.load_case` (a file's path or a dict work too): the same format
+# as `cases/*.yaml`, and the same `key=value` overrides apply. A typo (say `equation.kk`) gets the usual one-line
+# error naming the key.
 
 # %%
 CASE = """
@@ -107,17 +107,12 @@ training:
   log_every: 100
 evaluation: {grid: [101, 101]}
 """
-os.makedirs(OUT, exist_ok=True)
-path = os.path.join(OUT, "heat.yaml")
-with open(path, "w") as fh:
-    fh.write(CASE)
-
 budget = ["training.adam.steps=300", "training.lbfgs.steps=300", "sampling.interior=500",
           "evaluation.grid=[51,51]"] if SMALL else []
-case = sciml.load_case(path, budget)
+case = sciml.load_case(CASE, budget)
 print(case.config.equation)
 try:
-    sciml.load_case(path, ["equation.kk=1"])
+    sciml.load_case(CASE, ["equation.kk=1"])
 except ConfigError as e:
     print("error:", e)
 
@@ -129,12 +124,10 @@ summary = sciml.run_case(case, out=os.path.join(OUT, "heat"), quiet=True)
 print(f"{summary['steps']} steps in {summary['wall_time_s']:.0f} s; relative L2 error of u: "
       f"{summary['metrics']['rel_l2_u']:.2e}")
 
-with open(os.path.join(summary["run_dir"], "metrics.csv")) as fh:
-    rows = list(csv.DictReader(fh))
+run = sciml.load_run(summary["run_dir"])
 plt.figure(figsize=(6, 3.5))
-for key in [k for k in rows[0] if k.startswith("loss")]:
-    plt.semilogy([int(r["step"]) for r in rows], [float(r[key]) for r in rows], lw=2 if key == "loss" else 0.8,
-                 label=key)
+for key in [k for k in run.metrics if k.startswith("loss")]:
+    plt.semilogy(run.metrics["step"], run.metrics[key], lw=2 if key == "loss" else 0.8, label=key)
 plt.xlabel("step")
 plt.legend(fontsize=7)
 plt.title("training loss")
@@ -144,7 +137,7 @@ plt.show()
 # **Prediction against the exact solution** over the whole space-time rectangle, and in slices at a few times.
 
 # %%
-f = sciml.read_fields(summary["run_dir"])
+f = run.fields
 X, T = f["x"], f["y"]
 pred, exact = f["u"]["prediction"], f["u"]["reference"]
 

@@ -1,1 +1,1 @@
-"""Benchmarks: ``sciml bench autodiff``, ``sciml bench plate-step`` and the suites under ``cases/suites/``."""
+"""Benchmarks: ``sciml bench autodiff``, ``sciml bench plate-step`` and the suites (``sciml cases`` lists them)."""

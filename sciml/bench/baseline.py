@@ -1,6 +1,6 @@
 """Baselines of benchmark suites and the check against them.
 
-A baseline (``cases/suites/baselines/<cpu|gpu>/<suite>.json``) holds, per entry, the metrics of a run on that
+A baseline (``baselines/<cpu|gpu>/<suite>.json`` beside the suite file, e.g. in ``cases/suites/``) holds, per entry, the metrics of a run on that
 class of machine and, for a run that trains, its ``steps_per_calib``: steps/s divided by the rate of a fixed
 calibration workload timed right before and after it (:mod:`.calibration`). Every speed the check compares
 is thus a ratio measured in the same run (the entries' ``speeds`` and ``costs`` are ratios measured in one
@@ -99,6 +99,7 @@ def machine_class() -> str:
     return "gpu" if jax.default_backend() == "gpu" else "cpu"
 
 
-def baseline_path(suite: str) -> str:
-    """Where ``--check`` and ``--update-baseline`` look by default: ``cases/suites/baselines/<cpu|gpu>/``."""
-    return os.path.join(SUITES_DIR, "baselines", machine_class(), f"{suite}.json")
+def baseline_path(suite: str, folder: str = SUITES_DIR) -> str:
+    """Where ``--check`` and ``--update-baseline`` look by default: ``<folder>/baselines/<cpu|gpu>/``, with
+    ``folder`` the suite file's (a shipped suite's baselines are shipped beside it)."""
+    return os.path.join(folder, "baselines", machine_class(), f"{suite}.json")

@@ -1,9 +1,10 @@
 """Benchmark suites: ``sciml bench SUITE [--out DIR] [--check [BASELINE.json]] [--update-baseline]``.
 
-A suite is a YAML file under ``cases/suites/`` listing entries; each entry runs in a fresh process:
+A suite is a YAML file (shipped ones in ``cases/suites/``, named by :mod:`sciml.catalog`) listing entries;
+each entry runs in a fresh process:
 
-- ``case``: ``sciml run CASE overrides`` (with ``datagen: true``, ``sciml datagen`` first); its
-  ``summary.json`` gives the metrics, wall time, steps/s and compile time;
+- ``case``: ``sciml run CASE overrides``, CASE a path or a name (``plate``); with ``datagen: true``,
+  ``sciml datagen`` first; its ``summary.json`` gives the metrics, wall time, steps/s and compile time;
 - ``sweep``: the same case for each value of one key (a convergence study: error against steps, points or
   resolution), plotted;
 - ``study``: a function from :mod:`sciml.bench.studies` (observed orders of classical solvers,
@@ -15,8 +16,8 @@ time ratios (lower is better); ``info`` is reported and never checked. ``curve``
 run as a curve (an FNO's test error at each resolution).
 
 Results go to ``results.json``, ``report.md`` (one table per suite: entry, metric, ours, reference and its
-source, ratio) and PNG plots. ``--check`` compares against a baseline (``cases/suites/baselines/<cpu|gpu>/
-<suite>.json`` by default): an error above ``baseline * (1 + tolerance.error)``, a speed below
+source, ratio) and PNG plots. ``--check`` compares against a baseline (``baselines/<cpu|gpu>/<suite>.json``
+beside the suite file by default): an error above ``baseline * (1 + tolerance.error)``, a speed below
 ``baseline * (1 - tolerance.speed)`` or a cost above ``baseline / (1 - tolerance.speed)`` fails, naming the
 entry and metric. ``--update-baseline`` writes this run's values into that file (entries not run are kept).
 """
@@ -33,10 +34,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import read_yaml, spec, validate
+from ..catalog import suite_path
 from ..errors import UserError
 from ..io.atomic import write_json
 from . import calibration
-from .baseline import SUITES_DIR, baseline_of, baseline_path, check, checked, value
+from .baseline import baseline_of, baseline_path, check, checked, value
 
 
 @dataclass
@@ -198,10 +200,9 @@ def run_entry(entry: Entry, out: str, log=print) -> dict:
 
 
 def load_suite(name: str) -> tuple[Suite, str]:
-    path = name if name.endswith((".yaml", ".yml")) else os.path.join(SUITES_DIR, f"{name}.yaml")
-    if not os.path.isfile(path):
-        have = sorted(f[:-5] for f in os.listdir(SUITES_DIR) if f.endswith(".yaml")) if os.path.isdir(SUITES_DIR) else []
-        raise UserError(f"{path}: no such suite; suites here: {', '.join(have) or 'none'}")
+    """A suite by path or name (:func:`sciml.catalog.suite_path`: ``smoke`` is ``cases/suites/smoke.yaml`` of
+    the working directory if there is one, else the shipped one) and the path it was read from."""
+    path = suite_path(name)
     suite = validate(Suite, read_yaml(path), path)
     for e in suite.entries:
         e.timeout_s = e.timeout_s or suite.timeout_s
@@ -243,11 +244,11 @@ def _select(suite: Suite, path: str, only: str | None) -> list[Entry]:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="sciml bench", description="Run a benchmark suite and report it.")
-    p.add_argument("suite", help="name under cases/suites/ (smoke, standard, autodiff) or a YAML path")
+    p.add_argument("suite", help="a suite's name (smoke, standard, autodiff: sciml cases lists them) or a YAML path")
     p.add_argument("--out", help="results folder (default runs/bench/<suite>/<timestamp>)")
     p.add_argument("--check", nargs="?", const="auto", metavar="BASELINE.json",
                    help="fail when an error, speed or cost is worse than the baseline by more than the tolerance "
-                        "(default baseline: cases/suites/baselines/<cpu|gpu>/<suite>.json)")
+                        "(default baseline: baselines/<cpu|gpu>/<suite>.json beside the suite file)")
     p.add_argument("--update-baseline", action="store_true", help="write the results as the new baseline")
     p.add_argument("--only", help="comma-separated entry names")
     args = p.parse_args(argv)
@@ -255,7 +256,7 @@ def main(argv=None) -> int:
 
     suite, path = load_suite(args.suite)
     entries = _select(suite, path, args.only)
-    base_path = baseline_path(suite.suite)
+    base_path = baseline_path(suite.suite, os.path.dirname(path))
     check_path = base_path if args.check == "auto" else args.check
     if check_path and not os.path.isfile(check_path):
         raise UserError(f"{check_path}: no baseline; make one with: sciml bench {args.suite} --update-baseline")

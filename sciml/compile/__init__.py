@@ -1,8 +1,9 @@
 """The compiler layer: persistent compilation cache, dtype policy, and export of trained functions.
 
-- :func:`enable_cache` points XLA's persistent cache at a folder (``$SCIML_CACHE_DIR``, default
-  ``runs/.jax_cache``; ``SCIML_CACHE_DIR=off`` turns it off) so that a second run of a case, in a new
-  process, loads its compiled programs instead of compiling them again. :func:`cases.run <sciml.cases.run>`
+- :func:`enable_cache` points XLA's persistent cache at a folder (``$SCIML_CACHE_DIR``, default the user's
+  cache folder: ``$XDG_CACHE_HOME/sciml/jax``, else ``~/.cache/sciml/jax``; never the working directory;
+  ``SCIML_CACHE_DIR=off`` turns it off) so that a second run of a case, in a new process, loads its compiled
+  programs instead of compiling them again. :func:`cases.run <sciml.cases.run>`
   turns it on for every run.
 - :class:`Policy` names the parameter and compute dtypes: ``float32`` (the FNO default), ``float64`` (the
   PINN default: fourth derivatives need it), ``bfloat16`` (FNO only: ``bfloat16`` compute, ``float32``
@@ -17,14 +18,22 @@ from dataclasses import dataclass
 import jax
 import jax.numpy as jnp
 
-DEFAULT_CACHE = os.path.join("runs", ".jax_cache")
 OFF = ("off", "none", "0", "false", "no")
 MIN_COMPILE_S = 0.1  # programs compiled faster than this are not worth a file
 
 
+def default_cache() -> str:
+    """``$XDG_CACHE_HOME/sciml/jax`` (an absolute ``XDG_CACHE_HOME`` only, as the XDG spec says), else
+    ``~/.cache/sciml/jax``."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = xdg if os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "sciml", "jax")
+
+
 def cache_setting(path: str | None = None) -> str | None:
-    """The cache folder asked for (argument, then ``$SCIML_CACHE_DIR``, then the default); None when off."""
-    value = path if path is not None else os.environ.get("SCIML_CACHE_DIR", DEFAULT_CACHE)
+    """The cache folder asked for (argument, then ``$SCIML_CACHE_DIR``, then :func:`default_cache`); None when
+    off."""
+    value = path if path is not None else os.environ.get("SCIML_CACHE_DIR", default_cache())
     return None if value.strip().lower() in OFF or not value.strip() else os.path.abspath(value)
 
 

@@ -2,6 +2,9 @@
 
 An export is two files: ``NAME.jaxexport`` (the serialised function, parameters baked in as constants, with a
 symbolic batch size ``n``) and ``NAME.json`` (metadata: input and output names, units, dtype, case, version).
+Sizes per sample may be symbolic too (``jax.export`` shape polymorphism): an entry of ``input_shape`` that is
+a name, such as an operator's grid ``("n1", "n2", 1)``, takes any size its ``constraints`` (``"n1 >= 9"``)
+allow, so one export answers on every grid (zero-shot) and any batch.
 ``load`` needs neither the case file nor the model's Python code. The metadata holds the SHA-256 of the
 serialised bytes; ``load`` checks it (and that the metadata is whole), so a damaged or mismatched pair is one
 line naming the file (:class:`~sciml.errors.BadFile`), not a deserialiser's traceback. Exports written
@@ -12,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from typing import Callable
 
 import jax
@@ -24,18 +28,45 @@ from ..version import __version__
 SUFFIX = ".jaxexport"
 
 
-def save(path: str, fn: Callable, input_shape: tuple[int, ...], dtype, meta: dict) -> tuple[str, str]:
-    """Serialise ``fn: (n, *input_shape) -> {name: (n, ...)}``; returns the two paths written."""
+def save(path: str, fn: Callable, input_shape: tuple[int | str, ...], dtype, meta: dict) -> tuple[str, str]:
+    """Serialise ``fn: (n, *input_shape) -> {name: (n, ...)}``; returns the two paths written.
+
+    ``input_shape``: sizes per sample, a name for a symbolic one; ``meta["constraints"]``: ``"NAME >= INT"``
+    bounds on those names (checked again by :func:`check_input` before a call).
+    """
     base = path[: -len(SUFFIX)] if path.endswith(SUFFIX) else path
-    n = jax.export.symbolic_shape("n")[0]
-    exported = jax.export.export(jax.jit(fn))(jax.ShapeDtypeStruct((n, *input_shape), dtype))
+    constraints = tuple(meta.get("constraints", ()))
+    shape = jax.export.symbolic_shape(", ".join(["n", *map(str, input_shape)]), constraints=constraints)
+    exported = jax.export.export(jax.jit(fn))(jax.ShapeDtypeStruct(shape, dtype))
     blob = bytes(exported.serialize())
     write_bytes(base + SUFFIX, blob)
 
     write_json(base + ".json", {"format": "jax.export", "sciml": __version__, "jax": jax.__version__,
                                 "input_shape": list(input_shape), "dtype": str(np.dtype(dtype)),
-                                "sha256": hashlib.sha256(blob).hexdigest(), **meta})
+                                "sha256": hashlib.sha256(blob).hexdigest(), **meta, "constraints": list(constraints)})
     return base + SUFFIX, base + ".json"
+
+
+def check_input(shape: tuple[int, ...], meta: dict) -> str | None:
+    """Why inputs of ``shape`` per sample do not fit the export (``None`` if they do): the fixed sizes must
+    match, a symbolic size must meet its ``NAME >= INT`` constraints, and one name has one size."""
+    want = meta["input_shape"]
+    if len(shape) != len(want) or any(isinstance(w, int) and w != n for w, n in zip(want, shape)):
+        return f"inputs of shape {tuple(shape)} per sample; the model takes {_shape_text(want)}"
+    sizes: dict[str, int] = {}
+    for w, n in zip(want, shape):
+        if isinstance(w, str) and sizes.setdefault(w, n) != n:
+            return f"inputs of shape {tuple(shape)} per sample: {w} cannot be both {sizes[w]} and {n}"
+    for rule in meta.get("constraints", []):
+        m = re.fullmatch(r"\s*(\w+)\s*>=\s*(\d+)\s*", rule)
+        if m and m[1] in sizes and sizes[m[1]] < int(m[2]):
+            return (f"inputs of shape {tuple(shape)} per sample; the model takes {_shape_text(want)} "
+                    f"with {m[1]} >= {m[2]}")
+    return None
+
+
+def _shape_text(shape: list) -> str:
+    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
 def load(path: str) -> tuple[Callable, dict]:

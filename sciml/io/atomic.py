@@ -5,6 +5,9 @@ most a hidden ``.NAME.*.tmp`` beside it). A write that runs out of room (``ENOSP
 anywhere in the exception's chain) removes its temporary file and raises :class:`DiskFull` naming the final
 path: one line for the user, the previous version kept.
 
+A file is created as ``open(path, "w")`` creates one, with mode ``0o666`` less the process's umask (not
+``mkstemp``'s ``0o600``), so a run folder is as readable to the user's group as any file they write.
+
 Every byte goes through :func:`_open` (HDF5 files too, through h5py's Python file-object driver), so a full
 disk reaches Python as ``OSError(ENOSPC)`` (kept by the file's wrapper when h5py reports it as its own
 error) and a test can simulate one by wrapping :func:`_open`.
@@ -15,7 +18,7 @@ import contextlib
 import errno
 import json
 import os
-import tempfile
+import secrets
 from typing import IO, Iterator
 
 import h5py
@@ -49,8 +52,7 @@ def atomic_path(path: str, keep: str | None = None) -> Iterator[str]:
     """
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-    os.close(fd)
+    tmp = _new_file(folder, os.path.basename(path))
     try:
         yield tmp
         if keep is not None and os.path.exists(path):
@@ -65,6 +67,18 @@ def atomic_path(path: str, keep: str | None = None) -> Iterator[str]:
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+
+
+def _new_file(folder: str, name: str) -> str:
+    """An empty ``.NAME.<random>.tmp`` in ``folder``, made with ``O_EXCL`` and mode ``0o666`` (the kernel takes
+    the umask off, as for any new file)."""
+    while True:
+        tmp = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.tmp")
+        try:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            return tmp
+        except FileExistsError:  # 2^-48 per try: another writer drew the same name
+            continue
 
 
 def _open(path: str, mode: str) -> IO:

@@ -18,6 +18,14 @@ resolution: the parameters do not depend on the grid (zero-shot super-resolution
 
 Complex weights are stored as real pairs (last axis 2) so that optimisers see real arrays. Non-periodic
 problems pad the lifted field on the right of each axis (``padding``) and crop before the projection.
+
+A grid whose size is symbolic (``jax.export`` shape polymorphism: one export for every resolution) cannot
+go through XLA's FFT, whose lengths are static. There the kept modes are computed by the truncated DFT, the
+same sums as a matrix product with ``F_a[j, k] = exp(-2πi jk / n_a)`` for the kept ``k`` only, and the
+inverse as ``(1/n_a) Σ_k exp(+2πi jk / n_a) (·)`` on the leading axes and, on the last (real) axis,
+``(1/n) Re Σ_k c_k exp(+2πi jk / n) (·)`` with ``c_0 = 1``, ``c_k = 2`` (the Hermitian half that ``irfft``
+implies; the grid must hold ``2 m_d`` points so that the Nyquist mode is not among the kept ones). The
+result is that of the FFT path to rounding (:func:`spectral_conv`).
 """
 from __future__ import annotations
 
@@ -97,14 +105,57 @@ def check_modes(modes: Sequence[int], shape: Sequence[int]) -> None:
                              f"{2 * m - 2 if axis == len(modes) - 1 else 2 * m} points, got {n}")
 
 
+def is_static(shape: Sequence) -> bool:
+    """Whether every size is a number known at trace time (not a ``jax.export`` symbolic dimension)."""
+    return all(isinstance(n, (int, np.integer)) for n in shape)
+
+
+def _kept(m: int, half: bool) -> np.ndarray:
+    """The kept frequencies of one axis: ``0..m-1`` on the last (``half``) axis, else ``0..m-1, -m..-1``."""
+    return np.arange(m) if half else np.concatenate([np.arange(m), np.arange(-m, 0)])
+
+
+def _dft(n, k: np.ndarray, sign: float, dtype):
+    """``exp(sign 2πi jk/n)`` for ``j = 0..n-1`` (``n`` may be symbolic), shape ``(n, len(k))``; the phase
+    ``jk mod n`` is reduced in integers first so that it stays exact on large grids."""
+    jk = jnp.mod(jnp.arange(n)[:, None] * jnp.asarray(k)[None, :], n)
+    angle = (2 * np.pi) * jk.astype(dtype) / jnp.asarray(n, dtype)
+    return jax.lax.complex(jnp.cos(angle), sign * jnp.sin(angle))
+
+
+def _along(x, matrix, axis: int):
+    """Contract ``x``'s ``axis`` with the first axis of ``matrix``; the new axis takes its place."""
+    return jnp.moveaxis(jnp.tensordot(x, matrix, axes=([axis], [0])), -1, axis)
+
+
+def _spectral_conv_dft(weights, v):
+    """:func:`spectral_conv` by truncated DFTs: for grids of symbolic size (see the module docstring)."""
+    d = weights.ndim - 3
+    shape, modes = v.shape[1:1 + d], spectral_modes(weights)
+    real = jnp.promote_types(v.dtype, jnp.float32)
+    kept = [_kept(m, a == d - 1) for a, m in enumerate(modes)]
+    block = v.astype(real)
+    for a in reversed(range(d)):  # the real last axis first
+        block = _along(block, _dft(shape[a], kept[a], -1.0, real), 1 + a)
+    R = jax.lax.complex(weights[..., 0].astype(real), weights[..., 1].astype(real))
+    out = jnp.einsum("b...i,...io->b...o", block, R.astype(block.dtype))
+    for a in range(d - 1):
+        out = _along(out, _dft(shape[a], kept[a], 1.0, real).T / jnp.asarray(shape[a], real), 1 + a)
+    c = np.where(kept[-1] == 0, 1.0, 2.0)
+    last = (_dft(shape[-1], kept[-1], 1.0, real) * c).T / jnp.asarray(shape[-1], real)
+    return jnp.real(_along(out, last, d)).astype(v.dtype)
+
+
 def spectral_conv(weights, v):
     """``K v`` for ``v`` of shape ``(batch, n_1..n_d, c_in)``: truncated Fourier multiplication.
 
     The transforms and the mode mixing run in at least float32 (XLA's FFT takes no bfloat16); the result
-    comes back in ``v``'s dtype.
+    comes back in ``v``'s dtype. A grid of symbolic size goes by truncated DFTs (:func:`_spectral_conv_dft`).
     """
     d = weights.ndim - 3
     shape = v.shape[1:1 + d]
+    if not is_static(shape):
+        return _spectral_conv_dft(weights, v)
     modes = spectral_modes(weights)
     check_modes(modes, shape)
     axes = tuple(range(1, 1 + d))
@@ -149,7 +200,9 @@ def grid_channels(shape: Sequence[int], kind: GridKind | Sequence[GridKind], dty
     kinds = [kind] * len(shape) if isinstance(kind, str) else list(kind)
     axes = []
     for n, k in zip(shape, kinds):
-        if k == "closed":
+        if k == "closed" and not is_static([n]):  # linspace needs a number of points known at trace time
+            axes.append(jnp.arange(n, dtype=dtype) / jnp.asarray(n - 1, dtype))
+        elif k == "closed":
             axes.append(jnp.linspace(0.0, 1.0, n, dtype=dtype))
         elif k == "periodic":
             axes.append(jnp.arange(n, dtype=dtype) / n)
@@ -179,13 +232,14 @@ def apply(params: dict, x, *, grid: GridKind | Sequence[GridKind] | None = "clos
                          f"(grid={grid!r})")
     v = _mlp_apply(params["lift"], x, act)
     pads = (padding,) * d if isinstance(padding, int) else tuple(padding)
-    if any(pads):
+    padded = not all(isinstance(p, int) and p == 0 for p in pads)  # a symbolic padding is taken as nonzero
+    if padded:
         v = jnp.pad(v, [(0, 0)] + [(0, p) for p in pads] + [(0, 0)])
     for i, layer in enumerate(params["layers"]):
         v = spectral_conv(layer["spectral"], v) + v @ layer["pointwise"]["W"] + layer["pointwise"]["b"]
         if i < len(params["layers"]) - 1:
             v = act(v)
-    if any(pads):
+    if padded:
         v = v[(slice(None),) + tuple(slice(0, n) for n in shape)]
     return _mlp_apply(params["proj"], v, act)
 

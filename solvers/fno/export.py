@@ -9,7 +9,7 @@ from sciml.io import checkpoint
 
 from . import data
 from .config import FnoCase
-from .model import build
+from .model import build, smallest_grid
 
 
 def export_model(cfg: FnoCase, run_dir: str):
@@ -22,11 +22,15 @@ def export_model(cfg: FnoCase, run_dir: str):
     params = checkpoint.load_part(path, "params", op.init(jax.random.PRNGKey(0)))
     ones = [np.ones(x_shape[-1]), np.ones(x_shape[-1]), np.ones(y_shape[-1]), np.ones(y_shape[-1])]
     stats = checkpoint.load_part(path, "stats", op.stats(*ones))
-    meta = {"solver": "fno", "inputs": ["inputs"], "outputs": ["prediction"], "output_shape": list(y_shape),
+    grid = [f"n{i + 1}" for i in range(len(x_shape) - 1)]  # every grid: symbolic sizes, channels fixed
+    meta = {"solver": "fno", "inputs": ["inputs"], "outputs": ["prediction"],
+            "output_shape": grid + list(y_shape[len(grid):]), "trained_on": list(x_shape),
+            "constraints": [f"{n} >= {k}" for n, k in zip(grid, smallest_grid(cfg))],
             "generator": cfg.data.generator, "checkpoint": path,
             "units": "those of the dataset (its generator's nondimensional variables)",
             "scalings": {"note": "applied inside: inputs (x - x_mean) / x_std, outputs y * y_std + y_mean, "
                                  "per channel",
                          **{k: np.asarray(v).ravel().tolist() for k, v in stats.items()}},
-            "layout": "(batch, grid..., channels); any grid size the dataset's period allows (zero-shot)"}
-    return (lambda x: {"prediction": op.predict(params, stats, x)}), tuple(x_shape), Policy.of(cfg.dtype).param_dtype, meta
+            "layout": "(batch, grid..., channels); any grid the constraints allow (zero-shot)"}
+    shape = (*grid, x_shape[-1])
+    return (lambda x: {"prediction": op.predict(params, stats, x)}), shape, Policy.of(cfg.dtype).param_dtype, meta

@@ -47,11 +47,27 @@ def scaled_padding(p: int, n0: int, n: int, kind: str) -> int:
     ``p h`` fixed instead would stretch that period (by 0.85% from 85 to 421 points with ``p = 9``), which
     shifts the phase of the retained modes and costs accuracy in zero-shot super-resolution. Where the
     period cannot be met exactly the nearest padding is taken (``p = 11`` on 85 points is exact on 141, 211
-    and 421 points: the period is 8/7 on each).
+    and 421 points: the period is 8/7 on each), rounding halves up, in integers so that ``n`` may be a
+    symbolic size (an export for every grid; there the export's constraints keep the padding ≥ 0).
     """
     if kind == "closed":
-        return max(int(round((n0 + p) * (n - 1) / (n0 - 1))) - n, 0)
-    return int(round(p * n / n0))
+        pad = (2 * (n0 + p) * (n - 1) + (n0 - 1)) // (2 * (n0 - 1)) - n
+    else:
+        pad = 0 if p == 0 else (2 * p * n + n0) // (2 * n0)
+    return max(pad, 0) if isinstance(pad, int) else pad
+
+
+def smallest_grid(cfg: FnoCase) -> list[int]:
+    """Per spatial axis, the fewest points from which every finer grid is one the model can take: ``2 m``
+    for ``m`` kept modes (no Nyquist mode kept, as the truncated DFT of a symbolic grid needs), and the
+    scaled padding (:func:`scaled_padding`) not negative."""
+    gen = GENERATORS[cfg.data.generator]
+    out = []
+    for m, p, n0 in list(zip(cfg.model.modes, cfg.padding(), cfg.model_shape()))[:gen.dims]:
+        n = max(2 * m, 2)
+        short = [k for k in range(n, n0) if (2 * (n0 + p) * (k - 1) + n0 - 1) // (2 * (n0 - 1)) < k]
+        out.append(max(short) + 1 if gen.grid == "closed" and short else n)
+    return out
 
 
 @dataclass(frozen=True)

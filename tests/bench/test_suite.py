@@ -5,6 +5,7 @@ import os
 import pytest
 import yaml
 
+from sciml import catalog
 from sciml.bench import baseline, suite
 from sciml.bench.studies import STUDIES
 from sciml.errors import UserError
@@ -52,7 +53,7 @@ def test_shipped_suites_are_consistent(monkeypatch):
     for name in names:
         s, _ = suite.load_suite(name)
         for e in s.entries:
-            assert (e.case and os.path.isfile(e.case)) or e.study in STUDIES, (name, e.name)
+            assert (e.case and os.path.isfile(catalog.case_path(e.case))) or e.study in STUDIES, (name, e.name)
             reported = set(e.metrics + e.speeds + e.costs + e.info)
             assert set(e.references) <= reported, (name, e.name)
             assert e.curve is None or set(e.curve.points) <= reported, (name, e.name)

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from cli_cases import write_case
-from sciml.compile import DEFAULT_CACHE, cache_setting
+from sciml.compile import cache_setting, default_cache, enable_cache
 
 WORKER = os.path.join(os.path.dirname(__file__), "cache_worker.py")
 
@@ -38,12 +38,36 @@ def test_second_run_compiles_from_the_cache(tmp_path):
 
 
 @pytest.mark.parametrize("value, expected", [
-    (None, os.path.abspath(DEFAULT_CACHE)), ("off", None), ("OFF", None), ("", None),
+    (None, "XDG_CACHE_HOME/sciml/jax"), ("off", None), ("OFF", None), ("", None),
     ("somewhere/else", os.path.abspath("somewhere/else")),
 ])
-def test_cache_folder_from_the_environment(monkeypatch, value, expected):
+def test_cache_folder_from_the_environment(monkeypatch, tmp_path, value, expected):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "XDG_CACHE_HOME"))
     if value is None:
         monkeypatch.delenv("SCIML_CACHE_DIR", raising=False)
     else:
         monkeypatch.setenv("SCIML_CACHE_DIR", value)
+    expected = str(tmp_path / expected) if value is None else expected
     assert cache_setting() == expected
+
+
+@pytest.mark.parametrize("xdg", ["", "relative/cache"])  # unset or not absolute: ignored, as the XDG spec says
+def test_default_cache_falls_back_to_the_home_folder(monkeypatch, tmp_path, xdg):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", xdg)
+    assert default_cache() == os.path.join(tmp_path, "home", ".cache", "sciml", "jax")
+
+
+def test_the_cache_goes_to_the_user_cache_folder_never_the_working_directory(monkeypatch, tmp_path):
+    import jax
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SCIML_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    before = jax.config.jax_compilation_cache_dir
+    try:
+        folder = enable_cache()
+        assert folder == str(tmp_path / "xdg" / "sciml" / "jax") == jax.config.jax_compilation_cache_dir
+        assert os.path.isdir(folder) and os.listdir(tmp_path) == ["xdg"]  # nothing else made where we stand
+    finally:
+        enable_cache(before or "off")

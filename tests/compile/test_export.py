@@ -34,7 +34,7 @@ def test_fno_export_matches_in_process(tmp_path, capsys):
     got = _roundtrip(tmp_path, run_dir, tmp_path / "pts.h5", capsys)
     fn, shape, dtype, _ = export_model(case.config, str(run_dir))
     np.testing.assert_allclose(got["prediction"], np.asarray(fn(x.astype(dtype))["prediction"]), rtol=1e-6, atol=1e-6)
-    assert tuple(shape) == x.shape[1:]
+    assert tuple(shape) == ("n1", "n2", x.shape[-1])  # any grid
 
 
 def test_plate_export_matches_in_process(tmp_path, capsys):
@@ -47,16 +47,54 @@ def test_plate_export_matches_in_process(tmp_path, capsys):
     case = cases.load(write_case(tmp_path, training__adam__steps=10))
     run_dir = tmp_path / "run"
     cases.run(case, out=str(run_dir), quiet=True)
-    pts = np.random.default_rng(0).uniform([0.0, 0.0], [2.0, 3.0], (50, 2))
-    np.savetxt(tmp_path / "pts.csv", pts, delimiter=",", header="x,y", comments="", fmt="%.17g")
-    got = _roundtrip(tmp_path, run_dir, tmp_path / "pts.csv", capsys)
     problem = assemble(case.config)
     params = checkpoint.load_part(str(run_dir / "checkpoints" / "best.h5"), "params", problem.init(jax.random.PRNGKey(0)))
-    want = problem.predict(params, pts)
-    assert set(got) == {"inputs", *want} and {"w", "mx", "qy"} <= set(want)
-    np.testing.assert_array_equal(got["inputs"], pts)
-    for k, v in want.items():
-        np.testing.assert_allclose(got[k], v, rtol=1e-6, atol=1e-9 * np.abs(v).max(), err_msg=k)
+    for n in (50, 1, 10, 100_000):  # one export, any number of points (CSV, then HDF5 for the large set)
+        pts = np.random.default_rng(n).uniform([0.0, 0.0], [2.0, 3.0], (n, 2))
+        if n < 100:
+            np.savetxt(tmp_path / "pts.csv", pts, delimiter=",", header="x,y", comments="", fmt="%.17g")
+            got = _roundtrip(tmp_path, run_dir, tmp_path / "pts.csv", capsys)
+        else:
+            with h5py.File(tmp_path / "pts.h5", "w") as f:
+                f["x"], f["y"] = pts[:, 0], pts[:, 1]
+            got = _roundtrip(tmp_path, run_dir, tmp_path / "pts.h5", capsys)
+        want = problem.predict(params, pts)
+        assert set(got) == {"inputs", *want} and {"w", "mx", "qy"} <= set(want)
+        np.testing.assert_array_equal(got["inputs"], pts)
+        for k, v in want.items():
+            np.testing.assert_allclose(got[k], v, rtol=1e-6, atol=1e-9 * np.abs(v).max(), err_msg=f"{n} points: {k}")
+
+
+def test_one_fno_export_answers_on_every_grid(tmp_path, capsys):
+    """Zero-shot through the export: a Darcy FNO trained at 85² answers at 85², 141², 211², 421² and on a
+    rectangle as the model does in process (FFTs there, truncated DFTs in the export); a grid too coarse for
+    its modes is one line."""
+    import jax
+
+    from sciml.solvers.fno.export import export_model
+
+    case = cases.load("cases/darcy_fno.yaml", [f"data.path={tmp_path}/d.h5", "data.n_train=4", "data.n_test=2",
+                                                "data.super_resolution=[]", "model.width=4", "model.layers=1",
+                                                "model.projection=[8]", "training.epochs=1",
+                                                "training.batch_size=2", "evaluation.batch_size=2"])
+    cases.datagen(case, quiet=True)
+    cases.run(case, out=str(tmp_path / "run"), quiet=True)
+    model = export_model(case.config, str(tmp_path / "run"))[0]
+    fn = jax.jit(lambda x: model(x)["prediction"])
+    rng = np.random.default_rng(0)
+    for grid in ((85, 85), (141, 141), (211, 211), (421, 421), (141, 85)):
+        x = np.where(rng.random((2, *grid, 1)) > 0.5, 12.0, 3.0).astype(np.float32)  # piecewise-constant a(x)
+        with h5py.File(tmp_path / "pts.h5", "w") as f:
+            f["inputs"] = x
+        got = _roundtrip(tmp_path, tmp_path / "run", tmp_path / "pts.h5", capsys)["prediction"]
+        want = np.asarray(fn(x))
+        assert got.shape == want.shape == (2, *grid, 1)
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-5 * np.abs(want).max(), err_msg=str(grid))
+    with h5py.File(tmp_path / "pts.h5", "w") as f:
+        f["inputs"] = np.ones((1, 23, 6, 1), np.float32)  # 12 modes need 24 points per axis
+    assert main(["predict", str(tmp_path / "m.jaxexport"), str(tmp_path / "pts.h5")]) == 2
+    assert capsys.readouterr().err == (f"error: {tmp_path}/pts.h5: inputs of shape (23, 6, 1) per sample; the model "
+                                       "takes (n1, n2, 1) with n1 >= 24\n")
 
 
 def _tiny_export(tmp_path):

@@ -84,3 +84,22 @@ except UserError as e:
     assert out == (f"DiskFull {path}: cannot write: file too large for the file system or the process's size limit "
                    "(the previous version, if any, is intact); free some space and run again\n")
     assert path.read_bytes() == b"previous" and not _leftovers(tmp_path)
+
+
+@pytest.fixture
+def umask():
+    """Set the process's umask for a test (``umask(mask)``), the previous one restored after."""
+    before = os.umask(0o022)
+    yield os.umask
+    os.umask(before)
+
+
+@pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600)], ids=oct)
+@pytest.mark.parametrize("write", [lambda p: atomic.write_text(p, "t"), lambda p: atomic.write_bytes(p, b"b"),
+                                   lambda p: _h5(p, "h")], ids=["text", "bytes", "hdf5"])
+def test_new_files_honour_the_umask(tmp_path, umask, mask, mode, write):
+    umask(mask)
+    path = tmp_path / "f"
+    write(str(path))
+    assert oct(path.stat().st_mode & 0o777) == oct(mode)
+    assert not _leftovers(tmp_path)

@@ -52,6 +52,28 @@ def test_spectral_conv_matches_direct_sums(shape, modes):
     np.testing.assert_allclose(got, direct_spectral(np.asarray(w), np.asarray(v)), rtol=1e-11, atol=1e-12)
 
 
+@pytest.mark.parametrize("shape,modes", [((16,), (5,)), ((12, 10), (4, 3)), ((8, 9), (4, 4)), ((6, 8, 7), (2, 3, 3))])
+def test_truncated_dft_path_matches_direct_sums(shape, modes):
+    """The path for grids of symbolic size (truncated DFTs, no FFT) gives the same sums."""
+    rng = np.random.default_rng(len(shape))
+    w = np.asarray(fno.spectral_init(jax.random.PRNGKey(0), modes, 3, 2, jnp.float64)) + 0.5
+    v = rng.standard_normal((2, *shape, 3))
+    got = np.asarray(jax.jit(fno._spectral_conv_dft)(w, v))
+    np.testing.assert_allclose(got, direct_spectral(w, v), rtol=1e-11, atol=1e-12)
+
+
+def test_one_export_of_the_layer_serves_every_grid():
+    """``jax.export`` with symbolic grid sizes: the exported layer equals the FFT layer on grids it never saw."""
+    w = fno.spectral_init(jax.random.PRNGKey(0), (3, 4), 2, 2, jnp.float32)
+    spec = jax.export.symbolic_shape("b, n1, n2, 2", constraints=("n1 >= 6", "n2 >= 8"))
+    exported = jax.export.export(jax.jit(lambda v: fno.spectral_conv(w, v)))(jax.ShapeDtypeStruct(spec, jnp.float32))
+    rng = np.random.default_rng(0)
+    for grid in ((6, 8), (17, 9), (32, 64)):
+        v = rng.standard_normal((3, *grid, 2)).astype(np.float32)
+        want = np.asarray(spectral_conv(w, v))
+        np.testing.assert_allclose(exported.call(v), want, rtol=0, atol=2e-6 * np.abs(want).max(), err_msg=str(grid))
+
+
 def bandlimited(n: int, dims: int, channels: int, kmax: int, seed=0) -> np.ndarray:
     """A trigonometric polynomial with |k_j| < kmax sampled on the periodic grid j / n."""
     rng = np.random.default_rng(seed)

@@ -83,3 +83,19 @@ def test_padding_keeps_the_fourier_period_on_every_grid(n):
     # where it cannot be exact, the period is the nearest one: within half a point
     q = scaled_padding(9, 85, n, "closed")
     assert abs((n + q) / (n - 1) - 94 / 84) <= 0.5 / (n - 1)
+
+
+def test_padding_is_one_rule_for_numbers_and_symbolic_sizes():
+    """The integer rule rounds halves up, and a symbolic size (an export for every grid) gets the same padding."""
+    import jax
+    import jax.numpy as jnp
+
+    from sciml.solvers.fno.model import scaled_padding
+
+    assert scaled_padding(0, 3, 4, "closed") == 1  # 3 * 3 / 2 = 4.5 points: 5
+    for p, n0, kind in ((11, 85, "closed"), (5, 21, "closed"), (3, 9, "closed"), (4, 64, "periodic")):
+        n = jax.export.symbolic_shape("n", constraints=(f"n >= {n0}",))
+        padded = jax.export.export(jax.jit(lambda x: jnp.pad(x, (0, scaled_padding(p, n0, x.shape[0], kind)))))(
+            jax.ShapeDtypeStruct(n, jnp.float32))  # pads as the model does, by the symbolic padding
+        for k in (n0, 2 * n0 - 1, 141, 421):
+            assert padded.call(np.zeros(k, np.float32)).shape == (k + scaled_padding(p, n0, k, kind),), (p, n0, k)

@@ -1,0 +1,84 @@
+"""A run folder read back for Python (``sciml.load_run``): what the run wrote, and its trained model.
+
+:func:`load_run` gives a :class:`Run`:
+
+- ``summary``: ``summary.json`` as a dict (``None`` while the run has not written one: it is still going);
+- ``metrics``: ``metrics.csv`` as ``{column: float array}``, one value per logged row (NaN where a row has no
+  value of that column: evaluation errors are logged only every so often);
+- ``fields``: ``fields.h5`` as nested dicts of arrays (:func:`sciml.rundir.read_fields`), read when first used;
+- ``predict(x)``: the trained model, built when first used from the run's best checkpoint (its latest if
+  there is no best) exactly as ``sciml export`` builds it (:func:`sciml.cases.trained`): a PINN maps physical
+  points ``(n, d)`` to ``{field: (n,)}``, an FNO inputs in its dataset's layout to ``{"prediction": ...}``;
+  numpy in, numpy out, computed in the case's dtype.
+
+A folder that is not a run folder, or a damaged file in it, is one :class:`~sciml.errors.UserError` line.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Callable
+
+import numpy as np
+
+from .errors import BadFile, UserError
+from .rundir import Metrics, read_fields
+
+
+@dataclass
+class Run:
+    folder: str
+    summary: dict | None
+    metrics: dict[str, np.ndarray]
+
+    @cached_property
+    def fields(self) -> dict:
+        return read_fields(self.folder)
+
+    @cached_property
+    def predict(self) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
+        return _predictor(self.folder)
+
+
+def load_run(folder: str) -> Run:
+    """The run in ``folder`` (see the module's docstring)."""
+    if not os.path.isdir(folder):
+        raise UserError(f"{folder}: no such run folder")
+    if not os.path.isfile(os.path.join(folder, "config.yaml")):
+        raise UserError(f"{folder}: not a run folder (no config.yaml)")
+    rows = Metrics.read(os.path.join(folder, "metrics.csv"))
+    return Run(folder, _summary(os.path.join(folder, "summary.json")), columns(rows))
+
+
+def columns(rows: list[dict]) -> dict[str, np.ndarray]:
+    """Rows of a table as ``{column: float array}``, columns in the order they first appear, NaN for a gap."""
+    names = dict.fromkeys(k for r in rows for k in r)
+    return {k: np.array([r.get(k, np.nan) for r in rows], dtype=float) for k in names}
+
+
+def _summary(path: str) -> dict | None:
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise BadFile(f"{path}: damaged summary file ({e})") from None
+
+
+def _predictor(folder: str) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
+    import jax
+
+    from .cases import trained
+    from .compile import Policy
+
+    with trained(folder) as (case, (fn, _, dtype, _)):
+        policy, compiled = Policy.of(case.config.dtype), jax.jit(fn)
+
+    def predict(x) -> dict[str, np.ndarray]:
+        with policy.precision():
+            return {k: np.asarray(v) for k, v in compiled(np.asarray(x, dtype)).items()}
+
+    return predict
