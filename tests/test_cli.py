@@ -260,3 +260,21 @@ def test_a_diverged_run_has_its_own_exit_status(tmp_path, capsys, monkeypatch):
     assert (code, err) == (3, "error: loss became nan at step 30; training stopped\n")
     assert code != 2  # a typo's status
     assert "3    training failed" in parser_of("run").format_help()
+
+
+def test_force_leaves_a_run_folder_a_live_run_holds(tmp_path, capsys, runs):
+    from sciml import rundir
+
+    out = tmp_path / "r"
+    _old_run(out)
+    with rundir.hold(str(out)):  # another open file description: flock refuses it as it would another process
+        code, _, err = run_cli(capsys, "run", write_case(tmp_path), "--out", str(out), "--force")
+    assert code == 2 and not runs and err.startswith(f"error: {out}: in use by another run (PID ")
+    assert (out / "metrics.csv").read_text() == "old"
+
+
+def test_out_naming_a_file_is_refused(tmp_path, capsys, runs):
+    out = tmp_path / "file"
+    out.write_text("x")
+    code, _, err = run_cli(capsys, "run", write_case(tmp_path), "--out", str(out))
+    assert code == 2 and err == f"error: {out}: exists and is not a folder; give a folder for --out\n"
