@@ -1,4 +1,4 @@
-"""The ``sciml`` command: ``run``, ``show``, ``datagen``, ``export``, ``predict``, ``bench``.
+"""The ``sciml`` command: ``run``, ``show``, ``cases``, ``datagen``, ``export``, ``predict``, ``bench``.
 
 ``run``, ``show`` and ``datagen`` take a case file and ``dotted.key=value`` overrides, mixed with the flags in
 any order. User mistakes (:class:`~sciml.errors.UserError`) print one line and exit with status 2; a training
@@ -72,10 +72,7 @@ def _claim(out: str, force: bool) -> None:
         if not force:
             raise UserError(f"{out}: holds a previous run; continue it with `sciml run --resume {out}`, start "
                             "afresh in it with --force, or give another --out")
-        for entry in os.listdir(out):
-            path = os.path.join(out, entry)
-            if entry == rundir.LOCK:
-                continue
+        for path in (os.path.join(out, e) for e in os.listdir(out) if e != rundir.LOCK):
             if os.path.isdir(path) and not os.path.islink(path):
                 shutil.rmtree(path)
             else:
