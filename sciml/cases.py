@@ -5,19 +5,24 @@ A case comes from one of three sources (:data:`SOURCES`, tried in order): a mapp
 gives), YAML text (a string holding a line break), or a case file named by path or by name
 (:func:`sciml.catalog.case_path`: ``plate`` is the shipped ``plate.yaml``). Errors name the file, or
 ``<mapping>`` / ``<YAML text>``.
+
+:func:`load` is the one place a case is judged, for every command (``show``, ``run``, ``datagen``, the
+notebooks): the case and overrides are read (:func:`read`, :mod:`sciml.config.loader`), validated against
+the solver's schema, the case name checked as a plain name (it names the run folder), and the solver's
+``check`` run (rules that need the assembled problem). A case that loads is one ``run`` accepts, up to what only the
+machine can tell (devices, a dataset on disk).
 """
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
-import yaml
-
 from .catalog import case_path
-from .config import apply_overrides, read_yaml, suggest, validate
-from .errors import ConfigError, UserError
+from .config import apply_overrides, load_text, read_yaml, suggest, validate
+from .errors import ConfigError, Invalid, UserError
 from .solver import Solver
 from .solvers.fno import SOLVER as FNO
 from .solvers.pinn import SOLVER as PINN
@@ -33,11 +38,19 @@ class Case:
     overrides: tuple[str, ...] = ()
 
 
+PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def check_name(name: str) -> None:
+    """A case name is a plain name (it names the folder ``runs/<case>/``): letters, digits, ``.``, ``_``,
+    ``-``, beginning with a letter or digit; :class:`Invalid` at key ``case`` otherwise."""
+    if not PLAIN_NAME.fullmatch(name):
+        raise Invalid("case", f"must be a plain name (letters, digits, '.', '_', '-'; no '/' and no leading '.'), "
+                              f"got {name!r}")
+
+
 def _text(text: str) -> Any:
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        raise ConfigError(f"malformed YAML: {' '.join(str(e).split())}", source="<YAML text>") from None
+    return load_text(text, "<YAML text>")
 
 
 def _file(ref: str) -> tuple[str, Any]:
@@ -65,16 +78,26 @@ def read(source) -> tuple[str, dict]:
 
 
 def load(source, overrides=()) -> Case:
-    """Read (:func:`read`), override and validate a case; ``Case.path`` is its name in errors."""
+    """Read (:func:`read`), override and validate a case (module notes); ``Case.path`` is its name in errors,
+    and any mistake is one :class:`ConfigError` naming it (or the command line) and the key."""
     path, raw = read(source)
     raw = apply_overrides(raw, overrides)
     solver = raw.get("solver")
-    if solver not in SOLVERS:
+    if not isinstance(solver, str) or solver not in SOLVERS:
         hint = suggest(solver, SOLVERS)
         what = "missing" if solver is None else f"unknown solver {solver!r}"
         raise ConfigError(f"{what}; one of {sorted(SOLVERS)}{hint}", key="solver", source=path)
     record = SOLVERS[solver]
-    return Case(path, validate(record.schema, raw, path), record, tuple(overrides))
+    config = validate(record.schema, raw, path)
+    try:
+        check_name(config.case)
+        if record.check is not None:
+            record.check(config)
+    except Invalid as e:
+        raise ConfigError(e.message, key=e.key, source=path) from None
+    except ConfigError as e:
+        raise e.within(path) from None
+    return Case(path, config, record, tuple(overrides))
 
 
 def run(case: Case, out: str | None = None, resume: str | None = None, quiet: bool = False) -> dict:

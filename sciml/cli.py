@@ -1,33 +1,86 @@
-"""The ``sciml`` command: ``run``, ``show`` (and more sub-commands as the suite grows).
+"""The ``sciml`` command: ``run``, ``show``, ``cases``, ``datagen``, ``export``, ``predict``, ``bench``.
 
-User mistakes (:class:`~sciml.errors.UserError`) print one line and exit with status 2; bugs keep their
-traceback. Training stopped by SIGTERM or SIGINT (:mod:`sciml.loop`) prints one line naming the checkpoint and
-the command that continues, and exits with 128 + the signal's number: 143 (SIGTERM), 130 (SIGINT).
+``run``, ``show`` and ``datagen`` take a case file and ``dotted.key=value`` overrides, mixed with the flags in
+any order. User mistakes (:class:`~sciml.errors.UserError`) print one line and exit with status 2; a training
+failure (:class:`~sciml.errors.TrainingDiverged`) one line and status 3; bugs keep their traceback. Training
+stopped by SIGTERM or SIGINT (:mod:`sciml.loop`) prints one line naming the checkpoint and the command that
+continues, and exits with 128 + the signal's number: 143 (SIGTERM), 130 (SIGINT).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 import yaml
 
-from .errors import Interrupted, UserError
+from .errors import Interrupted, TrainingDiverged, UserError, warn
+from .version import __version__
+
+EXIT_STATUSES = (
+    (0, "completed"),
+    (1, "a bug (with its traceback)"),
+    (2, "a mistake in the input or a damaged file (one line naming it)"),
+    (TrainingDiverged.exit_code, "training failed: the loss became NaN or infinite (the last good checkpoint kept)"),
+    (130, "stopped by SIGINT (Ctrl-C); continue with --resume RUN_DIR"),
+    (143, "stopped by SIGTERM; continue with --resume RUN_DIR"),
+)
 
 
 def _run(args) -> int:
     from . import cases
 
+    if args.force and args.resume:
+        raise UserError("--force starts afresh and --resume continues: give one of them")
     case = cases.load(args.case, args.overrides) if args.case else _from_run(args.resume, args.overrides)
+    if args.out and not args.resume:
+        _claim(args.out, args.force)
     summary = cases.run(case, args.out, args.resume, args.quiet)
     print(json.dumps({k: summary.get(k) for k in ("case", "steps", "wall_time_s", "steps_per_s", "metrics")}, indent=2))
     print(f"run folder: {summary.get('run_dir')}")
     return 0
 
 
-def _from_run(folder: str, overrides):
-    import os
+def _files(folder: str) -> list[str]:
+    """The files under ``folder``, its lock file aside (a folder of empty sub-folders holds no run yet)."""
+    from .rundir import LOCK
 
+    found = [os.path.join(root, f) for root, _, files in os.walk(folder) for f in files]
+    return [f for f in found if f != os.path.join(folder, LOCK)]
+
+
+def _claim(out: str, force: bool) -> None:
+    """``--out`` for a new run: a new or empty folder; or a run folder with ``force`` (its files removed first).
+
+    A folder holding other files (no ``config.yaml``: not a run's) is never emptied; one a live run holds is
+    refused naming it (:func:`sciml.rundir.hold`)."""
+    import shutil
+
+    from . import rundir
+
+    if not os.path.exists(out):
+        return
+    if not os.path.isdir(out):
+        raise UserError(f"{out}: exists and is not a folder; give a folder for --out")
+    files = _files(out)
+    if not files:
+        return
+    if not os.path.isfile(os.path.join(out, "config.yaml")):
+        raise UserError(f"{out}: holds files and is not a run folder (no config.yaml); give an empty or new --out")
+    with rundir.hold(out):
+        if not force:
+            raise UserError(f"{out}: holds a previous run; continue it with `sciml run --resume {out}`, start "
+                            "afresh in it with --force, or give another --out")
+        for path in (os.path.join(out, e) for e in os.listdir(out) if e != rundir.LOCK):
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+    warn(f"--force: removed the previous run in {out} ({len(files)} files)")
+
+
+def _from_run(folder: str, overrides):
     from . import cases
 
     if not folder:
@@ -35,11 +88,18 @@ def _from_run(folder: str, overrides):
     return cases.load(os.path.join(folder, "config.yaml"), overrides)
 
 
+def _case(args, command: str) -> str:
+    if not args.case:
+        raise UserError(f"give a case file: sciml {command} CASE.yaml [dotted.key=value ...] (see sciml {command} "
+                        "--help)")
+    return args.case
+
+
 def _show(args) -> int:
     from . import cases
     from .config import to_dict
 
-    case = cases.load(args.case, args.overrides)
+    case = cases.load(_case(args, "show"), args.overrides)
     print(yaml.safe_dump(to_dict(case.config), sort_keys=False), end="")
     return 0
 
@@ -60,15 +120,15 @@ def _positive(text: str) -> int:
 def _datagen(args) -> int:
     from . import cases
 
-    case = cases.load(args.case, args.overrides)
+    case = cases.load(_case(args, "datagen"), args.overrides)
+    if args.out and case.solver.datagen is not None:  # a quoted YAML string: the path as it is typed
+        case = cases.load(args.case, [*args.overrides, "data.path=" + json.dumps(args.out)])
     path = cases.datagen(case, quiet=args.quiet, force=args.force, workers=args.workers)
     print(f"dataset: {path}")
     return 0
 
 
 def _export(args) -> int:
-    import os
-
     from . import cases
     from .compile import export
 
@@ -109,65 +169,103 @@ def benchmarks() -> dict:
 def _bench(args) -> int:
     from .bench import suite
 
+    if not args.name:
+        raise UserError(f"give a benchmark ({', '.join(benchmarks())}) or a suite (e.g. smoke): sciml bench NAME "
+                        "[options] (see sciml bench --help)")
     main = benchmarks().get(args.name)
     return main(args.rest) if main else suite.main([args.name, *args.rest])
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="sciml", description="Scientific machine learning on JAX.")
-    sub = p.add_subparsers(dest="command", required=True)
+def _exit_statuses() -> str:
+    return "exit status:\n" + "\n".join(f"  {code:<4} {what}" for code, what in EXIT_STATUSES)
 
-    r = sub.add_parser("run", help="train a case: sciml run CASE.yaml [dotted.key=value ...]")
-    r.add_argument("case", nargs="?", help="case file (optional with --resume)")
-    r.add_argument("overrides", nargs="*", help="dotted.key=value overrides")
-    r.add_argument("--out", help="run folder (default runs/<case>/<timestamp>)")
-    r.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its latest checkpoint")
+
+def _case_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("case", nargs="?", metavar="CASE.yaml", help="the case file")
+    p.add_argument("overrides", nargs="*", metavar="key=value",
+                   help="overrides of the case, e.g. training.adam.steps=500 model.hidden=[32,32] (before or "
+                        "after the flags)")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="sciml", description="Scientific machine learning on JAX.",
+                                epilog=_exit_statuses(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"sciml {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    r = sub.add_parser("run", help="train a case: sciml run CASE.yaml [key=value ...] [--out DIR]",
+                       description="Train a case into a run folder.", epilog=_exit_statuses(),
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    _case_arguments(r)
+    r.add_argument("--out", metavar="DIR", help="run folder (default runs/<case>/<timestamp>); a folder that "
+                                                "holds a run is refused unless --force or --resume")
+    r.add_argument("--force", action="store_true",
+                   help="with --out: start afresh in a run folder, removing the previous run's files")
+    r.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its latest checkpoint (the case file "
+                                                       "is then optional; overrides still apply)")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.set_defaults(func=_run)
 
-    s = sub.add_parser("show", help="print the resolved config of a case")
-    s.add_argument("case")
-    s.add_argument("overrides", nargs="*")
+    s = sub.add_parser("show", help="print the resolved config of a case (checked as run checks it)",
+                       description="Print the resolved config of a case; a case show accepts is one run accepts.")
+    _case_arguments(s)
     s.set_defaults(func=_show)
 
-    c = sub.add_parser("cases", help="list the shipped cases and suites, one line each (run one by its name)")
+    c = sub.add_parser("cases", help="list the shipped cases and suites, one line each (run one by its name)",
+                       description="List the shipped cases and suites, one line each (run one by its name).")
     c.set_defaults(func=_cases)
 
-    g = sub.add_parser("datagen", help="generate a case's training data with its classical solver")
-    g.add_argument("case")
-    g.add_argument("overrides", nargs="*")
+    g = sub.add_parser("datagen", help="generate a case's training data with its classical solver",
+                       description="Generate a case's training data with its classical solver.")
+    _case_arguments(g)
+    g.add_argument("--out", metavar="PATH", help="the dataset file to write (sets the case's data.path; default: "
+                                                 "data.path as the case gives it)")
     g.add_argument("--force", action="store_true", help="overwrite an existing dataset")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
     g.add_argument("--workers", type=_positive, default=1, metavar="N",
                    help="processes solving chunks in parallel (for CPU solvers such as Darcy; same data)")
     g.set_defaults(func=_datagen)
 
-    e = sub.add_parser("export", help="serialise a trained run's prediction function (jax.export, StableHLO)")
-    e.add_argument("run_dir")
+    e = sub.add_parser("export", help="serialise a trained run's prediction function (jax.export, StableHLO)",
+                       description="Serialise a trained run's prediction function (jax.export, StableHLO).")
+    e.add_argument("run_dir", metavar="RUN_DIR", help="a trained run's folder")
     e.add_argument("--out", help="FILE.jaxexport (default RUN_DIR/model.jaxexport)")
     e.set_defaults(func=_export)
 
-    q = sub.add_parser("predict", help="evaluate an exported model on points from a CSV or HDF5 file")
+    q = sub.add_parser("predict", help="evaluate an exported model on points from a CSV or HDF5 file",
+                       description="Evaluate an exported model on points from a CSV or HDF5 file.")
     q.add_argument("model", help="FILE.jaxexport")
     q.add_argument("points", help="POINTS.csv (header naming the inputs) or POINTS.h5")
     q.add_argument("--out", help="output file (default POINTS.pred.csv / .h5)")
     q.set_defaults(func=_predict)
 
     b = sub.add_parser("bench", help="benchmarks: autodiff, plate-step, or a suite under cases/suites/",
-                       add_help=False)
-    b.add_argument("name")
-    b.add_argument("rest", nargs=argparse.REMAINDER)
+                       description="Run a benchmark (autodiff, plate-step) or a suite under cases/suites/ "
+                                   "(smoke, standard, autodiff). `sciml bench NAME --help` gives its options.")
+    b.add_argument("name", nargs="?", metavar="NAME", help="autodiff, plate-step, or a suite name or YAML path")
+    b.add_argument("rest", nargs=argparse.REMAINDER, metavar="...", help="the benchmark's own options")
     b.set_defaults(func=_bench)
     return p
 
 
-def main(argv=None) -> int:
-    import os
+def _case_and_overrides(words) -> tuple[str | None, list[str]]:
+    """The case file (the first word that is a YAML path or has no ``=``) and the overrides, in the order typed."""
+    words = [w for w in words if w is not None]
+    at = next((i for i, w in enumerate(words) if w.endswith((".yaml", ".yml")) or "=" not in w), None)
+    return (None, words) if at is None else (words[at], words[:at] + words[at + 1:])
 
+
+def main(argv=None) -> int:
     os.environ.setdefault("MPLBACKEND", "Agg")  # the command draws off-screen (set before matplotlib loads)
-    args = parser().parse_args(argv)
-    if getattr(args, "case", None) and "=" in args.case and not args.case.endswith((".yaml", ".yml")):
-        args.overrides, args.case = [args.case, *args.overrides], None
+    p = parser()
+    args, extra = p.parse_known_args(argv)  # overrides after a flag come back as extra
+    if extra and (not hasattr(args, "overrides") or any(a.startswith("-") for a in extra)):
+        p.error("unrecognized arguments: " + " ".join(extra))
+    if args.command is None:
+        p.print_help()
+        return 2
+    if hasattr(args, "overrides"):
+        args.case, args.overrides = _case_and_overrides([args.case, *args.overrides, *extra])
     try:
         return args.func(args)
     except UserError as e:

@@ -1,6 +1,7 @@
 """User-facing errors: anything a user can cause by what they type or the files they hand us.
 
-The CLI prints a :class:`UserError` as one line and exits with status 2; everything else is a bug and
+The CLI prints a :class:`UserError` as one line and exits with its ``exit_code`` (2; 3 for a training failure,
+:class:`TrainingDiverged`); everything else is a bug and
 keeps its traceback. :func:`warn` prints a one-line warning.
 """
 import sys
@@ -38,7 +39,9 @@ class Invalid(ValueError):
 
 
 class TrainingDiverged(UserError):
-    """A NaN or inf loss: the run stops, keeping its last good checkpoint."""
+    """A NaN or inf loss: the run stops, keeping its last good checkpoint; exit status 3 (not a typo's 2)."""
+
+    exit_code = 3
 
 
 class BadFile(UserError):

@@ -3,7 +3,7 @@
 Each package under ``solvers/`` (``sciml.solvers.pinn``, ``sciml.solvers.fno``) exports ``SOLVER``;
 ``sciml.cases.SOLVERS`` lists them, keyed by the case file's ``solver:`` value. The record's fields are the
 whole contract: ``sciml run`` calls ``train``, ``sciml datagen`` calls ``datagen`` and ``sciml export`` calls
-``export_model``, and a solver without one of the optional functions leaves it ``None`` (the command says so
+``export_model``, loading a case calls ``check``, and a solver without one of the optional functions leaves it ``None`` (the command says so
 in one line).
 """
 from __future__ import annotations
@@ -22,7 +22,11 @@ class Solver:
     - ``datagen(config, quiet=False, force=False, workers=1) -> dataset path``: make the training data with a
       classical solver (solvers trained on data only);
     - ``export_model(config, run_dir) -> (fn, input_shape, dtype, meta)``: the trained prediction function
-      for :func:`sciml.compile.export.save`.
+      for :func:`sciml.compile.export.save`;
+    - ``check(config) -> None``: the rules the schema cannot judge alone (e.g. loss-weight names against the
+      assembled problem's terms), raising :class:`~sciml.errors.ConfigError` or
+      :class:`~sciml.errors.Invalid`; run by :func:`sciml.cases.load`, so ``sciml show`` refuses what
+      ``sciml run`` would, before any compute.
     """
 
     name: str
@@ -30,3 +34,4 @@ class Solver:
     train: Callable[..., dict]
     datagen: Callable[..., str] | None = None
     export_model: Callable[..., tuple] | None = None
+    check: Callable[[object], None] | None = None

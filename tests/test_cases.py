@@ -7,6 +7,7 @@ import typing
 import pytest
 
 from sciml import cases, cli
+from sciml.errors import ConfigError, Invalid
 from sciml.solvers.fno import FnoCase
 from sciml.solvers.pinn import PinnCase
 
@@ -49,6 +50,41 @@ def test_bench_help_names_every_benchmark():
     assert all(callable(main) for main in cli.benchmarks().values())
 
 
+@pytest.mark.parametrize("name", ["plate", "plate_2", "ns-fno3d.quick", "A1"])
+def test_a_plain_case_name_loads(tmp_path, name):
+    assert cases.load(write_case(tmp_path, case=name)).config.case == name
+
+
+@pytest.mark.parametrize("name", ["../../etc", "/tmp/x", "a/b", ".hidden", "..", "", "a b", "runs\\x"])
+def test_a_case_name_is_a_plain_name(tmp_path, name):
+    path = write_case(tmp_path, case=name)
+    with pytest.raises(ConfigError) as e:
+        cases.load(path)
+    assert (e.value.source, e.value.key) == (path, "case") and "must be a plain name" in e.value.message
+
+
+def test_load_runs_the_records_check(tmp_path, monkeypatch):
+    """A solver's check (rules beyond its schema) runs at load: its error names the file and the key."""
+    def check(config):
+        raise Invalid("training.adam.steps", f"too many for this solver: {config.training.adam.steps}")
+    monkeypatch.setitem(cases.SOLVERS, "pinn", dataclasses.replace(cases.SOLVERS["pinn"], check=check))
+    path = write_case(tmp_path)
+    with pytest.raises(ConfigError) as e:
+        cases.load(path)
+    assert str(e.value) == f"{path}: training.adam.steps: too many for this solver: 40"
+
+
+def test_the_pinn_check_assembles_only_a_case_with_weights(tmp_path, monkeypatch):
+    from sciml.solvers.pinn import problem
+
+    assembled = []
+    monkeypatch.setattr(problem, "Problem", assembled.append)
+    cases.load(write_case(tmp_path))
+    assert assembled == []
+    config = cases.load(write_case(tmp_path, loss={"weights": {"pde": 2.0}})).config
+    assert assembled == [config]
+
+
 def test_load_takes_a_path_a_name_a_mapping_or_yaml_text(tmp_path, monkeypatch):
     import yaml
 
@@ -69,6 +105,7 @@ def test_load_takes_a_path_a_name_a_mapping_or_yaml_text(tmp_path, monkeypatch):
 @pytest.mark.parametrize("source, message", [
     ({"solver": "pinn", "case": "x", "nosuch": 1}, "<mapping>: nosuch: unknown key"),
     ("solver: pinn\ncase: [unclosed\n", "<YAML text>: malformed YAML: "),
+    ("solver: pinn\ncase: a\ncase: b\n", "<YAML text>: line 3: key 'case' is given twice (lines 2 and 3)"),
     ("- a list\n- of things\n", "<YAML text>: a case holds a mapping of sections, got list"),
     ("no_such_case", "no_such_case: no such case file; cases by name: "),
     (3.5, "a case is a file's path or name, a mapping or YAML text, not float"),

@@ -36,11 +36,14 @@ def test_config_errors(tmp_path, capsys, changes, overrides, expected):
     assert errtext.count("\n") == 1 and "Traceback" not in errtext
 
 
-def test_unknown_loss_term(tmp_path, capsys):
-    """Loss term names are known once the problem is assembled, so this one surfaces at run time."""
+@pytest.mark.parametrize("command", ["show", "run"])
+def test_unknown_loss_term(tmp_path, capsys, command):
+    """Loss term names are known once the problem is assembled: loading a case assembles it when it sets
+    weights, so show refuses the name as run does, and run before making its folder."""
     path = write_case(tmp_path)
-    code, _, errtext = run_cli(capsys, "run", path, "loss.weights.pdf=2", "--out", str(tmp_path / "r"), "--quiet")
-    assert code == 2
+    flags = ["--out", str(tmp_path / "r"), "--quiet"] if command == "run" else []
+    code, _, errtext = run_cli(capsys, command, path, "loss.weights.pdf=2", *flags)
+    assert code == 2 and not (tmp_path / "r").exists()
     assert errtext.startswith(f"error: {path}: loss.weights.pdf: unknown loss term (did you mean 'pde'?)")
 
 
@@ -102,3 +105,176 @@ def test_resume_with_only_best_says_how_to_continue_from_it(tmp_path, capsys):
     shutil.copy(best, latest)  # as the message says
     code, printed, _ = run_cli(capsys, "run", "--resume", str(out), "--quiet")
     assert code == 0 and json.loads(printed[:printed.rindex("}") + 1])["steps"] == 20
+
+
+# --- the command line itself: arguments, help, run folders, exit statuses ----------------------------------
+@pytest.fixture
+def runs(monkeypatch):
+    """``sciml run`` records the case and folder it would train instead of training: a list of (config, out)."""
+    from sciml import cases
+
+    seen = []
+
+    def fake_run(case, out=None, resume=None, quiet=False):
+        seen.append((case.config, out))
+        return {"case": case.config.case, "steps": case.config.training.adam.steps, "run_dir": out}
+    monkeypatch.setattr(cases, "run", fake_run)
+    return seen
+
+
+@pytest.mark.parametrize("order", [
+    ["CASE", "--out", "OUT", "training.adam.steps=10", "seed=5"],
+    ["CASE", "training.adam.steps=10", "--quiet", "seed=5", "--out", "OUT"],
+    ["--out", "OUT", "CASE", "training.adam.steps=10", "--quiet", "seed=5"],
+    ["--quiet", "training.adam.steps=10", "--out", "OUT", "CASE", "seed=5"],
+])
+def test_overrides_and_flags_mix_in_any_order(tmp_path, capsys, runs, order):
+    path, out = write_case(tmp_path), str(tmp_path / "r")
+    argv = [path if a == "CASE" else out if a == "OUT" else a for a in order]
+    assert run_cli(capsys, "run", *argv)[0] == 0
+    (config, folder), = runs
+    assert (config.training.adam.steps, config.seed, folder) == (10, 5, out)
+
+
+def test_later_overrides_win_in_the_order_typed(tmp_path, capsys, runs):
+    path = write_case(tmp_path)
+    run_cli(capsys, "run", path, "seed=1", "--quiet", "seed=2", "--out", str(tmp_path / "r"), "seed=7")
+    assert runs[0][0].seed == 7
+
+
+def test_an_unknown_flag_is_still_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["run", write_case(tmp_path), "--outt", "d", "seed=1"])
+    assert e.value.code == 2 and "unrecognized arguments: --outt d" in capsys.readouterr().err
+
+
+def test_datagen_out_sets_the_dataset_path_after_flags(tmp_path, capsys, monkeypatch):
+    from sciml import cases
+
+    from cli_cases import TINY_DARCY
+
+    made = []
+    monkeypatch.setattr(cases, "datagen", lambda case, **kw: made.append(case.config.data) or case.config.data.path)
+    path, dest = write_case(tmp_path, TINY_DARCY), str(tmp_path / "a dir" / "123")  # a path YAML would read as a number
+    code, out, _ = run_cli(capsys, "datagen", path, "--quiet", "--out", dest, "data.n_train=20")
+    assert code == 0 and out == f"dataset: {dest}\n"
+    assert (made[0].path, made[0].n_train) == (dest, 20)
+    assert "data.path" in " ".join(parser_of("datagen").format_help().split())
+
+
+def parser_of(command):
+    from sciml.cli import parser
+
+    sub = next(a for a in parser()._actions if isinstance(a, __import__("argparse")._SubParsersAction))
+    return sub.choices[command]
+
+
+@pytest.mark.parametrize("command", ["run", "show", "cases", "datagen", "export", "predict", "bench"])
+def test_every_command_and_argument_has_help(capsys, command):
+    with pytest.raises(SystemExit) as e:
+        main([command, "--help"])
+    assert e.value.code == 0 and capsys.readouterr().out.startswith(f"usage: sciml {command}")
+    from sciml.cli import parser
+
+    assert command in parser().format_help()
+    assert all(a.help for a in parser_of(command)._actions), [a.dest for a in parser_of(command)._actions if not a.help]
+
+
+def test_bench_help_lists_the_benchmarks(capsys):
+    from sciml.cli import benchmarks
+
+    with pytest.raises(SystemExit) as e:
+        main(["bench", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert e.value.code == 0 and all(name in out for name in benchmarks()) and "suite" in out
+
+
+@pytest.mark.parametrize("argv,usage", [(["show"], "sciml show CASE.yaml"), (["datagen"], "sciml datagen CASE.yaml"),
+                                        (["show", "seed=1"], "sciml show CASE.yaml"), (["bench"], "sciml bench NAME")])
+def test_a_missing_argument_is_one_line_of_usage(capsys, argv, usage):
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 2 and err.count("\n") == 1 and usage in err and "required" not in err
+
+
+def test_version(capsys):
+    from sciml.version import __version__
+
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out == f"sciml {__version__}\n"
+
+
+def _old_run(folder):
+    (folder / "checkpoints").mkdir(parents=True)
+    for f in ("config.yaml", "metrics.csv", "checkpoints/latest.h5"):
+        (folder / f).write_text("old")
+
+
+def test_out_holding_a_run_is_refused(tmp_path, capsys, runs):
+    out = tmp_path / "r"
+    _old_run(out)
+    code, _, err = run_cli(capsys, "run", write_case(tmp_path), "--out", str(out))
+    assert code == 2 and not runs
+    assert err == (f"error: {out}: holds a previous run; continue it with `sciml run --resume {out}`, start afresh "
+                   "in it with --force, or give another --out\n")
+    assert (out / "metrics.csv").read_text() == "old"
+
+
+def test_force_starts_afresh_in_a_run_folder(tmp_path, capsys, runs):
+    out = tmp_path / "r"
+    _old_run(out)
+    code, _, err = run_cli(capsys, "run", write_case(tmp_path), "--out", str(out), "--force")
+    assert code == 0 and runs[0][1] == str(out)
+    assert err == f"warning: --force: removed the previous run in {out} (3 files)\n"
+    assert [f for f in os.listdir(out) if f != ".lock"] == []
+
+
+def test_force_never_empties_a_folder_that_is_not_a_run(tmp_path, capsys, runs):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep")
+    code, _, err = run_cli(capsys, "run", write_case(tmp_path), "--out", str(mine), "--force")
+    assert code == 2 and not runs and (mine / "notes.txt").read_text() == "keep"
+    assert err == f"error: {mine}: holds files and is not a run folder (no config.yaml); give an empty or new --out\n"
+
+
+def test_out_with_empty_subfolders_is_taken(tmp_path, capsys, runs):
+    out = tmp_path / "r"
+    (out / "plots").mkdir(parents=True)  # what a run refused before training leaves
+    assert run_cli(capsys, "run", write_case(tmp_path), "--out", str(out))[0] == 0 and runs
+
+
+def test_force_and_resume_together_are_refused(tmp_path, capsys, runs):
+    code, _, err = run_cli(capsys, "run", "--resume", str(tmp_path), "--force")
+    assert code == 2 and err == "error: --force starts afresh and --resume continues: give one of them\n"
+
+
+def test_a_diverged_run_has_its_own_exit_status(tmp_path, capsys, monkeypatch):
+    from sciml import cases
+    from sciml.errors import TrainingDiverged
+
+    def diverge(*args, **kwargs):
+        raise TrainingDiverged("loss became nan at step 30; training stopped")
+    monkeypatch.setattr(cases, "run", diverge)
+    code, _, err = run_cli(capsys, "run", write_case(tmp_path), "--quiet")
+    assert (code, err) == (3, "error: loss became nan at step 30; training stopped\n")
+    assert code != 2  # a typo's status
+    assert "3    training failed" in parser_of("run").format_help()
+
+
+def test_force_leaves_a_run_folder_a_live_run_holds(tmp_path, capsys, runs):
+    from sciml import rundir
+
+    out = tmp_path / "r"
+    _old_run(out)
+    with rundir.hold(str(out)):  # another open file description: flock refuses it as it would another process
+        code, _, err = run_cli(capsys, "run", write_case(tmp_path), "--out", str(out), "--force")
+    assert code == 2 and not runs and err.startswith(f"error: {out}: in use by another run (PID ")
+    assert (out / "metrics.csv").read_text() == "old"
+
+
+def test_out_naming_a_file_is_refused(tmp_path, capsys, runs):
+    out = tmp_path / "file"
+    out.write_text("x")
+    code, _, err = run_cli(capsys, "run", write_case(tmp_path), "--out", str(out))
+    assert code == 2 and err == f"error: {out}: exists and is not a folder; give a folder for --out\n"

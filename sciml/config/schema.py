@@ -5,12 +5,17 @@ Supported annotations: ``int``, ``float``, ``bool``, ``str``, ``Literal[...]``, 
 by their ``type: Literal[...]`` field (a tagged union). Bounds and help come from :func:`spec`. A dataclass
 may define ``check(self)`` for cross-field rules, raising :class:`~sciml.errors.Invalid`.
 
-Every error names the dotted key and, for unknown keys, suggests the closest valid one.
+Numbers are finite (``.inf``, ``.nan`` and ``1e400`` are refused, in untyped values too); an ``int`` may be
+written as a whole float (``1e3``, ``2.0``) and lies within int64. Bounds apply to a number, to each item of a
+list and to each value of a mapping. Every error names the dotted key and, for unknown keys, suggests the
+closest valid one.
 """
 from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
+import re
 import types
 import typing
 from typing import Annotated, Any, Literal, Union
@@ -55,6 +60,60 @@ def suggest(word, options, otherwise: str = "") -> str:
 
 def _describe(value: Any) -> str:
     return "null" if value is None else f"{type(value).__name__} {value!r}"
+
+
+_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+INT64 = 2 ** 63
+
+
+def _number(raw):
+    """``raw`` as an ``int`` or ``float`` if it is one (not a bool) or is text a number is written as (YAML 1.1
+    reads ``1e-3`` and ``1e12``, with no dot, as strings); else None."""
+    if isinstance(raw, str) and _NUMBER.fullmatch(raw.strip()):
+        return float(raw)
+    return raw if isinstance(raw, (int, float)) and not isinstance(raw, bool) else None
+
+
+def _finite(value) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int too large for a float
+        return False
+
+
+def _real(raw, path: str) -> float:
+    """A finite float: a number, or text written as one; ``.inf``, ``.nan`` and ``1e400`` are refused."""
+    value = _number(raw)
+    if value is None:
+        raise Invalid(path, f"expected a number, got {_describe(raw)}")
+    if not _finite(value):
+        raise Invalid(path, f"must be a finite number, got {raw}")
+    return float(value)
+
+
+def _integer(raw, path: str) -> int:
+    """An int: an integer, or a float or text with a whole value (``1e3``, ``2.0``), within int64."""
+    value = _number(raw)
+    if value is None:
+        raise Invalid(path, f"expected an integer, got {_describe(raw)}")
+    if isinstance(value, float) and not value.is_integer():
+        why = "not a whole number" if _finite(value) else "not a finite number"
+        raise Invalid(path, f"expected an integer, got {raw} ({why})")
+    if not -INT64 <= int(value) < INT64:
+        raise Invalid(path, f"{raw} is out of range (|n| < 2**63)")
+    return int(value)
+
+
+def _check_finite(raw, path: str) -> None:
+    """No infinity or NaN anywhere in ``raw`` (a value the schema leaves untyped)."""
+    if isinstance(raw, dict):
+        for k, v in raw.items():
+            _check_finite(v, _join(path, k))
+    elif isinstance(raw, (list, tuple)):
+        for i, v in enumerate(raw):
+            _check_finite(v, f"{path}[{i}]")
+    elif isinstance(raw, float) and not _finite(raw):
+        raise Invalid(path, f"must be a finite number, got {raw}")
 
 
 def _is_tagged_union(members) -> bool:
@@ -103,12 +162,15 @@ def _build_dataclass(cls, raw, path):
 
 
 def _check_bounds_if_number(value, meta, path):
+    """Bounds hold for a number, each number of a list and each value of a mapping (``{pde: 1, bc: 10}``)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         _check_bounds(value, meta, path)
     elif isinstance(value, (list, tuple)):
         for i, v in enumerate(value):
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
-                _check_bounds(v, meta, f"{path}[{i}]")
+            _check_bounds_if_number(v, meta, f"{path}[{i}]")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _check_bounds_if_number(v, meta, _join(path, k))
 
 
 def _build_tagged(tags: dict, raw, path: str):
@@ -126,6 +188,7 @@ def build(tp, raw, path: str = ""):
     """Validate ``raw`` (parsed YAML) against annotation ``tp``; return the typed value."""
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if tp is Any:
+        _check_finite(raw, path)
         return raw
     if origin is Annotated:
         registry = next((m for m in tp.__metadata__ if isinstance(m, Registry)), None)
@@ -158,18 +221,9 @@ def build(tp, raw, path: str = ""):
             raise Invalid(path, f"expected true or false, got {_describe(raw)}")
         return raw
     if tp is int:
-        if isinstance(raw, bool) or not (isinstance(raw, int) or (isinstance(raw, float) and raw.is_integer())):
-            raise Invalid(path, f"expected an integer, got {_describe(raw)}")
-        return int(raw)
+        return _integer(raw, path)
     if tp is float:
-        if isinstance(raw, str):
-            try:  # YAML 1.1 reads 1e-3 (no dot) as a string; accept it as a number
-                return float(raw)
-            except ValueError:
-                pass
-        if isinstance(raw, bool) or not isinstance(raw, (int, float)):
-            raise Invalid(path, f"expected a number, got {_describe(raw)}")
-        return float(raw)
+        return _real(raw, path)
     if tp is str:
         if not isinstance(raw, str):
             raise Invalid(path, f"expected a string, got {_describe(raw)}")

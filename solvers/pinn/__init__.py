@@ -3,9 +3,9 @@ from sciml.solver import Solver
 
 from .config import PinnCase
 from .export import export_model
-from .problem import Problem, assemble
+from .problem import Problem, assemble, check
 from .run import train
 
-SOLVER = Solver("pinn", PinnCase, train, export_model=export_model)
+SOLVER = Solver("pinn", PinnCase, train, export_model=export_model, check=check)
 
 __all__ = ["PinnCase", "Problem", "SOLVER", "assemble", "export_model", "train"]

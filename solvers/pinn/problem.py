@@ -196,6 +196,15 @@ def assemble(cfg: PinnCase) -> Problem:
     return Problem(cfg)
 
 
+def check(cfg: PinnCase) -> None:
+    """The rules that need the assembled problem, run when a case is loaded (``sciml show`` as ``run``):
+    ``loss.weights`` names loss terms or groups (:func:`_weights`, which training applies). Assembling traces
+    the residuals abstractly (no compute), and only a case that sets weights pays for it."""
+    if cfg.loss.weights:
+        with Policy.of(cfg.dtype).precision():
+            Problem(cfg)
+
+
 def _group(term: str) -> str:
     return "pde" if "." not in term else "bc"
 

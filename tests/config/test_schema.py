@@ -1,6 +1,6 @@
 """The typed schema: every kind of mistake names its dotted key."""
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import pytest
 
@@ -105,3 +105,43 @@ def test_registry_accepts_members_added_later():
     assert e.value.key == "thing.type"
     table["b"] = (B, None)
     assert isinstance(build(Holder, {"thing": {"type": "b", "name": "z"}}).thing, B)
+
+
+@dataclass
+class Numbers:
+    steps: int = 1
+    lr: float = 1.0
+    weights: dict[str, float] = spec(factory=dict, ge=0.0)
+    counts: dict[str, list[int]] = spec(factory=dict, ge=1)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@pytest.mark.parametrize("raw,value", [
+    ({"steps": "1e12"}, 10 ** 12), ({"steps": "1e3"}, 1000), ({"steps": 2.0}, 2), ({"steps": "+3E2"}, 300),
+    ({"lr": "1e-3"}, 1e-3), ({"lr": 5}, 5.0), ({"lr": "-.5"}, -0.5),
+])
+def test_numbers_written_with_an_exponent(raw, value):
+    got = getattr(build(Numbers, raw), next(iter(raw)))
+    assert got == value and type(got) is type(value)
+
+
+@pytest.mark.parametrize("raw,key,message", [
+    ({"steps": 1.5}, "steps", "expected an integer, got 1.5 (not a whole number)"),
+    ({"steps": "2.5e0"}, "steps", "expected an integer, got 2.5e0 (not a whole number)"),
+    ({"steps": "1e400"}, "steps", "expected an integer, got 1e400 (not a finite number)"),
+    ({"steps": 2 ** 63}, "steps", f"{2 ** 63} is out of range (|n| < 2**63)"),
+    ({"steps": "nan"}, "steps", "expected an integer, got str 'nan'"),
+    ({"lr": float("inf")}, "lr", "must be a finite number, got inf"),
+    ({"lr": float("nan")}, "lr", "must be a finite number, got nan"),
+    ({"lr": "1e400"}, "lr", "must be a finite number, got 1e400"),
+    ({"lr": 10 ** 400}, "lr", f"must be a finite number, got {10 ** 400}"),
+    ({"lr": "inf"}, "lr", "expected a number, got str 'inf'"),
+    ({"weights": {"a": 1.0, "b": -1}}, "weights.b", "must be >= 0.0, got -1.0"),
+    ({"weights": {"a": float("nan")}}, "weights.a", "must be a finite number, got nan"),
+    ({"counts": {"a": [1, 0]}}, "counts.a[1]", "must be >= 1, got 0"),
+    ({"extra": {"deep": [1.0, {"x": float("-inf")}]}}, "extra.deep[1].x", "must be a finite number, got -inf"),
+])
+def test_numbers_refused(raw, key, message):
+    with pytest.raises(Invalid) as e:
+        build(Numbers, raw)
+    assert (e.value.key, e.value.message) == (key, message)

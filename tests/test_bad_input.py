@@ -1,0 +1,115 @@
+"""Malformed case files and overrides, as a user types them: each is one line on stderr naming the file (or
+the command line) and what is wrong, exit status 2, no traceback, and nothing computed.
+
+Every row goes through the real entry, ``sciml.cli.main``, as ``sciml show`` (which must refuse everything
+``run`` would); the ``run`` rows also show that no run folder was made.
+"""
+import pytest
+
+from sciml.cli import main
+
+from cli_cases import write_case
+
+# (id, case file: None for the tiny plate, or the file's bytes; overrides; the line after "error: <file>: ", or
+# after "error: " where it names the command line)
+ROWS = [
+    # values inside mappings
+    ("weight-negative", None, ["loss.weights.pde=-1"], "loss.weights.pde: must be >= 0.0, got -1"),
+    ("weight-nan", None, ["loss.weights.pde=.nan"], "loss.weights.pde: must be a finite number, got nan"),
+    ("part-points-negative", None, ["sampling.parts.left=-5"], "sampling.parts.left: must be >= 1, got -5"),
+    ("weight-unknown-term", None, ["loss.weights.nosuch=1"], "loss.weights.nosuch: unknown loss term; terms are"),
+    ("weight-misspelt-term", None, ["loss.weights.pdf=2"], "loss.weights.pdf: unknown loss term (did you mean"),
+    ("part-unknown", None, ["sampling.parts.nowhere=3"], "sampling.parts.nowhere: unknown boundary part"),
+    ("weight-not-a-number", None, ["loss.weights.pde=true"], "loss.weights.pde: expected a number, got bool"),
+    # non-finite numbers
+    ("E-inf", None, ["equation.E=.inf"], "equation.E: must be a finite number, got inf"),
+    ("lr-inf", None, ["training.adam.lr=.inf"], "training.adam.lr: must be a finite number, got inf"),
+    ("lr-minus-inf", None, ["training.adam.lr=-.inf"], "training.adam.lr: must be a finite number, got -inf"),
+    ("lr-overflow", None, ["training.adam.lr=1e400"], "training.adam.lr: must be a finite number, got 1e400"),
+    ("nu-nan", None, ["equation.nu=.nan"], "equation.nu: must be a finite number, got nan"),
+    ("geometry-inf", None, ["geometry.x=[0, .inf]"], "geometry.x[1]: must be a finite number, got inf"),
+    # integers
+    ("steps-fraction", None, ["training.adam.steps=1.5"],
+     "training.adam.steps: expected an integer, got 1.5 (not a whole number)"),
+    ("steps-overflow", None, ["training.adam.steps=1e400"],
+     "training.adam.steps: expected an integer, got 1e400 (not a finite number)"),
+    ("seed-beyond-int64", None, ["seed=1e30"], "seed: 1e30 is out of range"),
+    ("steps-negative", None, ["training.adam.steps=-1"], "training.adam.steps: must be >= 0, got -1"),
+    ("steps-word", None, ["training.adam.steps=many"], "training.adam.steps: expected an integer, got str 'many'"),
+    ("hidden-zero", None, ["model.hidden=[8, 0]"], "model.hidden[1]: must be >= 1, got 0"),
+    # names, keys, types
+    ("case-climbs-out", None, ["case=../../etc"], "case: must be a plain name"),
+    ("case-absolute", None, ["case=/tmp/x"], "case: must be a plain name"),
+    ("case-hidden", None, ["case=.hidden"], "case: must be a plain name"),
+    ("solver-list", None, ["solver=[pinn]"], "solver: unknown solver ['pinn']"),
+    ("section-not-mapping", None, ["training.adam=5"], "training.adam: expected a mapping"),
+    ("dtype-unknown", None, ["dtype=float16"], "dtype: must be one of ['float32', 'float64']"),
+    ("grid-wrong-length", None, ["evaluation.grid=[11]"], "evaluation.grid: expected 2 sizes"),
+    ("alpha-at-bound", None, ["loss.balancing.alpha=1"], "loss.balancing.alpha: must be < 1.0"),
+    # the command line's own syntax
+    ("override-no-equals", None, ["training.adam.steps"], "command line: bad override 'training.adam.steps'"),
+    ("override-tag", None, ["seed=!!python/object:os.system 1"],
+     "command line: seed: tag !!python/object:os.system is not allowed (case files hold plain YAML values, no tags)"),
+    ("override-duplicate-key", None, ["loss.weights={pde: 1, pde: 2}"],
+     "command line: loss.weights: key 'pde' is given twice"),
+    ("override-unclosed", None, ["model.hidden=[8, 8"],
+     "command line: model.hidden: bad override value '[8, 8': line 1"),
+    # the file itself
+    ("duplicate-key", b"case: a\nsolver: pinn\nseed: 1\nseed: 2\n", [],
+     "line 4: key 'seed' is given twice (lines 3 and 4)"),
+    ("duplicate-nested-key", b"case: a\ntraining:\n  adam:\n    lr: 0.1\n    lr: 0.2\n", [],
+     "line 5: key 'lr' is given twice (lines 4 and 5)"),
+    ("python-tag", b"case: !!python/object/apply:os.system ['true']\n", [],
+     "line 1: tag !!python/object/apply:os.system is not allowed"),
+    ("custom-tag", b"case: a\nseed: !env SEED\n", [], "line 2: tag !env is not allowed"),
+    ("latin-1", b"case: caf\xe9\n", [], "not UTF-8 text: byte 0xe9 on line 1; save the file as UTF-8"),
+    ("binary", b"case: a\n\x00\x01\x02", [], "malformed YAML: line 2: character U+0000 is not allowed"),
+    ("unclosed-bracket", b"case: x\nsolver: [pinn\n", [], "malformed YAML: line 3, column 1:"),
+    ("empty", b"", [], "the file is empty"),
+    ("a-list", b"- case: a\n", [], "a case file holds a mapping of sections, got list"),
+    ("nested-too-deep", b"a: " + b"[" * 600 + b"]" * 600 + b"\n", [], "malformed YAML: nested too deeply"),
+    ("no-solver", b"case: a\n", [], "solver: missing; one of ['fno', 'pinn']"),
+]
+
+
+def _case(tmp_path, content) -> str:
+    if content is None:
+        return write_case(tmp_path)
+    path = tmp_path / "bad.yaml"
+    path.write_bytes(content)
+    return str(path)
+
+
+def one_error_line(capsys, argv) -> str:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, ""), err
+    assert err.count("\n") == 1 and err.startswith("error: ") and "Traceback" not in err, err
+    return err[len("error: "):-1]
+
+
+def test_the_table_is_long_and_its_rows_distinct():
+    assert len(ROWS) >= 30 and len({r[0] for r in ROWS}) == len(ROWS)
+
+
+@pytest.mark.parametrize("content,overrides,expected", [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
+def test_show_refuses_in_one_line(tmp_path, capsys, content, overrides, expected):
+    path = _case(tmp_path, content)
+    line = one_error_line(capsys, ["show", path, *overrides])
+    assert line.startswith(expected if expected.startswith("command line: ") else f"{path}: {expected}"), line
+
+
+@pytest.mark.parametrize("overrides", [["loss.weights.nosuch=1"], ["case=../../etc"], ["sampling.parts.left=-5"]])
+def test_run_refuses_before_making_a_folder(tmp_path, capsys, overrides):
+    """What show refuses, run refuses with the same line, before a run folder exists (nothing computed)."""
+    path = write_case(tmp_path)
+    shown = one_error_line(capsys, ["show", path, *overrides])
+    out = tmp_path / "run"
+    assert one_error_line(capsys, ["run", path, "--out", str(out), "--quiet", *overrides]) == shown
+    assert not out.exists()
+
+
+def test_a_missing_file_and_a_folder(tmp_path, capsys):
+    assert one_error_line(capsys, ["show", str(tmp_path / "nope.yaml")]).startswith(
+        f"{tmp_path}/nope.yaml: no such case file")
+    assert one_error_line(capsys, ["show", str(tmp_path)]) == f"{tmp_path}: not a file"
