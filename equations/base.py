@@ -22,8 +22,8 @@ the solvers read only these members.
 from __future__ import annotations
 
 import abc
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -114,7 +114,7 @@ class Equation(abc.ABC):
         ones = np.asarray(self.to_physical(np.ones((1, dim))), float).reshape(dim)
         return centre, ones - centre
 
-    @classmethod
+    @classmethod  # noqa: B027 (an optional hook: by default, any domain)
     def check_geometry(cls, config, domain) -> None:
         """Raise :class:`~sciml.errors.Invalid` (key relative to the ``equation`` section) if the equation
         cannot be posed on ``domain``; called when a case is validated. Default: any domain."""

@@ -10,8 +10,9 @@ from __future__ import annotations
 import ast
 import math
 import operator
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 FUNCTIONS = ("sin", "cos", "tan", "exp", "log", "sqrt", "abs", "tanh", "sinh", "cosh", "arctan", "arcsin",
              "arccos", "arctan2", "minimum", "maximum", "sign", "heaviside")

@@ -44,7 +44,7 @@ class Plate:
     def b(self) -> float:
         return self.bounds[1][1] - self.bounds[1][0]
 
-    def transposed(self) -> "Plate":
+    def transposed(self) -> Plate:
         """The same plate with the roles of x and y exchanged (left/right <-> bottom/top)."""
         e = self.edges
         edges = {"left": e["bottom"], "right": e["top"], "bottom": e["left"], "top": e["right"]}

@@ -35,7 +35,7 @@ References:
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import jax.numpy as jnp
 

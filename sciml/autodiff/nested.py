@@ -5,8 +5,8 @@ benchmarked against, and a fallback that is always correct.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Callable
+from collections.abc import Callable
+from functools import cache
 
 import jax
 import jax.numpy as jnp
@@ -23,7 +23,7 @@ def _lower(alpha: MultiIndex) -> tuple[MultiIndex, int]:
 def partial_fn(f: Callable, alpha: MultiIndex) -> Callable:
     """``x -> ∂^alpha f(x)`` for a pointwise ``f`` (rows of ``x[..., d]`` independent)."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def build(a: MultiIndex) -> Callable:
         if not any(a):
             return f

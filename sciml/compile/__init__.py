@@ -57,7 +57,7 @@ class Policy:
     compute: str = "float32"
 
     @staticmethod
-    def of(name: str) -> "Policy":
+    def of(name: str) -> Policy:
         table = {"float32": Policy("float32", "float32"), "float64": Policy("float64", "float64"),
                  "bfloat16": Policy("float32", "bfloat16")}
         return table[name]

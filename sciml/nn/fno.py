@@ -29,7 +29,7 @@ result is that of the FFT path to rounding (:func:`spectral_conv`).
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import jax
 import jax.numpy as jnp

@@ -5,7 +5,8 @@ Weights use Glorot (Xavier) normal initialisation, ``W ~ N(0, 2 / (fan_in + fan_
 """
 from __future__ import annotations
 
-from typing import Callable, Literal, Sequence
+from collections.abc import Callable, Sequence
+from typing import Literal
 
 import jax
 import jax.numpy as jnp

@@ -11,7 +11,7 @@ All hidden layers share one width. Initialisation as in :mod:`sciml.nn.mlp` (Glo
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import jax
 

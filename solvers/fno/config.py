@@ -13,7 +13,6 @@ from sciml.parallel import ParallelConfig
 from .generators import GENERATORS, factor
 
 
-
 @dataclass
 class DataConfig:
     generator: Literal[tuple(GENERATORS)] = spec(help="classical solver that makes the data")

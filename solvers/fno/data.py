@@ -22,7 +22,7 @@ import json
 import os
 import shlex
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 import h5py
 import numpy as np
@@ -122,7 +122,7 @@ def write(cfg: DataConfig, path: str, progress=None, workers: int = 1, fresh: bo
                         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
         groups = {("train", cfg.resolution): f.create_group("train")}
         groups.update({("test", r): f.create_group(f"test/{r}") for r in cfg.resolutions})
-        for (split, r), g in groups.items():
+        for (_, r), g in groups.items():
             g["grid"] = coordinates(r, gen.dims, gen.grid).astype(_DTYPE)
             g.attrs["resolution"] = r
         for index in range(count):
@@ -171,7 +171,7 @@ class MissingDataset(ConfigError):
         super().__init__(f"dataset {path} does not exist; make it with `sciml datagen {command}`",
                          key="data.path", source=case_file)
 
-    def within(self, source: str, overrides=()) -> "MissingDataset":
+    def within(self, source: str, overrides=()) -> MissingDataset:
         return self if self.source else MissingDataset(self.path, source, self.case, overrides)
 
 

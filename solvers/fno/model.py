@@ -22,13 +22,12 @@ along their output channels (:func:`partition`).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-
 from jax.sharding import PartitionSpec as P
 
 from sciml.compile import Policy

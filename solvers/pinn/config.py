@@ -4,10 +4,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
+from sciml.equations import EQUATIONS
+
+from sciml import equations
 from sciml.config import spec, suggest
 from sciml.config.schema import Registry
-from sciml import equations
-from sciml.equations import EQUATIONS
 from sciml.errors import Invalid
 from sciml.nn.mlp import Activation
 from sciml.parallel import ParallelConfig

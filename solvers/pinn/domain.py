@@ -16,8 +16,8 @@ to their measure, by splitting the first sample coordinate, so quasi-random sequ
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
 
 import numpy as np
 

@@ -55,7 +55,7 @@ def errors(pred: dict, ref: dict | None, ev: EvalPoints, gauge_free=(), vectors=
 def plane(ev: EvalPoints) -> tuple[tuple, str]:
     """``(index, label)``: the x-y plane of the grid at the middle ``z`` and the last ``t``."""
     index, label = [], []
-    for axis, (c, values) in enumerate(zip(ev.coords, ev.axes)):
+    for c, values in zip(ev.coords, ev.axes):
         if c in ("x", "y"):
             index.append(slice(None))
         else:

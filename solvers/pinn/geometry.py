@@ -106,7 +106,8 @@ GEOMETRIES = {
     "box": (BoxConfig, lambda c: _with_time(Box(c.x, c.y, c.z, _holes(c), c.parts), c)),
     "disk": (DiskConfig, lambda c: _with_time(Disk(c.center, c.radius, _holes(c), c.parts), c)),
 }
-GeometryConfig = Union[tuple(cfg for cfg, _ in GEOMETRIES.values())]  # the union of the registered kinds
+# the union of the registered kinds (built from the table: `|` cannot spread a tuple)
+GeometryConfig = Union[tuple(cfg for cfg, _ in GEOMETRIES.values())]  # noqa: UP007
 
 
 def build_geometry(cfg) -> Domain:

@@ -10,7 +10,7 @@ L-BFGS keeps them fixed.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp

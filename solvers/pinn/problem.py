@@ -26,16 +26,16 @@ several processes ``sample(rng, share)`` draws this process's share of every cou
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from sciml.equations.fields import Fields, collect, evaluator
 
 from sciml import equations, parallel
 from sciml.compile import Policy
 from sciml.config import suggest
-from sciml.equations.fields import Fields, collect, evaluator
 from sciml.errors import ConfigError
 
 from . import model
@@ -64,7 +64,7 @@ class Problem:
         self._parts = {}
         for p in self.geometry.parts:
             probe: dict = {}
-            req = self._requests(lambda d, p=p: probe.update(eq.boundary(p, d, jnp.ones((1, dim)))))
+            req = self._requests(lambda d, p=p, probe=probe: probe.update(eq.boundary(p, d, jnp.ones((1, dim)))))
             if probe:
                 self._parts[p] = req
         self._point_sets = {name: (np.asarray(pts, float).reshape(-1, dim), fn, self._requests(fn))

@@ -19,8 +19,8 @@ own stream, evaluates on its own copy of the parameters, and only process 0 writ
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import h5py
 import jax

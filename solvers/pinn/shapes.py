@@ -8,7 +8,7 @@ difference), and interior samples falling in a hole are rejected.
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 

@@ -37,14 +37,13 @@ on ``(1, width)`` rows.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-
 
 
 def _binary(op, fallback):
@@ -395,10 +394,7 @@ def linear_n(fn: Callable, coefs: Sequence[Coef | None], shapes: Sequence[tuple]
             if elementwise:
                 a = _lift(lay, key, a, len(out_shape), out_shape)
             args.append(a)
-        if _stacked(lay, key) and not elementwise:
-            out = jax.vmap(fn)(*args)
-        else:
-            out = fn(*args)
+        out = jax.vmap(fn)(*args) if _stacked(lay, key) and not elementwise else fn(*args)
         parts[key] = out
         shape = out.shape[1:] if _stacked(lay, key) else out.shape
     return Coef(lay, k, parts, shape, next(iter(parts.values())).dtype)

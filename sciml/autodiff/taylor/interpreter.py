@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -365,7 +365,7 @@ def fallback(eqn, lay: Layout, ins: list[list], K: int | None = None) -> list[li
                     sk.append(zeros_for(i) if q is None else jnp.broadcast_to(q, np.shape(primals[i])))
                 if not present:
                     continue
-                inner = lambda *xs: jax.jvp(g, list(xs), a1)[1]
+                inner = lambda *xs, a1=a1: jax.jvp(g, list(xs), a1)[1]
                 _, second = jax.jvp(inner, [primals[i] for i in diff], sk)
                 for j, o in zip(float_idx, second):
                     add_to(j, k, ("t", r), o)

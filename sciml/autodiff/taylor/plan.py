@@ -83,7 +83,7 @@ class Plan:
         n = 1 + len(self.channels)
         for k in range(1, self.K + 1):
             n += sum(1 for d, D in enumerate(self.depth)
-                     if D >= k and (k, d) not in folded and not (k == 1 and d in derived))
+                     if k <= D and (k, d) not in folded and not (k == 1 and d in derived))
         return n
 
     def layout(self, stacked: bool = False) -> tuple[Layout, list[list[int]], dict]:
@@ -362,7 +362,7 @@ class _Directions:
         self.depth: list[int] = []
         self.index: dict = {}
 
-    def copy(self) -> "_Directions":
+    def copy(self) -> _Directions:
         c = _Directions()
         c.dirs, c.depth, c.index = list(self.dirs), list(self.depth), dict(self.index)
         return c

@@ -19,8 +19,8 @@ other operators are refused.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Callable
 
 import jax
 
@@ -99,10 +99,8 @@ def derivatives(f: Callable, requests: tuple, *, key=None, samples: int = 16, di
             raise ValueError("the biharmonic estimator E[D⁴f[v]] = 3Δ²f needs Gaussian directions")
         plan = stochastic_plan(exact, estimated, d, int(samples))
         shape = (samples,) + (tuple(x.shape) if per_point else (d,))
-        if dist == "gaussian":
-            v = jax.random.normal(key, shape, x.dtype)
-        else:
-            v = jax.random.rademacher(key, shape, x.dtype)
+        draw = jax.random.normal if dist == "gaussian" else jax.random.rademacher
+        v = draw(key, shape, x.dtype)
         dirs = list(plan.directions[: len(plan.directions) - samples]) + [v[s] for s in range(samples)]
         return run_plan(plan, f, x, stacked=layout == "stacked", directions=dirs, chunk=chunk)
 

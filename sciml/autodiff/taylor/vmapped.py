@@ -15,7 +15,7 @@ they are missing the call stays on the plain path (correct, untiled).
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp

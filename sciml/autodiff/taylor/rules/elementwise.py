@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import jax.numpy as jnp
 import numpy as np
@@ -25,8 +25,7 @@ from jax import lax
 
 from .. import coef as C
 from ..coef import tscale
-from ..series import (exp_series, faa_di_bruno, log_series, mul_series, ode_series, pow_series, recip_series,
-                      square_coef)
+from ..series import exp_series, faa_di_bruno, log_series, mul_series, ode_series, pow_series, recip_series, square_coef
 from .table import register_rule, rule_for
 
 # ---------------------------------------------------------------------------------------------------------
