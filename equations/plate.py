@@ -83,10 +83,12 @@ class PlateConfig:
     def rigidity(self) -> float:
         if self.D is not None:
             return self.D
-        return self.E * self.thickness**3 / (12.0 * (1.0 - self.nu**2))
+        E, h = self.E, self.thickness
+        assert E is not None and h is not None, "check(): D, or both E and thickness"
+        return E * h**3 / (12.0 * (1.0 - self.nu**2))
 
 
-def _contract(d: Fields, field: str, vectors) -> jnp.ndarray:
+def _contract(d: Fields, field: str, vectors) -> jnp.ndarray | float:
     """``Σ v1_i v2_j ... ∂_ij... field``: the derivative along the given per-point vectors ``(N, dim)``."""
     dim = len(d.coords)
     total = 0.0

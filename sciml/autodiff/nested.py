@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -61,7 +62,7 @@ def derivatives(f: Callable, requests: tuple[Request, ...], **_) -> Callable:
     """All requested partials and operators of ``f`` at ``x``, each by its own chain of nested jvps."""
 
     def evaluate(x):
-        out = {}
+        out: dict[Request, Any] = {}
         for r in requests:
             if isinstance(r, LinearOperator):
                 out[r] = sum(c * partial_fn(f, a)(x) for a, c in r.terms)

@@ -39,7 +39,7 @@ def enable_cache(path: str | None = None) -> str | None:
     from jax.experimental.compilation_cache import compilation_cache as cc
 
     folder = cache_setting(path)
-    if folder != jax.config.jax_compilation_cache_dir:
+    if folder != jax.config.jax_compilation_cache_dir:  # type: ignore[attr-defined]  # options: dynamic attributes
         if folder is not None:
             os.makedirs(folder, exist_ok=True)
         jax.config.update("jax_compilation_cache_dir", folder)

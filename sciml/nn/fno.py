@@ -59,7 +59,7 @@ def _draw(key, specs, dtype):
     is_spec = lambda s: isinstance(s, tuple) and len(s) == 3 and isinstance(s[0], tuple)
     leaves, treedef = jax.tree_util.tree_flatten(specs, is_leaf=is_spec)
     sizes = [int(np.prod(shape)) for shape, _, _ in leaves]
-    u = jax.random.uniform(key, (sum(sizes),), dtype)
+    u: jax.Array | np.ndarray = jax.random.uniform(key, (sum(sizes),), dtype)
     if not isinstance(u, jax.core.Tracer):
         u = np.asarray(u)
     out, start = [], 0

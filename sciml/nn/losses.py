@@ -38,7 +38,7 @@ def h1_norm_sq(u, d: int | None = None):
     axes = tuple(range(1, 1 + d))
     U = jnp.fft.fftn(u, axes=axes)
     shape = u.shape[1:1 + d]
-    k2 = 0.0
+    k2 = jnp.asarray(0.0)  # weakly typed, like 0.0: the sum takes the wavenumbers' dtype
     for i, n in enumerate(shape):
         k = jnp.fft.fftfreq(n, 1.0 / n)  # integer wavenumbers on the unit box
         k2 = k2 + (2 * jnp.pi * k).reshape([-1 if j == i else 1 for j in range(d)]) ** 2

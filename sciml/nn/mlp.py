@@ -6,7 +6,7 @@ Weights use Glorot (Xavier) normal initialisation, ``W ~ N(0, 2 / (fan_in + fan_
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import jax
 import jax.numpy as jnp
@@ -19,7 +19,10 @@ ACTIVATIONS: dict[str, Callable] = {
     "softplus": jax.nn.softplus,
     "sigmoid": jax.nn.sigmoid,
 }
-Activation = Literal[tuple(ACTIVATIONS)]  # a case file's activation name (validated against this table)
+if TYPE_CHECKING:  # mypy cannot read a Literal built at run time
+    Activation = str
+else:  # a case file's activation name (validated against this table)
+    Activation = Literal[tuple(ACTIVATIONS)]
 
 
 def init(key, sizes: Sequence[int], dtype=jnp.float32) -> list[dict]:

@@ -107,7 +107,7 @@ class Coef:
 
     def __init__(self, lay: Layout, k: int, parts: dict, shape: tuple, dtype):
         self.lay, self.k, self.parts, self.shape, self.dtype = lay, k, parts, tuple(shape), dtype
-        self.memo = None
+        self.memo: dict | None = None
 
     def get(self, block: int):
         """The part of ``block``; for order 1 also the derived ones, ``Σ_j c_j part[b_j]`` (memoised)."""
@@ -381,8 +381,8 @@ def linear_n(fn: Callable, coefs: Sequence[Coef | None], shapes: Sequence[tuple]
     lay, k = present[0].lay, present[0].k
     keys = list(dict.fromkeys(key for c in present for key in c.parts))
     parts = {}
-    shape = None
-    out_shape = tuple(jnp.broadcast_shapes(*shapes)) if elementwise else None
+    shape: tuple = ()
+    out_shape = tuple(jnp.broadcast_shapes(*shapes)) if elementwise else ()
     for key in keys:
         args = []
         for c, s, dt in zip(coefs, shapes, dtypes):

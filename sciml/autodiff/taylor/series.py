@@ -122,7 +122,8 @@ def faa_di_bruno(xs, ds, K):
     p1 = [None] + list(xs[1:K + 1])
     powers = {1: p1}
     for m in range(2, K + 1):
-        prev, cur = powers[m - 1], [None] * (K + 1)
+        prev = powers[m - 1]
+        cur: list = [None] * (K + 1)
         for k in range(m, K + 1):
             c = square_coef(p1, k, lo=1) if m == 2 else cauchy(p1, prev, k, lo=1, hi=k - m + 1)
             cur[k] = C.normalize(c) if C.is_coef(c) else c

@@ -55,6 +55,7 @@ def stochastic_plan(exact: tuple, estimated: tuple, dim: int, samples: int) -> P
     channels = base.channels + ((Ks, tuple((i, 1.0) for i in rand)),)
     readout = list(base.readout)
     for request, kind, c in estimated:
+        terms: tuple
         if kind == "biharmonic":
             terms = ((4, "t", top_index, c * math.factorial(4) / (3 * samples)),)
         elif Ks == 2:
