@@ -24,13 +24,24 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from .fields import Aliases, Fields
 
-Residuals = Mapping[str, object]  # name -> per-point values (N,)
+if TYPE_CHECKING:
+    from jax.typing import ArrayLike
+
+Residuals = Mapping[str, "ArrayLike"]  # name -> per-point values (N,)
+
+
+class Section(Protocol):
+    """What every case file's ``equation`` section gives the solvers: its tag ``type``, the name the equation
+    is registered under (:func:`sciml.equations.register`); the rest is the equation's own."""
+
+    @property
+    def type(self) -> str: ...
 
 
 class Equation(abc.ABC):

@@ -11,6 +11,9 @@ cancels in the ratio, so both errors compare across resolutions.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import jax
 import jax.numpy as jnp
 
 
@@ -57,4 +60,4 @@ def h1(pred, true, *, d: int | None = None, reduce: bool = True):
     return jnp.mean(err) if reduce else err
 
 
-LOSSES = {"rel_l2": rel_l2, "h1": h1}
+LOSSES: dict[str, Callable[..., jax.Array]] = {"rel_l2": rel_l2, "h1": h1}

@@ -54,7 +54,8 @@ def errors(pred: dict, ref: dict | None, ev: EvalPoints, gauge_free=(), vectors=
 
 def plane(ev: EvalPoints) -> tuple[tuple, str]:
     """``(index, label)``: the x-y plane of the grid at the middle ``z`` and the last ``t``."""
-    index, label = [], []
+    index: list[slice | int] = []
+    label: list[str] = []
     for c, values in zip(ev.coords, ev.axes):
         if c in ("x", "y"):
             index.append(slice(None))
@@ -65,9 +66,7 @@ def plane(ev: EvalPoints) -> tuple[tuple, str]:
     return tuple(index), ", ".join(label)
 
 
-def on_plane(ev: EvalPoints, fields: dict | None, index) -> dict | None:
+def on_plane(ev: EvalPoints, fields: dict, index) -> dict:
     """Fields restricted to the plot plane, NaN outside the domain."""
-    if fields is None:
-        return None
     mask = ev.mask.reshape(ev.shape)[index]
     return {k: np.where(mask, np.asarray(v).reshape(ev.shape)[index], np.nan) for k, v in fields.items()}

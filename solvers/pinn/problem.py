@@ -31,11 +31,11 @@ from collections.abc import Callable
 import jax
 import jax.numpy as jnp
 import numpy as np
-from sciml.equations.fields import Fields, collect, evaluator
 
 from sciml import equations, parallel
 from sciml.compile import Policy
 from sciml.config import suggest
+from sciml.equations.fields import Fields, collect, evaluator
 from sciml.errors import ConfigError
 
 from . import model

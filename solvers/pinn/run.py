@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import h5py
 import jax
@@ -50,7 +51,7 @@ class _Phase:
     name: str
     end: int  # the step it ends at
     tx: optax.GradientTransformation
-    chunk: Callable  # (state, batch, n) -> (state, losses), jitted
+    chunk: jax.stages.Wrapped  # (state, batch, n) -> (state, losses), jitted
     schedule: Callable  # step -> learning rate
 
 
@@ -93,7 +94,9 @@ class _Pinn:
         self.base = problem.sample(self.rng, self.share)
         self.batch = problem.place(self.base, self.mesh)
         self.term_values = jax.jit(lambda p, b, k: problem.loss(p, b, k)[1])
-        self.step, self.phase, self.compiled, self.shapes = 0, None, None, None
+        self.step, self.shapes = 0, None
+        self.phase: str | None = None
+        self.compiled: jax.stages.Compiled | None = None  # the phase's chunk for the batch's shapes
 
     def _fresh(self, phase: _Phase, key_init, key_train):
         params = self.problem.init(key_init)
@@ -135,6 +138,7 @@ class _Pinn:
             with run.compiling():
                 self.compiled, self.shapes = phase.chunk.lower(state, self.batch, length).compile(), _shapes(self.batch)
         step, n = self.step, min(length, phase.end - self.step)
+        assert self.compiled is not None  # compiled above for these shapes
         new, losses = self.compiled(state, self.batch, n)
         chunk = loop.Chunk(new, np.asarray(losses)[:n], where=lambda i: f"at step {step + i} ({phase.name})",
                            good=f"step {step}", postfix={"phase": phase.name})
@@ -168,7 +172,7 @@ class _Pinn:
             self.batch = self.problem.place(self.problem.extend(self.base, self.refiner.points), self.mesh)
 
     def summary(self) -> dict:
-        out = {"autodiff_mode": self.cfg.autodiff.mode,
+        out: dict[str, Any] = {"autodiff_mode": self.cfg.autodiff.mode,
                "parallel": {**parallel.describe(self.mesh), "interior_points": int(self.batch["interior"].shape[0])}}
         if self.refiner.on:
             pts = self.refiner.points
@@ -215,19 +219,23 @@ def write_fields(path: str, ev, pred: dict, reference: dict | None) -> None:
 def _plots_and_checks(problem: Problem, params, ev, pred, reference, out: str | None) -> dict:
     """Field maps on the plot plane, a flow picture for velocity fields, and the equation's checks
     (``out`` None: the checks' metrics without writing plots)."""
-    result = {"metrics": {}, "notes": []}
+    metrics: dict[str, float] = {}
+    notes: list[str] = []
+    result = {"metrics": metrics, "notes": notes}
     for check in problem.equation.checks(lambda pts: problem.predict(params, pts)):
-        result["metrics"].update(check.metrics)
-        result["notes"].extend(check.notes)
-        for name, prof in (check.profiles if out is not None else {}).items():
-            pinn_plots.profile(prof, os.path.join(out, "plots", f"{name}.png"))
+        metrics.update(check.metrics)
+        notes.extend(check.notes)
+        if out is not None:
+            for name, prof in check.profiles.items():
+                pinn_plots.profile(prof, os.path.join(out, "plots", f"{name}.png"))
     if out is None:
         return result
     folder = os.path.join(out, "plots")
     index, where = evaluation.plane(ev)
     grids = ev.grids()
     X, Y = grids[0][index], grids[1][index]
-    p2, r2 = evaluation.on_plane(ev, pred, index), evaluation.on_plane(ev, reference, index)
+    p2 = evaluation.on_plane(ev, pred, index)
+    r2 = None if reference is None else evaluation.on_plane(ev, reference, index)
     for k in p2:
         pinn_plots.field_maps(X, Y, p2[k], None if r2 is None else r2.get(k), k,
                               os.path.join(folder, f"{k}.png"), where)
