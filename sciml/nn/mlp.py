@@ -20,6 +20,8 @@ ACTIVATIONS: dict[str, Callable] = {
     "sigmoid": jax.nn.sigmoid,
 }
 if TYPE_CHECKING:  # mypy cannot read a Literal built at run time
+    from jaxtyping import Array, Float
+
     Activation = str
 else:  # a case file's activation name (validated against this table)
     Activation = Literal[tuple(ACTIVATIONS)]
@@ -35,7 +37,8 @@ def init(key, sizes: Sequence[int], dtype=jnp.float32) -> list[dict]:
     return layers
 
 
-def apply(params: list[dict], x, activation: str | Callable = "tanh"):
+def apply(params: list[dict], x: Float[Array, "*batch n_in"],
+          activation: str | Callable = "tanh") -> Float[Array, "*batch n_out"]:
     """``x (..., n_in) -> (..., n_out)``: affine layers with ``activation`` between them."""
     act = ACTIVATIONS[activation] if isinstance(activation, str) else activation
     h = x
