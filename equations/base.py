@@ -22,18 +22,35 @@ the solvers read only these members.
 from __future__ import annotations
 
 import abc
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from .fields import Aliases, Fields
 
-Residuals = Mapping[str, object]  # name -> per-point values (N,)
+if TYPE_CHECKING:
+    from jax.typing import ArrayLike
+
+Residuals = Mapping[str, "ArrayLike"]  # name -> per-point values (N,)
+
+
+class Section(Protocol):
+    """What every case file's ``equation`` section gives the solvers: its tag ``type``, the name the equation
+    is registered under (:func:`sciml.equations.register`); the rest is the equation's own."""
+
+    @property
+    def type(self) -> str: ...
 
 
 class Equation(abc.ABC):
     """A PDE problem in nondimensional variables (see the module notes for the contract)."""
+
+    if TYPE_CHECKING:  # built by ``cls(config, domain)``; declared for type checkers only, so that an equation
+        # made without a case file (a test's) keeps the default constructor
+
+        def __init__(self, config: Any, domain: Any) -> None: ...
 
     # --- required -----------------------------------------------------------------------------
     @property
@@ -114,7 +131,7 @@ class Equation(abc.ABC):
         ones = np.asarray(self.to_physical(np.ones((1, dim))), float).reshape(dim)
         return centre, ones - centre
 
-    @classmethod
+    @classmethod  # noqa: B027 (an optional hook: by default, any domain)
     def check_geometry(cls, config, domain) -> None:
         """Raise :class:`~sciml.errors.Invalid` (key relative to the ``equation`` section) if the equation
         cannot be posed on ``domain``; called when a case is validated. Default: any domain."""

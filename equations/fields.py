@@ -19,13 +19,12 @@ run again on the real :class:`Fields`.
 """
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 import jax.numpy as jnp
 
 from sciml import autodiff as ad
 from sciml.autodiff import LinearOperator, Request
-
 
 # alias name -> (network output it derives from, multi-index of the derivative, coefficient)
 Aliases = Mapping[str, tuple[str, tuple[int, ...], float]]

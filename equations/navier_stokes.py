@@ -86,11 +86,17 @@ class NavierStokesConfig:
 
     @property
     def viscosity(self) -> float:
-        return self.nu if self.nu is not None else self.velocity * self.length / self.Re
+        if self.nu is not None:
+            return self.nu
+        assert self.Re is not None, "check(): Re or nu"
+        return self.velocity * self.length / self.Re
 
     @property
     def reynolds(self) -> float:
-        return self.Re if self.Re is not None else self.velocity * self.length / self.nu
+        if self.Re is not None:
+            return self.Re
+        assert self.nu is not None, "check(): Re or nu"
+        return self.velocity * self.length / self.nu
 
 
 def quantities(dim: int, formulation: str) -> list[str]:
@@ -180,6 +186,7 @@ class NavierStokes(Equation):
         self.space = tuple(c for c in self.coords if c != "t")
         self.unsteady = "t" in self.coords
         self.velocity = VELOCITY[:len(self.space)]
+        self.vectors = {"velocity": self.velocity}  # vector fields whose error is also reported as a whole
         self.stream = config.formulation == "stream_function"
         if self.stream:
             self.aliases = {"u": ("psi", (0, 1) + (0,) * self.unsteady, 1.0),
@@ -207,7 +214,7 @@ class NavierStokes(Equation):
         self._conditions = {part: {q: self._value(v) for q, v in cond.items()}
                             for part, cond in config.conditions.items()}
         self.force = {q: self._value(v) for q, v in config.force.items()}
-        self.periodic = [tuple(p) for p in config.periodic]
+        self.periodic = [(a, b) for a, b in config.periodic]
         # fields known only up to a constant (per time): the pressure of a flow with no pressure condition
         fixes_p = config.gauge is not None or any(
             q in ("p", "p_n") for c in config.conditions.values() for q in c)
@@ -235,7 +242,9 @@ class NavierStokes(Equation):
     def _value(self, value):
         """A condition value as ``(q, physical points) -> physical value`` (jnp)."""
         if isinstance(value, str) and value.strip() == EXACT:
-            return lambda q, x: self.exact(jnp, x, self.nu, self.rho)[q]
+            exact = self.exact
+            assert exact is not None, "validated: 'exact' needs an exact solution"
+            return lambda q, x: exact(jnp, x, self.nu, self.rho)[q]
         e = expr.parse(value, self.coords)
         return lambda q, x: e(jnp, **{c: x[..., i] for i, c in enumerate(self.coords)}) + 0.0 * x[..., 0]
 
@@ -290,17 +299,13 @@ class NavierStokes(Equation):
             return {}
         pts = np.asarray([g.point], float)
         if self.unsteady:
-            t = np.linspace(*self.domain.time, 17)
+            t0, t1 = self.domain.time
+            t = np.linspace(t0, t1, 17)
             pts = np.concatenate([np.repeat(pts, len(t), 0), t[:, None]], -1)
         value = self._value(g.p)
         return {"gauge": (pts, lambda d: {"p": d["p"] - self._target("p", value, d.points)})}
 
     # --- physical output ----------------------------------------------------------------------
-    @property
-    def vectors(self) -> dict:
-        """Vector fields whose error is also reported as a whole."""
-        return {"velocity": self.velocity}
-
     @property
     def derived_names(self) -> tuple[str, ...]:
         return self.velocity + ("p", "speed") + (("vorticity",) if len(self.space) == 2 else ())
@@ -322,14 +327,16 @@ class NavierStokes(Equation):
 
     def reference(self, points: np.ndarray) -> dict | None:
         """The exact solution (with speed and vorticity) at physical points, or None."""
-        if self.exact is None:
+        exact = self.exact
+        if exact is None:
             return None
-        x = jnp.asarray(points, jnp.float64 if jax.config.jax_enable_x64 else jnp.float32)
-        ref = {k: np.asarray(v) for k, v in self.exact(jnp, x, self.nu, self.rho).items()}
+        x64 = jax.config.jax_enable_x64  # type: ignore[attr-defined]  # options: dynamic attributes
+        x = jnp.asarray(points, jnp.float64 if x64 else jnp.float32)
+        ref = {k: np.asarray(v) for k, v in exact(jnp, x, self.nu, self.rho).items()}
         ref["speed"] = np.sqrt(sum(ref[u] ** 2 for u in self.velocity))
         if len(self.space) == 2:
             def uv(p):
-                s = self.exact(jnp, p, self.nu, self.rho)
+                s = exact(jnp, p, self.nu, self.rho)
                 return jnp.stack([s["u"], s["v"]])
             jac = jax.vmap(jax.jacfwd(uv))(x)  # (N, 2, D)
             ref["vorticity"] = np.asarray(jac[:, 1, 0] - jac[:, 0, 1])

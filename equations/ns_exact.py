@@ -18,8 +18,8 @@ Each is a function ``(xp, pts, nu, rho) -> {"u": ..., "v": ..., ["w": ...,] "p":
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 
 def kovasznay(xp, pts, nu, rho=1.0):

@@ -83,10 +83,12 @@ class PlateConfig:
     def rigidity(self) -> float:
         if self.D is not None:
             return self.D
-        return self.E * self.thickness**3 / (12.0 * (1.0 - self.nu**2))
+        E, h = self.E, self.thickness
+        assert E is not None and h is not None, "check(): D, or both E and thickness"
+        return E * h**3 / (12.0 * (1.0 - self.nu**2))
 
 
-def _contract(d: Fields, field: str, vectors) -> jnp.ndarray:
+def _contract(d: Fields, field: str, vectors) -> jnp.ndarray | float:
     """``Σ v1_i v2_j ... ∂_ij... field``: the derivative along the given per-point vectors ``(N, dim)``."""
     dim = len(d.coords)
     total = 0.0
@@ -107,7 +109,8 @@ def _wavenumber(first: str, second: str, span: float) -> float:
 
 # condition -> residuals (in nondimensional form) on an edge with normal n and tangent t
 EDGE_RULES = {
-    "simply_supported": lambda d, n, t, nu: {"w": d["w"], "m": _contract(d, "w", (n, n)) + nu * _contract(d, "w", (t, t))},
+    "simply_supported": lambda d, n, t, nu: {"w": d["w"],
+                                             "m": _contract(d, "w", (n, n)) + nu * _contract(d, "w", (t, t))},
     "clamped": lambda d, n, t, nu: {"w": d["w"], "dw": _contract(d, "w", (n,))},
     "free": lambda d, n, t, nu: {"m": _contract(d, "w", (n, n)) + nu * _contract(d, "w", (t, t)),
                                  "v": _contract(d, "w", (n, n, n)) + (2 - nu) * _contract(d, "w", (n, t, t))},
@@ -142,7 +145,8 @@ class KirchhoffPlate(Equation):
             raise ValueError("the load is not finite everywhere on the plate")
         self.q0 = float(np.max(np.abs(q))) or 1.0
         e = config.edges
-        modal = math.pi**4 * (_wavenumber(e.left, e.right, self.a) ** 2 + _wavenumber(e.bottom, e.top, self.b) ** 2) ** 2
+        kx, ky = _wavenumber(e.left, e.right, self.a), _wavenumber(e.bottom, e.top, self.b)
+        modal = math.pi**4 * (kx**2 + ky**2) ** 2
         self.W = self.q0 / (self.D * modal)
         self.c = modal * self.L**4
 

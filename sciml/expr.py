@@ -10,15 +10,16 @@ from __future__ import annotations
 import ast
 import math
 import operator
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 FUNCTIONS = ("sin", "cos", "tan", "exp", "log", "sqrt", "abs", "tanh", "sinh", "cosh", "arctan", "arcsin",
              "arccos", "arctan2", "minimum", "maximum", "sign", "heaviside")
 CONSTANTS = {"pi": math.pi, "e": math.e}
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
            ast.Pow: operator.pow, ast.Mod: operator.mod}
-_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+_UNARY: dict[type, Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
 _COMPARE = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
 
 
@@ -85,6 +86,6 @@ def evaluate(node: ast.AST, np_module, env: Mapping[str, Any]):
     if isinstance(node, ast.IfExp):
         return np_module.where(evaluate(node.test, np_module, env), evaluate(node.body, np_module, env),
                                evaluate(node.orelse, np_module, env))
-    if isinstance(node, ast.Call):
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         return getattr(np_module, node.func.id)(*(evaluate(a, np_module, env) for a in node.args))
     raise ValueError(f"{type(node).__name__} is not allowed")  # unreachable after parse()

@@ -8,8 +8,37 @@ in one line).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from sciml.parallel import ParallelConfig
+
+
+class CaseConfig(Protocol):
+    """What every case file's dataclass (a :attr:`Solver.schema`) gives the front doors and the training
+    loop; the other sections are the solver's own."""
+
+    @property
+    def case(self) -> str:
+        """The case's name: runs go to ``runs/<case>/...``."""
+
+    @property
+    def solver(self) -> str:
+        """The solver's name (:attr:`Solver.name`)."""
+
+    @property
+    def seed(self) -> int:
+        """The seed of initialisation, sampling and shuffling."""
+
+    @property
+    def dtype(self) -> str:
+        """The dtype policy's name (:class:`sciml.compile.Policy`): ``float32``, ``float64``, ..."""
+
+    @property
+    def parallel(self) -> ParallelConfig:
+        """Devices, mesh and processes (:mod:`sciml.parallel`)."""
 
 
 @dataclass(frozen=True)
@@ -17,7 +46,8 @@ class Solver:
     """A solver as the front doors see it.
 
     - ``name``: the case file's ``solver:`` value;
-    - ``schema``: the case file's dataclass (validated by :func:`sciml.config.validate`);
+    - ``schema``: the case file's dataclass (validated by :func:`sciml.config.validate`), a
+      :class:`CaseConfig`;
     - ``train(config, out, resume=None, quiet=False) -> summary dict``: train into run folder ``out``;
     - ``datagen(config, quiet=False, force=False, workers=1) -> dataset path``: make the training data with a
       classical solver (solvers trained on data only);
@@ -30,7 +60,7 @@ class Solver:
     """
 
     name: str
-    schema: type
+    schema: type[CaseConfig]
     train: Callable[..., dict]
     datagen: Callable[..., str] | None = None
     export_model: Callable[..., tuple] | None = None

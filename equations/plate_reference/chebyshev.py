@@ -39,7 +39,7 @@ def coefficients(values: np.ndarray, axis: int = -1) -> np.ndarray:
     """Chebyshev coefficients of the interpolant through ``values`` at ``points(n)`` (DCT-II)."""
     n = values.shape[axis]
     c = dct(values, type=2, axis=axis) / n
-    idx = [slice(None)] * values.ndim
+    idx: list[slice | int] = [slice(None)] * values.ndim
     idx[axis] = 0
     c[tuple(idx)] /= 2
     return c

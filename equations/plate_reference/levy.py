@@ -142,10 +142,11 @@ def _levy_x(plate: Plate, load: Load, x, y, terms: int, quad_nodes, y_solver):
     (x0, x1), (y0, y1) = plate.bounds
     a, b, D, nu = plate.a, plate.b, plate.D, plate.nu
     alpha = np.arange(1, terms + 1) * np.pi / a
-    beam = load.uniform and y_solver == "auto"  # sum the particular part in closed form
-    if beam:
+    q = load.value if y_solver == "auto" else None  # a uniform load: sum the particular part in closed form
+    beam = q is not None
+    if q is not None:
         m = np.arange(1, terms + 1)
-        c, qhat = np.where(m % 2 == 1, 4.0 * load.value / (np.pi * m), 0.0), None
+        c, qhat = np.where(m % 2 == 1, 4.0 * q / (np.pi * m), 0.0), None
     else:
         S, xi = sine.sine_matrix(a, terms, quad_nodes or sine.nodes_for(terms))
         c, qhat = _load_in_y(plate, load, S, xi, y_solver == "auto")
@@ -193,8 +194,8 @@ def _levy_x(plate: Plate, load: Load, x, y, terms: int, quad_nodes, y_solver):
             "qx": combine(cx, None, -D * alpha * (Y2 - a2 * Y0)),
             "qy": combine(sx, None, -D * (Y3 - a2 * Y1)),
         }
-        if beam:
-            q, one = load.value, np.ones((len(ys), 1))
+        if q is not None:
+            one = np.ones((len(ys), 1))
             wb = q / (24 * D) * (xi**4 - 2 * a * xi**3 + a**3 * xi)
             wb2 = q / (2 * D) * (xi**2 - a * xi)
             out["w"] = out["w"] + combine(wb[:, None], None, one)

@@ -50,7 +50,7 @@ def navier_coefficients(bounds, load: Load, terms: int = DEFAULT_TERMS, quad_nod
     """Sine coefficients :math:`q_{mn}`, ``m, n = 1..terms``, as a ``(terms, terms)`` array."""
     (x0, x1), (y0, y1) = bounds
     a, b = x1 - x0, y1 - y0
-    if load.uniform:
+    if load.value is not None:  # uniform
         m = np.arange(1, terms + 1)
         odd = (m % 2 == 1).astype(float)
         return 16.0 * load.value / np.pi**2 * np.outer(odd / m, odd / m)

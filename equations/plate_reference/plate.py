@@ -44,7 +44,7 @@ class Plate:
     def b(self) -> float:
         return self.bounds[1][1] - self.bounds[1][0]
 
-    def transposed(self) -> "Plate":
+    def transposed(self) -> Plate:
         """The same plate with the roles of x and y exchanged (left/right <-> bottom/top)."""
         e = self.edges
         edges = {"left": e["bottom"], "right": e["top"], "bottom": e["left"], "top": e["right"]}
@@ -104,7 +104,8 @@ def make_load(load, bounds, uniform: bool | None = None) -> Load:
     closed-form coefficients; ``uniform=True`` takes the value at the centre; ``uniform=False`` never does.
     """
     if np.isscalar(load) or (isinstance(load, np.ndarray) and load.ndim == 0):
-        return Load(lambda x, y: np.full(np.shape(x), float(load)), float(load))
+        value = float(load)  # type: ignore[arg-type]  # numpy's isscalar lets str and bytes through as well
+        return Load(lambda x, y: np.full(np.shape(x), value), value)
     if not callable(load):
         raise TypeError(f"the load must be a number or a callable q(x, y), got {type(load).__name__}")
     (x0, x1), (y0, y1) = bounds

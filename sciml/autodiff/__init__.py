@@ -1,4 +1,5 @@
 """Higher-order automatic differentiation: Taylor mode over jaxprs and the differential-operator API."""
+from . import taylor as _taylor
 from .api import (
     DEFAULT_MODE,
     MODES,
@@ -13,7 +14,6 @@ from .api import (
     partial,
     register_mode,
 )
-from . import taylor as _taylor
 from .operators import LinearOperator, MultiIndex, Request, biharmonic_op, laplacian_op, multi_indices, unit
 
 # The Taylor engine's modes beside the reference one: "taylor" (exact, one planned propagation, the default) and

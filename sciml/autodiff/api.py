@@ -35,7 +35,8 @@ References:
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 import jax.numpy as jnp
 
@@ -50,6 +51,14 @@ from .operators import (
     unit,
     validate,
 )
+
+if TYPE_CHECKING:  # shapes for the reader and the type checker; jaxtyping is not needed at run time
+    from jax import Array
+    from jaxtyping import Float
+
+    Points = Float[Array, "*batch d"]  # points, their d coordinates on the last axis
+    Values = Float[Array, "*fx"]  # values of the shape of f(x): (*batch, m) or (*batch)
+    PointwiseFn = Callable[[Points], Values]
 
 # mode name -> derivatives(f, requests, **options) -> (x -> {request: array}); engines register here.
 MODES: dict[str, Callable] = {"nested": nested.derivatives}
@@ -67,7 +76,8 @@ def register_mode(name: str, implementation: Callable) -> None:
     MODES[name] = implementation
 
 
-def derivatives(f: Callable, requests: Iterable[Request], *, mode: str | None = None, **options) -> Callable:
+def derivatives(f: PointwiseFn, requests: Iterable[Request], *, mode: str | None = None,
+                **options) -> Callable[[Points], dict[Request, Values]]:
     """Several partials and linear differential operators of ``f``, from one propagation.
 
     A request is a multi-index ``α`` (``∂^α f``) or a :class:`LinearOperator` ``L f = Σ_α c_α ∂^α f``.
@@ -124,7 +134,7 @@ def _single(f, request, mode, options) -> Callable:
     return lambda x: run(x)[request if isinstance(request, LinearOperator) else tuple(request)]
 
 
-def partial(f: Callable, alpha: MultiIndex, *, mode: str | None = None, **options) -> Callable:
+def partial(f: PointwiseFn, alpha: MultiIndex, *, mode: str | None = None, **options) -> PointwiseFn:
     """One partial derivative ``∂^α f = ∂_1^{α_1} ⋯ ∂_d^{α_d} f``, of any order.
 
     Args:
@@ -146,8 +156,8 @@ def partial(f: Callable, alpha: MultiIndex, *, mode: str | None = None, **option
     return _single(f, tuple(alpha), mode, options)
 
 
-def linear_operator(f: Callable, coefficients: Mapping[MultiIndex, float] | LinearOperator, *,
-                    mode: str | None = None, **options) -> Callable:
+def linear_operator(f: PointwiseFn, coefficients: Mapping[MultiIndex, float] | LinearOperator, *,
+                    mode: str | None = None, **options) -> PointwiseFn:
     """A linear differential operator with constant coefficients, ``L f = Σ_α c_α ∂^α f``.
 
     Terms of different orders are planned order by order and summed; for the ``"taylor"`` mode a
@@ -173,7 +183,7 @@ def linear_operator(f: Callable, coefficients: Mapping[MultiIndex, float] | Line
     return _single(f, op, mode, options)
 
 
-def laplacian(f: Callable, *, mode: str | None = None, **options) -> Callable:
+def laplacian(f: PointwiseFn, *, mode: str | None = None, **options) -> PointwiseFn:
     """The Laplacian ``Δf = Σ_i ∂_i² f``.
 
     ``"taylor"``: the ``d`` unit directions to order 2, their second-order coefficients collapsed into one
@@ -208,7 +218,7 @@ def laplacian(f: Callable, *, mode: str | None = None, **options) -> Callable:
     return lambda x: _single(f, laplacian_op(x.shape[-1]), mode, options)(x)
 
 
-def biharmonic(f: Callable, *, mode: str | None = None, **options) -> Callable:
+def biharmonic(f: PointwiseFn, *, mode: str | None = None, **options) -> PointwiseFn:
     """The biharmonic operator ``Δ²f = Σ_i ∂_i⁴ f + 2 Σ_{i<j} ∂_i² ∂_j² f``.
 
     ``"taylor"``: a spherical 4-design ``{v_m}_{m=1}^M`` gives ``Δ²f = d(d+2)/(3M) Σ_m D⁴f[v_m, v_m, v_m, v_m]``
@@ -245,7 +255,8 @@ def _stack_partials(f, order, mode, options, x):
     return d, vals
 
 
-def jacobian(f: Callable, *, mode: str | None = None, **options) -> Callable:
+def jacobian(f: PointwiseFn, *, mode: str | None = None,
+             **options) -> Callable[[Points], Float[Array, "*fx d"]]:
     """The Jacobian ``J[..., i] = ∂_i f``, the input coordinate as the last axis.
 
     Args:
@@ -272,7 +283,8 @@ def jacobian(f: Callable, *, mode: str | None = None, **options) -> Callable:
     return jac
 
 
-def grad(f: Callable, *, mode: str | None = None, **options) -> Callable:
+def grad(f: Callable[[Points], Float[Array, "*batch"]], *, mode: str | None = None,
+         **options) -> Callable[[Points], Float[Array, "*batch d"]]:
     """The gradient ``∇f = (∂_1 f, …, ∂_d f)`` of a scalar-valued ``f``: its :func:`jacobian`.
 
     Args:
@@ -293,7 +305,8 @@ def grad(f: Callable, *, mode: str | None = None, **options) -> Callable:
     return jacobian(f, mode=mode, **options)
 
 
-def hessian(f: Callable, *, mode: str | None = None, **options) -> Callable:
+def hessian(f: PointwiseFn, *, mode: str | None = None,
+            **options) -> Callable[[Points], Float[Array, "*fx d d"]]:
     """The Hessian ``H[..., i, j] = ∂_i ∂_j f``, the coordinates as the two last axes.
 
     All ``d(d+1)/2`` second partials come from one propagation (``"taylor"``: the unit directions and, for
@@ -323,7 +336,8 @@ def hessian(f: Callable, *, mode: str | None = None, **options) -> Callable:
     return hess
 
 
-def divergence(f: Callable, *, mode: str | None = None, **options) -> Callable:
+def divergence(f: Callable[[Points], Float[Array, "*batch d"]], *, mode: str | None = None,
+               **options) -> Callable[[Points], Float[Array, "*batch"]]:
     """The divergence ``∇·f = Σ_i ∂_i f_i`` of a vector field ``f: (..., d) -> (..., d)``.
 
     Args:

@@ -5,8 +5,9 @@ benchmarked against, and a fallback that is always correct.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Callable
+from collections.abc import Callable
+from functools import cache
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -23,7 +24,7 @@ def _lower(alpha: MultiIndex) -> tuple[MultiIndex, int]:
 def partial_fn(f: Callable, alpha: MultiIndex) -> Callable:
     """``x -> ∂^alpha f(x)`` for a pointwise ``f`` (rows of ``x[..., d]`` independent)."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def build(a: MultiIndex) -> Callable:
         if not any(a):
             return f
@@ -61,7 +62,7 @@ def derivatives(f: Callable, requests: tuple[Request, ...], **_) -> Callable:
     """All requested partials and operators of ``f`` at ``x``, each by its own chain of nested jvps."""
 
     def evaluate(x):
-        out = {}
+        out: dict[Request, Any] = {}
         for r in requests:
             if isinstance(r, LinearOperator):
                 out[r] = sum(c * partial_fn(f, a)(x) for a, c in r.terms)

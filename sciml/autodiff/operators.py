@@ -7,8 +7,8 @@ hashable, so a set of them is a plan the engine can compute in one propagation.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping, Union
 
 MultiIndex = tuple[int, ...]
 
@@ -21,7 +21,7 @@ class LinearOperator:
     name: str = "L"
 
     @staticmethod
-    def of(coefficients: Mapping[MultiIndex, float], name: str = "L") -> "LinearOperator":
+    def of(coefficients: Mapping[MultiIndex, float], name: str = "L") -> LinearOperator:
         terms = tuple(sorted((tuple(int(i) for i in a), float(c)) for a, c in coefficients.items() if c != 0))
         if not terms:
             raise ValueError("a linear operator needs at least one non-zero term")
@@ -47,7 +47,7 @@ class LinearOperator:
         return f"LinearOperator({self.name})"
 
 
-Request = Union[MultiIndex, LinearOperator]
+Request = MultiIndex | LinearOperator
 
 
 def unit(dim: int, i: int, k: int = 1) -> MultiIndex:

@@ -48,7 +48,7 @@ def enable_cache(path: str | None = None) -> str | None:
     from jax.experimental.compilation_cache import compilation_cache as cc
 
     folder = cache_setting(path)
-    if folder != jax.config.jax_compilation_cache_dir:
+    if folder != jax.config.jax_compilation_cache_dir:  # type: ignore[attr-defined]  # options: dynamic attributes
         if folder is not None:
             os.makedirs(folder, exist_ok=True)
         jax.config.update("jax_compilation_cache_dir", folder)
@@ -66,7 +66,7 @@ class Policy:
     compute: str = "float32"
 
     @staticmethod
-    def of(name: str) -> "Policy":
+    def of(name: str) -> Policy:
         table = {"float32": Policy("float32", "float32"), "float64": Policy("float64", "float64"),
                  "bfloat16": Policy("float32", "bfloat16")}
         return table[name]

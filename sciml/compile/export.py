@@ -16,7 +16,7 @@ import hashlib
 import json
 import os
 import re
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import numpy as np

@@ -29,13 +29,17 @@ result is that of the FFT path to rounding (:func:`spectral_conv`).
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from .mlp import ACTIVATIONS
+
+if TYPE_CHECKING:  # shapes for the reader and the type checker; jaxtyping is not needed at run time
+    from jaxtyping import Array, Float
 
 GridKind = str  # "closed": linspace(0, 1, n) (grid includes both ends); "periodic": arange(n) / n
 
@@ -59,7 +63,7 @@ def _draw(key, specs, dtype):
     is_spec = lambda s: isinstance(s, tuple) and len(s) == 3 and isinstance(s[0], tuple)
     leaves, treedef = jax.tree_util.tree_flatten(specs, is_leaf=is_spec)
     sizes = [int(np.prod(shape)) for shape, _, _ in leaves]
-    u = jax.random.uniform(key, (sum(sizes),), dtype)
+    u: jax.Array | np.ndarray = jax.random.uniform(key, (sum(sizes),), dtype)
     if not isinstance(u, jax.core.Tracer):
         u = np.asarray(u)
     out, start = [], 0
@@ -146,7 +150,8 @@ def _spectral_conv_dft(weights, v):
     return jnp.real(_along(out, last, d)).astype(v.dtype)
 
 
-def spectral_conv(weights, v):
+def spectral_conv(weights: Float[Array, "*modes c_in c_out 2"],
+                  v: Float[Array, "batch *grid c_in"]) -> Float[Array, "batch *grid c_out"]:
     """``K v`` for ``v`` of shape ``(batch, n_1..n_d, c_in)``: truncated Fourier multiplication.
 
     The transforms and the mode mixing run in at least float32 (XLA's FFT takes no bfloat16); the result
@@ -211,8 +216,9 @@ def grid_channels(shape: Sequence[int], kind: GridKind | Sequence[GridKind], dty
     return jnp.stack(jnp.meshgrid(*axes, indexing="ij"), axis=-1)
 
 
-def apply(params: dict, x, *, grid: GridKind | Sequence[GridKind] | None = "closed",
-          padding: int | Sequence[int] = 0, activation: str | Callable = "gelu"):
+def apply(params: dict, x: Float[Array, "batch *grid c_in"], *,
+          grid: GridKind | Sequence[GridKind] | None = "closed", padding: int | Sequence[int] = 0,
+          activation: str | Callable = "gelu") -> Float[Array, "batch *grid c_out"]:
     """``x (batch, n_1..n_d, c_in) -> (batch, n_1..n_d, c_out)`` at any resolution.
 
     ``grid``: the kind of coordinates appended to the input (``None`` if the model was built without).

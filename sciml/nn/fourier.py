@@ -7,8 +7,13 @@ leave it unchanged.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import jax
 import jax.numpy as jnp
+
+if TYPE_CHECKING:  # shapes for the reader and the type checker; jaxtyping is not needed at run time
+    from jaxtyping import Array, Float
 
 
 def init(key, in_dim: int, features: int, scale: float = 1.0, dtype=jnp.float32) -> dict:
@@ -16,7 +21,7 @@ def init(key, in_dim: int, features: int, scale: float = 1.0, dtype=jnp.float32)
     return {"B": scale * jax.random.normal(key, (in_dim, features), dtype)}
 
 
-def apply(params: dict, x):
+def apply(params: dict, x: Float[Array, "*batch d"]) -> Float[Array, "*batch two_features"]:
     """``x (..., d) -> (..., 2 * features)``."""
     z = 2 * jnp.pi * x @ jax.lax.stop_gradient(params["B"])
     return jnp.concatenate([jnp.cos(z), jnp.sin(z)], axis=-1)

@@ -11,6 +11,9 @@ cancels in the ratio, so both errors compare across resolutions.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import jax
 import jax.numpy as jnp
 
 
@@ -38,7 +41,7 @@ def h1_norm_sq(u, d: int | None = None):
     axes = tuple(range(1, 1 + d))
     U = jnp.fft.fftn(u, axes=axes)
     shape = u.shape[1:1 + d]
-    k2 = 0.0
+    k2 = jnp.asarray(0.0)  # weakly typed, like 0.0: the sum takes the wavenumbers' dtype
     for i, n in enumerate(shape):
         k = jnp.fft.fftfreq(n, 1.0 / n)  # integer wavenumbers on the unit box
         k2 = k2 + (2 * jnp.pi * k).reshape([-1 if j == i else 1 for j in range(d)]) ** 2
@@ -57,4 +60,4 @@ def h1(pred, true, *, d: int | None = None, reduce: bool = True):
     return jnp.mean(err) if reduce else err
 
 
-LOSSES = {"rel_l2": rel_l2, "h1": h1}
+LOSSES: dict[str, Callable[..., jax.Array]] = {"rel_l2": rel_l2, "h1": h1}

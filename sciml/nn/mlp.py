@@ -5,7 +5,8 @@ Weights use Glorot (Xavier) normal initialisation, ``W ~ N(0, 2 / (fan_in + fan_
 """
 from __future__ import annotations
 
-from typing import Callable, Literal, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Literal
 
 import jax
 import jax.numpy as jnp
@@ -18,7 +19,12 @@ ACTIVATIONS: dict[str, Callable] = {
     "softplus": jax.nn.softplus,
     "sigmoid": jax.nn.sigmoid,
 }
-Activation = Literal[tuple(ACTIVATIONS)]  # a case file's activation name (validated against this table)
+if TYPE_CHECKING:  # mypy cannot read a Literal built at run time
+    from jaxtyping import Array, Float
+
+    Activation = str
+else:  # a case file's activation name (validated against this table)
+    Activation = Literal[tuple(ACTIVATIONS)]
 
 
 def init(key, sizes: Sequence[int], dtype=jnp.float32) -> list[dict]:
@@ -31,7 +37,8 @@ def init(key, sizes: Sequence[int], dtype=jnp.float32) -> list[dict]:
     return layers
 
 
-def apply(params: list[dict], x, activation: str | Callable = "tanh"):
+def apply(params: list[dict], x: Float[Array, "*batch n_in"],
+          activation: str | Callable = "tanh") -> Float[Array, "*batch n_out"]:
     """``x (..., n_in) -> (..., n_out)``: affine layers with ``activation`` between them."""
     act = ACTIVATIONS[activation] if isinstance(activation, str) else activation
     h = x

@@ -11,11 +11,15 @@ All hidden layers share one width. Initialisation as in :mod:`sciml.nn.mlp` (Glo
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import jax
 
 from . import mlp
+
+if TYPE_CHECKING:  # shapes for the reader and the type checker; jaxtyping is not needed at run time
+    from jaxtyping import Array, Float
 
 
 def init(key, sizes: Sequence[int], dtype=None) -> dict:
@@ -29,7 +33,8 @@ def init(key, sizes: Sequence[int], dtype=None) -> dict:
             "layers": mlp.init(k_body, sizes, **kw)}
 
 
-def apply(params: dict, x, activation: str | Callable = "tanh"):
+def apply(params: dict, x: Float[Array, "*batch n_in"],
+          activation: str | Callable = "tanh") -> Float[Array, "*batch n_out"]:
     act = mlp.ACTIVATIONS[activation] if isinstance(activation, str) else activation
     u = act(x @ params["u"]["W"] + params["u"]["b"])
     v = act(x @ params["v"]["W"] + params["v"]["b"])

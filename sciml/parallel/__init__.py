@@ -13,12 +13,13 @@ stream (:func:`rng`) and the global arrays are assembled with ``jax.make_array_f
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import jax
 import numpy as np
-from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+from jax.sharding import Mesh, NamedSharding
+from jax.sharding import PartitionSpec as P
 
 from ..config import spec
 from ..errors import ConfigError, Invalid, UserError

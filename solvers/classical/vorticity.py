@@ -43,9 +43,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from .burgers import steps_per_record
+from .grf import periodic_grf, sample_rngs
 
 ORDER = {"heun": 2, "euler": 1}  # order in the time step of each scheme
-from .grf import periodic_grf, sample_rngs
 
 SCHEMES = ("heun", "euler")
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from sciml.config import spec, suggest
 from sciml.errors import Invalid
@@ -12,11 +12,15 @@ from sciml.parallel import ParallelConfig
 
 from .generators import GENERATORS, factor
 
+if TYPE_CHECKING:  # mypy cannot read a Literal built at run time
+    GeneratorName = str
+else:  # a key of the generator table
+    GeneratorName = Literal[tuple(GENERATORS)]
 
 
 @dataclass
 class DataConfig:
-    generator: Literal[tuple(GENERATORS)] = spec(help="classical solver that makes the data")
+    generator: GeneratorName = spec(help="classical solver that makes the data")
     path: str = spec(help="HDF5 dataset (made by `sciml datagen CASE.yaml`), e.g. data/<case>.h5")
     resolution: int = spec(ge=2, help="training grid: points per spatial axis")
     n_train: int = spec(ge=1)

@@ -22,7 +22,7 @@ import json
 import os
 import shlex
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 import h5py
 import numpy as np
@@ -104,7 +104,11 @@ def write(cfg: DataConfig, path: str, progress=None, workers: int = 1, fresh: bo
     gen = GENERATORS[cfg.generator]
     S, total = cfg.solver_grid, cfg.n_train + cfg.n_test
     count = -(-total // cfg.chunk)
-    strides = {r: factor(S, r, gen.grid) for r in cfg.resolutions}
+    strides: dict[int, int] = {}
+    for r in cfg.resolutions:
+        stride = factor(S, r, gen.grid)
+        assert stride is not None, "DataConfig.check(): each grid subsamples the solver's"
+        strides[r] = stride
     parts = dataset_parts.of(path, settings(cfg))
     if fresh:
         parts.clear()
@@ -122,7 +126,7 @@ def write(cfg: DataConfig, path: str, progress=None, workers: int = 1, fresh: bo
                         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
         groups = {("train", cfg.resolution): f.create_group("train")}
         groups.update({("test", r): f.create_group(f"test/{r}") for r in cfg.resolutions})
-        for (split, r), g in groups.items():
+        for (_, r), g in groups.items():
             g["grid"] = coordinates(r, gen.dims, gen.grid).astype(_DTYPE)
             g.attrs["resolution"] = r
         for index in range(count):
@@ -171,7 +175,7 @@ class MissingDataset(ConfigError):
         super().__init__(f"dataset {path} does not exist; make it with `sciml datagen {command}`",
                          key="data.path", source=case_file)
 
-    def within(self, source: str, overrides=()) -> "MissingDataset":
+    def within(self, source: str, overrides=()) -> MissingDataset:
         return self if self.source else MissingDataset(self.path, source, self.case, overrides)
 
 
@@ -255,14 +259,14 @@ class Split:
 
     def moments(self, batch_size: int = 100) -> tuple[np.ndarray, ...]:
         """Per-channel mean and standard deviation of inputs and outputs (float64 sums)."""
-        sums = None
+        sums: list[np.ndarray] = []
         count = 0
         for x, y in self.batches(batch_size):
             parts = []
             for a in (x, y):
                 a = a.reshape(-1, a.shape[-1]).astype(np.float64)
                 parts += [a.sum(0), (a * a).sum(0)]
-            sums = parts if sums is None else [s + p for s, p in zip(sums, parts)]
+            sums = [s + p for s, p in zip(sums, parts)] if sums else parts
             count += x[..., 0].size
         mx, my = sums[0] / count, sums[2] / count
         sx = np.sqrt(np.maximum(sums[1] / count - mx ** 2, 0.0))

@@ -3,13 +3,14 @@
 Each generator is a classical solver's ``generate(n_samples, resolution, seed, progress=None, **params)``,
 which returns a dict of numpy arrays (:mod:`sciml.solvers.classical`). The entries here say which arrays are
 the operator's input and output, how many spatial axes they have, and whether the grid includes both ends of
-[0, 1] (``closed``: Darcy, Dirichlet boundary on the grid) or is periodic (``periodic``: x_j = j / n). Arrays become channels-last: ``(n, n_1..n_d, channels)``.
+[0, 1] (``closed``: Darcy, Dirichlet boundary on the grid) or is periodic (``periodic``: x_j = j / n). Arrays
+become channels-last: ``(n, n_1..n_d, channels)``.
 """
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

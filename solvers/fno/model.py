@@ -22,13 +22,13 @@ along their output channels (:func:`partition`).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-
 from jax.sharding import PartitionSpec as P
 
 from sciml.compile import Policy
@@ -83,7 +83,7 @@ def build(cfg: FnoCase, in_channels: int, out_channels: int) -> Operator:
     policy = Policy.of(cfg.dtype)
     dtype, compute = policy.param_dtype, policy.compute_dtype
     kinds = [gen.grid] * gen.dims + (["closed"] if m.type == "space_time" else [])
-    opts = {"grid": kinds if m.grid else None, "activation": m.activation}
+    opts: dict[str, Any] = {"grid": kinds if m.grid else None, "activation": m.activation}
     train_shape = cfg.model_shape()
 
     def padding(shape):
@@ -139,6 +139,6 @@ def partition(path, leaf) -> P:
     where = next((_CHANNEL_AXIS_OF[n] for n in reversed(names) if n in _CHANNEL_AXIS_OF), None)
     if where is None or not np.ndim(leaf):
         return P()
-    spec = [None] * np.ndim(leaf)
+    spec: list[str | None] = [None] * np.ndim(leaf)
     spec[where] = CHANNEL_AXIS
     return P(*spec)

@@ -53,7 +53,7 @@ def optimizer(cfg: FnoCase, sched: optax.Schedule) -> optax.GradientTransformati
 def make_step(op: Operator, tx: optax.GradientTransformation, loss_name: str, dims: int):
     """``(state, x, y) -> (state, loss)``: one jitted AdamW step on a minibatch."""
     loss_fn = losses.LOSSES[loss_name]
-    kw = {"d": dims} if loss_name == "h1" else {}
+    kw: dict[str, int] = {"d": dims} if loss_name == "h1" else {}
 
     def loss(params, stats, x, y):
         return loss_fn(op.predict(params, stats, x), y, **kw)
@@ -80,7 +80,8 @@ def make_eval(op: Operator):
 
 def evaluate(run, state, split: data.Split, batch_size: int, keep: int = 0):
     """Mean test rel. L2 over ``split`` and the first ``keep`` predictions."""
-    errs, kept = [], []
+    errs: list[np.ndarray] = []
+    kept: list[np.ndarray] = []
     for x, y in split.batches(batch_size):
         pred, e = run(state["params"], state["stats"], x, y)
         errs.append(np.asarray(e))
@@ -150,7 +151,8 @@ class _Fno:
             cfg, self.train_set.shapes[0][-1], self.train_set.shapes[1][-1], self.per_epoch)
         self.rows = parallel.local_rows(cfg.training.batch_size)
         self.epoch, self.initial, self.warm, self.resumed, self.params = 0, None, False, False, 0
-        self.epoch_times, self.epoch_cpu = [], []  # wall and CPU seconds of each epoch's steps
+        self.epoch_times: list[float] = []  # wall seconds of each epoch's steps
+        self.epoch_cpu: list[float] = []  # and CPU seconds
 
     def put(self, x, y):
         return parallel.shard((np.asarray(x, self.np_dtype), np.asarray(y, self.np_dtype)), self.mesh)

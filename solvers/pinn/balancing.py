@@ -11,7 +11,7 @@ weights of the case file. The gradients are of the unweighted terms (one reverse
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp

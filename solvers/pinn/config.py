@@ -4,17 +4,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
+from sciml import equations
 from sciml.config import spec, suggest
 from sciml.config.schema import Registry
-from sciml import equations
 from sciml.equations import EQUATIONS
+from sciml.equations.base import Section
 from sciml.errors import Invalid
 from sciml.nn.mlp import Activation
 from sciml.parallel import ParallelConfig
 
 from .geometry import GeometryConfig, Method, build_geometry
 
-EquationConfig = Annotated[object, Registry(EQUATIONS)]  # grows with sciml.equations.register
+EquationConfig = Annotated[Section, Registry(EQUATIONS)]  # grows with sciml.equations.register
 
 
 @dataclass

@@ -16,8 +16,8 @@ to their measure, by splitting the first sample coordinate, so quasi-random sequ
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -61,7 +61,7 @@ def regroup(pieces: Sequence[str], default: Mapping[str, tuple[str, ...]],
     for name, members in (custom or {}).items():
         if not members:
             raise Invalid(f"{key}.{name}", "needs at least one part")
-        collected = []
+        collected: list[str] = []
         for i, m in enumerate(members):
             if m not in groups:
                 raise Invalid(f"{key}.{name}[{i}]", f"unknown part {m!r}{suggest(m, groups)}; parts are {list(groups)}")

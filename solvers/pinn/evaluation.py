@@ -56,8 +56,9 @@ def errors(pred: dict, ref: dict | None, ev: EvalPoints, gauge_free=(), vectors=
 
 def plane(ev: EvalPoints) -> tuple[tuple, str]:
     """``(index, label)``: the x-y plane of the grid at the middle ``z`` and the last ``t``."""
-    index, label = [], []
-    for axis, (c, values) in enumerate(zip(ev.coords, ev.axes)):
+    index: list[slice | int] = []
+    label: list[str] = []
+    for c, values in zip(ev.coords, ev.axes):
         if c in ("x", "y"):
             index.append(slice(None))
         else:
@@ -85,7 +86,7 @@ def levels(ev: EvalPoints, n: int = 3) -> list[tuple[tuple, str]]:
 
 
 def on_plane(ev: EvalPoints, fields: dict | None, index) -> dict | None:
-    """Fields restricted to the plot plane, NaN outside the domain."""
+    """Fields restricted to the plot plane, NaN outside the domain (``None`` stays ``None``)."""
     if fields is None:
         return None
     mask = ev.mask.reshape(ev.shape)[index]

@@ -9,7 +9,7 @@ or spherical ``holes`` (boolean difference); ``time: [t0, t1]`` makes the domain
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import TYPE_CHECKING, Literal, Union
 
 from sciml.config import spec
 from sciml.errors import Invalid
@@ -106,7 +106,10 @@ GEOMETRIES = {
     "box": (BoxConfig, lambda c: _with_time(Box(c.x, c.y, c.z, _holes(c), c.parts), c)),
     "disk": (DiskConfig, lambda c: _with_time(Disk(c.center, c.radius, _holes(c), c.parts), c)),
 }
-GeometryConfig = Union[tuple(cfg for cfg, _ in GEOMETRIES.values())]  # the union of the registered kinds
+if TYPE_CHECKING:  # mypy cannot read a union built at run time: the same union, written out
+    GeometryConfig = RectangleConfig | BoxConfig | DiskConfig
+else:  # the union of the registered kinds, built from the table (`|` cannot spread a tuple)
+    GeometryConfig = Union[tuple(cfg for cfg, _ in GEOMETRIES.values())]  # noqa: UP007
 
 
 def build_geometry(cfg) -> Domain:

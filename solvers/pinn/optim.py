@@ -10,7 +10,7 @@ L-BFGS keeps them fixed.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
@@ -49,7 +49,7 @@ def _objective(loss: Callable, state, batch, key) -> Callable:
     return lambda p: loss(p, batch, key)
 
 
-def _chunk(step: Callable, length: int) -> Callable:
+def _chunk(step: Callable, length: int) -> jax.stages.Wrapped:
     """``(state, batch, n) -> (state, losses[length])`` running ``n <= length`` steps of ``step``."""
 
     def run(state, batch, n):
@@ -66,7 +66,7 @@ def _dtype(state):
 
 
 def adam_chunk(loss: Callable, tx: optax.GradientTransformation, length: int,
-               balance: Callable | None = None, every: int = 1) -> Callable:
+               balance: Callable | None = None, every: int = 1) -> jax.stages.Wrapped:
     """Adam steps; the loss is ``loss(params, batch, key[, weights]) -> (total, terms)``."""
 
     def step(state, batch):
@@ -84,7 +84,7 @@ def adam_chunk(loss: Callable, tx: optax.GradientTransformation, length: int,
     return _chunk(step, length)
 
 
-def lbfgs_chunk(loss: Callable, tx: optax.GradientTransformation, length: int) -> Callable:
+def lbfgs_chunk(loss: Callable, tx: optax.GradientTransformation, length: int) -> jax.stages.Wrapped:
     """L-BFGS steps on the deterministic objective ``loss(params, batch, fixed key)``."""
 
     def step(state, batch):

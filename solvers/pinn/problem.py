@@ -26,7 +26,7 @@ several processes ``sample(rng, share)`` draws this process's share of every cou
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
@@ -64,7 +64,7 @@ class Problem:
         self._parts = {}
         for p in self.geometry.parts:
             probe: dict = {}
-            req = self._requests(lambda d, p=p: probe.update(eq.boundary(p, d, jnp.ones((1, dim)))))
+            req = self._requests(lambda d, p=p, probe=probe: probe.update(eq.boundary(p, d, jnp.ones((1, dim)))))
             if probe:
                 self._parts[p] = req
         self._point_sets = {name: (np.asarray(pts, float).reshape(-1, dim), fn, self._requests(fn))

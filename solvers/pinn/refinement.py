@@ -4,7 +4,7 @@ the collocation points, up to ``max_points`` added in all (``sampling.adaptive``
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import numpy as np

@@ -20,8 +20,9 @@ own stream, evaluates on its own copy of the parameters, and only process 0 writ
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any
 
 import jax
 import numpy as np
@@ -52,7 +53,7 @@ class _Phase:
     name: str
     end: int  # the step it ends at
     tx: optax.GradientTransformation
-    chunk: Callable  # (state, batch, n) -> (state, losses), jitted
+    chunk: jax.stages.Wrapped  # (state, batch, n) -> (state, losses), jitted
     schedule: Callable  # step -> learning rate
 
 
@@ -95,7 +96,9 @@ class _Pinn:
         self.base = problem.sample(self.rng, self.share)
         self.batch = problem.place(self.base, self.mesh)
         self.term_values = jax.jit(lambda p, b, k: problem.loss(p, b, k)[1])
-        self.step, self.phase, self.compiled, self.shapes = 0, None, None, None
+        self.step, self.shapes = 0, None
+        self.phase: str | None = None
+        self.compiled: jax.stages.Compiled | None = None  # the phase's chunk for the batch's shapes
 
     def _fresh(self, phase: _Phase, key_init, key_train):
         params = self.problem.init(key_init)
@@ -137,6 +140,7 @@ class _Pinn:
             with run.compiling():
                 self.compiled, self.shapes = phase.chunk.lower(state, self.batch, length).compile(), _shapes(self.batch)
         step, n = self.step, min(length, phase.end - self.step)
+        assert self.compiled is not None  # compiled above for these shapes
         new, losses = self.compiled(state, self.batch, n)
         chunk = loop.Chunk(new, np.asarray(losses)[:n], where=lambda i: f"at step {step + i} ({phase.name})",
                            good=f"step {step}", postfix={"phase": phase.name})
@@ -171,7 +175,7 @@ class _Pinn:
             self.batch = self.problem.place(self.problem.extend(self.base, self.refiner.points), self.mesh)
 
     def summary(self) -> dict:
-        out = {"autodiff_mode": self.cfg.autodiff.mode,
+        out: dict[str, Any] = {"autodiff_mode": self.cfg.autodiff.mode,
                "parallel": {**parallel.describe(self.mesh), "interior_points": int(self.batch["interior"].shape[0])}}
         if self.refiner.on:
             pts = self.refiner.points
@@ -207,10 +211,12 @@ def evaluate(problem: Problem, params, reference: dict | None, ev) -> tuple[dict
 def _plots_and_checks(problem: Problem, params, ev, pred, reference, out: str | None) -> dict:
     """Field maps on a few planes (:func:`.evaluation.levels`), a flow picture for velocity fields on the
     plot plane, and the equation's checks (``out`` None: the checks' metrics without writing plots)."""
-    result = {"metrics": {}, "notes": []}
+    metrics: dict[str, float] = {}
+    notes: list[str] = []
+    result = {"metrics": metrics, "notes": notes}
     for check in problem.equation.checks(lambda pts: problem.predict(params, pts)):
-        result["metrics"].update(check.metrics)
-        result["notes"].extend(check.notes)
+        metrics.update(check.metrics)
+        notes.extend(check.notes)
         for name, prof in (check.profiles if out is not None else {}).items():
             plots.save(pinn_plots.profile(prof), os.path.join(out, "plots", f"{name}.png"))
     if out is None:

@@ -6,7 +6,8 @@ plots and tests). Everything is NumPy and runs outside ``jit``.
 """
 from __future__ import annotations
 
-from typing import Callable, Literal
+from collections.abc import Callable
+from typing import Literal
 
 import numpy as np
 from scipy.stats import qmc

@@ -8,7 +8,7 @@ difference), and interior samples falling in a hole are rejected.
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -23,7 +23,7 @@ FACE_NAMES = {2: (("left", "right"), ("bottom", "top")),
 class Ball:
     """A circle (2D) or sphere (3D) of ``radius`` around ``center``: a hole's surface."""
 
-    def __init__(self, center: Sequence[float], radius: float):
+    def __init__(self, center: Sequence[float] | np.ndarray, radius: float):
         self.center, self.radius = np.asarray(center, float), float(radius)
         self.dim = len(self.center)
         if self.dim not in (2, 3):
@@ -60,7 +60,8 @@ class Shape(Domain):
     def _setup(self, coords, bounds, outer: Mapping[str, Piece], holes, parts):
         self.coords, self.bounds = tuple(coords), tuple(bounds)
         self.holes = []
-        pieces, default = dict(outer), {name: (name,) for name in outer}
+        pieces = dict(outer)
+        default: dict[str, tuple[str, ...]] = {name: (name,) for name in outer}
         for i, (center, radius, name) in enumerate(holes):
             ball = Ball(center, radius)
             if ball.dim != self.dim:
@@ -69,6 +70,14 @@ class Shape(Domain):
             pieces[f"{name}#{i}"] = ball.piece()
             default[name] = default.get(name, ()) + (f"{name}#{i}",)
         self.pieces, self.groups = pieces, regroup(list(pieces), default, parts)
+
+    def _outer_map(self, u) -> tuple[np.ndarray, np.ndarray]:
+        """Unit-cube points ``u`` to ``(points, valid)`` of the shape without its holes."""
+        raise NotImplementedError
+
+    def _outer_contains(self, pts, tol: float) -> np.ndarray:
+        """Whether each point lies in the shape without its holes (within ``tol``)."""
+        raise NotImplementedError
 
     def _outside_holes(self, pts, tol=0.0):
         ok = np.ones(len(pts), bool)

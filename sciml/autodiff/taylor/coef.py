@@ -37,14 +37,13 @@ on ``(1, width)`` rows.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-
 
 
 def _binary(op, fallback):
@@ -108,7 +107,7 @@ class Coef:
 
     def __init__(self, lay: Layout, k: int, parts: dict, shape: tuple, dtype):
         self.lay, self.k, self.parts, self.shape, self.dtype = lay, k, parts, tuple(shape), dtype
-        self.memo = None
+        self.memo: dict | None = None
 
     def get(self, block: int):
         """The part of ``block``; for order 1 also the derived ones, ``Σ_j c_j part[b_j]`` (memoised)."""
@@ -382,8 +381,8 @@ def linear_n(fn: Callable, coefs: Sequence[Coef | None], shapes: Sequence[tuple]
     lay, k = present[0].lay, present[0].k
     keys = list(dict.fromkeys(key for c in present for key in c.parts))
     parts = {}
-    shape = None
-    out_shape = tuple(jnp.broadcast_shapes(*shapes)) if elementwise else None
+    shape: tuple = ()
+    out_shape = tuple(jnp.broadcast_shapes(*shapes)) if elementwise else ()
     for key in keys:
         args = []
         for c, s, dt in zip(coefs, shapes, dtypes):
@@ -395,10 +394,7 @@ def linear_n(fn: Callable, coefs: Sequence[Coef | None], shapes: Sequence[tuple]
             if elementwise:
                 a = _lift(lay, key, a, len(out_shape), out_shape)
             args.append(a)
-        if _stacked(lay, key) and not elementwise:
-            out = jax.vmap(fn)(*args)
-        else:
-            out = fn(*args)
+        out = jax.vmap(fn)(*args) if _stacked(lay, key) and not elementwise else fn(*args)
         parts[key] = out
         shape = out.shape[1:] if _stacked(lay, key) else out.shape
     return Coef(lay, k, parts, shape, next(iter(parts.values())).dtype)

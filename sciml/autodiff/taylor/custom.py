@@ -54,7 +54,7 @@ derivatives are symmetric, as they are for any rule that is the derivative of so
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
 import jax
 import jax.numpy as jnp
@@ -124,7 +124,7 @@ ELEMENTWISE = frozenset("""
     tanh logistic sin cos tan asin acos atan atan2 sinh cosh asinh acosh atanh erf erfc erf_inv lgamma digamma
     floor ceil round rem nextafter select_n clamp convert_element_type is_finite eq ne lt le gt ge and or not xor
     stop_gradient copy copy_p reduce_precision real imag conj
-""".split())
+""".split())  # noqa: SIM905 (a table of words reads best as words)
 
 
 def _call_jaxpr(eqn):

@@ -8,7 +8,7 @@ is the linear combination of coefficients the plan prescribes (:mod:`.plan`).
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import jax
 import jax.numpy as jnp

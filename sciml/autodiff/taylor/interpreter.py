@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -138,10 +138,12 @@ def _through_zeros(eqn, ins):
     return None, [[jnp.zeros(v.aval.shape, v.aval.dtype)] if s is None else s for v, s in zip(eqn.invars, ins)]
 
 
-def eval_jaxpr(jaxpr, consts: Sequence, lay: Layout, args: Sequence[list], nesting: tuple = (0, 0)) -> list[list]:
-    """Propagate series through ``jaxpr``; ``args`` and the result are lists of series ``[x_0, …, x_k]`` (see the
-    module notes on orders and zeros). The results have the highest order among ``args``. ``nesting``:
-    ``(order, depth)`` of the ``custom_jvp`` rules being propagated (:func:`custom_jvp_series`)."""
+def eval_jaxpr(jaxpr, consts: Sequence, lay: Layout, args: Sequence[list | None],
+               nesting: tuple = (0, 0)) -> list[list]:
+    """Propagate series through ``jaxpr``; ``args`` and the result are lists of series ``[x_0, …, x_k]`` (an
+    argument may be ``None``, a zero; see the module notes on orders and zeros). The results have the highest
+    order among ``args``. ``nesting``: ``(order, depth)`` of the ``custom_jvp`` rules being propagated
+    (:func:`custom_jvp_series`)."""
     env: dict = {}
 
     def read(v):
@@ -175,6 +177,7 @@ def eval_jaxpr(jaxpr, consts: Sequence, lay: Layout, args: Sequence[list], nesti
             continue
         ins = [_pad(s, K) for s in ins]
         sub = _sub_jaxpr(eqn)
+        outs: Sequence[list | None] | None
         if eqn.primitive.name == "custom_jvp_call":
             outs = custom_jvp_series(eqn, lay, ins, K, nesting)
         elif sub is not None:
@@ -225,7 +228,7 @@ def custom_jvp_series(eqn, lay: Layout, ins: list[list], K: int, nesting: tuple)
         same = np.shape(args[i][0]) == np.shape(y0s[0]) and _inexact(eqn.outvars[0].aval)
         if same and custom.is_elementwise(jaxpr, [j == i for j in range(len(args))] + [k == i for k in takes]):
             return [_elementwise_series(jaxpr, consts, args, i, takes, y0s[0], K, (K, depth))]
-    primals = [s[:K] for s in args]
+    primals: list[list | None] = [s[:K] for s in args]
     tangents = [None if zero[i] else custom.tangent_series(args[i], K) for i in takes]
     touts = eval_jaxpr(jaxpr, consts, lay, primals + tangents, (K, depth))
     return custom.output_series(y0s, out_zero, touts, K)
@@ -286,7 +289,7 @@ def fallback(eqn, lay: Layout, ins: list[list], K: int | None = None) -> list[li
     float_out = [_inexact(a) for a in out_avals]
     float_idx = [j for j in range(n_out) if float_out[j]]
     dtype = jnp.result_type(*[primals[i] for i in diff])
-    parts = [[{} for _ in range(K + 1)] for _ in range(n_out)]  # per output and order
+    parts: list[list[dict]] = [[{} for _ in range(K + 1)] for _ in range(n_out)]  # per output and order
 
     def g(*dargs):
         args = list(primals)
@@ -303,7 +306,8 @@ def fallback(eqn, lay: Layout, ins: list[list], K: int | None = None) -> list[li
         cur = parts[j][k].get(key)
         parts[j][k][key] = val if cur is None else cur + val
 
-    blocks, tops = [], []
+    blocks: list = []
+    tops: list = []
     for i in diff:
         for c in ins[i][1:]:
             if c is not None:
@@ -365,7 +369,7 @@ def fallback(eqn, lay: Layout, ins: list[list], K: int | None = None) -> list[li
                     sk.append(zeros_for(i) if q is None else jnp.broadcast_to(q, np.shape(primals[i])))
                 if not present:
                     continue
-                inner = lambda *xs: jax.jvp(g, list(xs), a1)[1]
+                inner = lambda *xs, a1=a1: jax.jvp(g, list(xs), a1)[1]
                 _, second = jax.jvp(inner, [primals[i] for i in diff], sk)
                 for j, o in zip(float_idx, second):
                     add_to(j, k, ("t", r), o)
@@ -400,7 +404,7 @@ def jet(fun: Callable, primals: Sequence, series: Sequence[Sequence]):
     args = []
     for p, s in zip(primals, series):
         p = jnp.asarray(p)
-        cs = [None] * K
+        cs: list[Coef | None] = [None] * K
         if s is not None:
             for k, a in enumerate(s, start=1):
                 if a is not None:

@@ -83,7 +83,7 @@ class Plan:
         n = 1 + len(self.channels)
         for k in range(1, self.K + 1):
             n += sum(1 for d, D in enumerate(self.depth)
-                     if D >= k and (k, d) not in folded and not (k == 1 and d in derived))
+                     if k <= D and (k, d) not in folded and not (k == 1 and d in derived))
         return n
 
     def layout(self, stacked: bool = False) -> tuple[Layout, list[list[int]], dict]:
@@ -98,14 +98,14 @@ def _layout(plan: Plan, stacked: bool):
     folded_dirs = {k: {d for ch in chs for d, _ in ch} for k, chs in chan.items()}
     order = sorted(range(len(plan.directions)),
                    key=lambda i: (-plan.depth[i], i in folded_dirs.get(plan.depth[i], set()), i))
-    blocks: list[list[int]] = []
+    blocks: list[tuple[tuple[int, bool], list[int]]] = []  # ((depth, folded), directions) per block
     for i in order:
         key = (plan.depth[i], i in folded_dirs.get(plan.depth[i], set()))
         if stacked and blocks and blocks[-1][0] == key:
             blocks[-1][1].append(i)
         else:
             blocks.append((key, [i]))
-    where = {}
+    where: dict[int, tuple[int, int]] = {}
     for b, (_, dirs) in enumerate(blocks):
         for r, i in enumerate(dirs):
             where[i] = (b, r)
@@ -191,8 +191,8 @@ def divided_difference(alpha) -> dict:
     grids = []
     for m in support:
         t = [Fraction(x) for x in _nodes(alpha[m])]
-        w = [1 / math.prod((t[j] - t[l] for l in range(len(t)) if l != j), start=Fraction(1)) for j in range(len(t))]
-        grids.append(list(zip(t, w)))
+        wt = [1 / math.prod((t[j] - t[l] for l in range(len(t)) if l != j), start=Fraction(1)) for j in range(len(t))]
+        grids.append(list(zip(t, wt)))
     scale = _fact(alpha)
     out: dict = {}
     for combo in itertools.product(*grids):
@@ -200,8 +200,8 @@ def divided_difference(alpha) -> dict:
             continue
         v = [0.0] * dim
         w = Fraction(scale)
-        for m, (t, wm) in zip(support, combo):
-            v[m] = float(t)
+        for m, (tm, wm) in zip(support, combo):
+            v[m] = float(tm)
             w *= wm
         out[tuple(v)] = out.get(tuple(v), 0.0) + float(w)
     return out
@@ -304,7 +304,7 @@ def _proportional(F: dict, G: dict):
 def special_directions(F: dict, k: int, dim: int):
     """``{direction: weight}`` for pure partials (unit directions) and ``c Δ²`` (a spherical design)."""
     if all(sum(1 for a in alpha if a) == 1 for alpha in F):
-        out = {}
+        out: dict[tuple[float, ...], float] = {}
         for alpha, c in F.items():
             i = next(j for j, a in enumerate(alpha) if a)
             v = tuple(1.0 if j == i else 0.0 for j in range(dim))
@@ -362,7 +362,7 @@ class _Directions:
         self.depth: list[int] = []
         self.index: dict = {}
 
-    def copy(self) -> "_Directions":
+    def copy(self) -> _Directions:
         c = _Directions()
         c.dirs, c.depth, c.index = list(self.dirs), list(self.depth), dict(self.index)
         return c
@@ -466,15 +466,15 @@ def make_plan(requests: tuple, dim: int, collapse: bool = True, share: bool = Tr
             continue
         if len(users) == 1:
             (rk,) = users
-            ws = {i: uses[rk][i] for i in at_depth if i in uses[rk]}
-            g = max(abs(x) for x in ws.values())
-            chan = []
-            for i, x in ws.items():
+            channel = {i: uses[rk][i] for i in at_depth if i in uses[rk]}
+            g = max(abs(x) for x in channel.values())
+            signs: list[tuple[int, float]] = []
+            for i, x in channel.items():
                 scale[i] = (abs(x) / g) ** (1.0 / k)
-                chan.append((i, 1.0 if x > 0 else -1.0))
-            channels.append((k, tuple(chan)))
+                signs.append((i, 1.0 if x > 0 else -1.0))
+            channels.append((k, tuple(signs)))
             top_of[rk] = (0, g)
-            single.append((k, 0, dict(chan)))
+            single.append((k, 0, dict(signs)))
         else:
             for r_idx, rk in enumerate(users):
                 chan = tuple((i, uses[rk][i]) for i in at_depth if i in uses[rk])
@@ -533,7 +533,8 @@ def _share(directions, depth, channels, single, uses, top_of, K):
     derived = tuple((i, tuple(coords[i].items())) for i in range(len(V)) if i not in basis)
     # Semi-collapse: S_j = Σ_v ω_v c_{v,j} y_{k-1}[v] for a single top channel of order k ≥ 3 whose directions'
     # order k-1 coefficients are read by nobody else.
-    extra, pairs = [], []
+    extra: list[tuple[int, tuple]] = []
+    pairs: list[tuple[int, int, tuple]] = []
     read_at = {(k, i) for (r, k), u in uses.items() for i in u if (r, k) not in top_of or depth[i] != k}
     for k, r, signs in single:
         if k < 3:

@@ -21,7 +21,7 @@ argument is itself a series (``exp2``, ``x^p`` with a variable exponent).
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from . import coef as C
 from .coef import tmul, tscale, tsub, tsum
@@ -122,12 +122,10 @@ def faa_di_bruno(xs, ds, K):
     p1 = [None] + list(xs[1:K + 1])
     powers = {1: p1}
     for m in range(2, K + 1):
-        prev, cur = powers[m - 1], [None] * (K + 1)
+        prev = powers[m - 1]
+        cur: list = [None] * (K + 1)
         for k in range(m, K + 1):
-            if m == 2:
-                c = square_coef(p1, k, lo=1)
-            else:
-                c = cauchy(p1, prev, k, lo=1, hi=k - m + 1)
+            c = square_coef(p1, k, lo=1) if m == 2 else cauchy(p1, prev, k, lo=1, hi=k - m + 1)
             cur[k] = C.normalize(c) if C.is_coef(c) else c
         powers[m] = cur
     ys = [None] * (K + 1)

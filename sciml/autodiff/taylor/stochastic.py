@@ -19,8 +19,8 @@ other operators are refused.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Callable
 
 import jax
 
@@ -55,6 +55,7 @@ def stochastic_plan(exact: tuple, estimated: tuple, dim: int, samples: int) -> P
     channels = base.channels + ((Ks, tuple((i, 1.0) for i in rand)),)
     readout = list(base.readout)
     for request, kind, c in estimated:
+        terms: tuple
         if kind == "biharmonic":
             terms = ((4, "t", top_index, c * math.factorial(4) / (3 * samples)),)
         elif Ks == 2:
@@ -99,10 +100,8 @@ def derivatives(f: Callable, requests: tuple, *, key=None, samples: int = 16, di
             raise ValueError("the biharmonic estimator E[D⁴f[v]] = 3Δ²f needs Gaussian directions")
         plan = stochastic_plan(exact, estimated, d, int(samples))
         shape = (samples,) + (tuple(x.shape) if per_point else (d,))
-        if dist == "gaussian":
-            v = jax.random.normal(key, shape, x.dtype)
-        else:
-            v = jax.random.rademacher(key, shape, x.dtype)
+        draw = jax.random.normal if dist == "gaussian" else jax.random.rademacher
+        v = draw(key, shape, x.dtype)
         dirs = list(plan.directions[: len(plan.directions) - samples]) + [v[s] for s in range(samples)]
         return run_plan(plan, f, x, stacked=layout == "stacked", directions=dirs, chunk=chunk)
 

@@ -15,7 +15,7 @@ they are missing the call stays on the plain path (correct, untiled).
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
@@ -24,7 +24,7 @@ try:  # JAX internals: the batching tracer and the innermost transformation at t
     from jax._src.core import trace_ctx as _trace_ctx
     from jax._src.interpreters.batching import BatchTracer as _BatchTracer
 except ImportError:  # pragma: no cover - other JAX versions: the plain path
-    _trace_ctx = _BatchTracer = None
+    _trace_ctx = _BatchTracer = None  # type: ignore[assignment,misc]  # an optional import mypy cannot model
 
 
 def batched_here(x) -> bool:

@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable, Sequence
 
 import jax.numpy as jnp
 import numpy as np
@@ -25,8 +25,7 @@ from jax import lax
 
 from .. import coef as C
 from ..coef import tscale
-from ..series import (exp_series, faa_di_bruno, log_series, mul_series, ode_series, pow_series, recip_series,
-                      square_coef)
+from ..series import exp_series, faa_di_bruno, log_series, mul_series, ode_series, pow_series, recip_series, square_coef
 from .table import register_rule, rule_for
 
 # ---------------------------------------------------------------------------------------------------------
@@ -139,7 +138,7 @@ def _d_erf(sign: float):
 
     def derivs(ctx, x0, y0, K):
         g = (sign * 2.0 / math.sqrt(math.pi)) * jnp.exp(-x0 * x0)
-        out = [None]
+        out: list = [None]
         h_prev, h = None, 1.0
         for m in range(1, K + 1):
             out.append(g * h * ((-1.0) ** (m - 1) / math.factorial(m)))
@@ -157,9 +156,9 @@ register_rule("erfc", fdb_rule(_d_erf(-1.0)))
 # ---------------------------------------------------------------------------------------------------------
 
 
-def _poly_derivatives(first: np.ndarray, K: int) -> list:
+def _poly_derivatives(first: Sequence[float], K: int) -> list:
     """Polynomials ``P_1..P_K`` (coefficient arrays, low to high) with ``f^{(m)} = P_m(y)`` when ``f' = P_1(y)``."""
-    polys = [None, np.asarray(first, float)]
+    polys: list = [None, np.asarray(first, float)]
     for _ in range(2, K + 1):
         prev = polys[-1]
         polys.append(np.polynomial.polynomial.polymul(np.polynomial.polynomial.polyder(prev), first))

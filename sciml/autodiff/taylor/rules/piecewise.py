@@ -56,10 +56,8 @@ def _select_n(ctx, pred, *cases):
         p0 = jnp.broadcast_to(p0, out_shape)
 
     def fn(*parts):
-        if parts[0].ndim > len(out_shape):  # stacked block: broadcast the predicate over the block axis
-            pp = jnp.broadcast_to(p0, parts[0].shape)
-        else:
-            pp = p0
+        # a stacked block: broadcast the predicate over the block axis
+        pp = jnp.broadcast_to(p0, parts[0].shape) if parts[0].ndim > len(out_shape) else p0
         return lax.select_n(pp, *parts)
 
     return [y0] + [C.linear_n(fn, [c[k] for c in cases], shapes, dts, elementwise=True)

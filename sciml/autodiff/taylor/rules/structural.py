@@ -31,9 +31,9 @@ def linear_rule(linear_args=(0,)):
         _check_constant(series, [i for i in range(len(series)) if i not in lin], ctx.eqn.primitive.name)
         if lin == [0]:
             rest = primals[1:]
-            fn = lambda a: ctx.apply(a, *rest)
+            first = lambda a: ctx.apply(a, *rest)
             safe = ctx.eqn.primitive.name in ROW_CONSTANT_SAFE
-            return [y0] + [C.linear(series[0][k], fn, safe) for k in range(1, K + 1)]
+            return [y0] + [C.linear(series[0][k], first, safe) for k in range(1, K + 1)]
         shapes = [np.shape(primals[i]) for i in lin]
         dtypes = [jnp.result_type(primals[i]) for i in lin]
 

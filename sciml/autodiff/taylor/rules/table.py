@@ -7,7 +7,7 @@ handle; the interpreter then falls back to nested ``jax.jvp`` for that equation.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 
 class Ctx:
