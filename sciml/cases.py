@@ -17,13 +17,14 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from .catalog import case_path
 from .config import apply_overrides, load_text, read_yaml, suggest, validate
 from .errors import ConfigError, Invalid, UserError
-from .solver import Solver
+from .solver import CaseConfig, Solver
 from .solvers.fno import SOLVER as FNO
 from .solvers.pinn import SOLVER as PINN
 
@@ -33,7 +34,7 @@ SOLVERS: dict[str, Solver] = {s.name: s for s in (PINN, FNO)}
 @dataclass(frozen=True)
 class Case:
     path: str
-    config: object
+    config: CaseConfig
     solver: Solver
     overrides: tuple[str, ...] = ()
 

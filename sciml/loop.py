@@ -40,8 +40,9 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Protocol
+from typing import Any, Protocol
 
 import jax
 import numpy as np
@@ -247,7 +248,7 @@ def _train(cfg, make: Callable[[], Driver], out: str, resume: str | None, quiet:
         "steps_per_cpu_s": round((position - started) / max(lent.cpu(), 1e-9), 3) if position > started else 0.0,
         "compile_time_s": round(lent.compile_s, 3), "setup_time_s": round(setup_s, 3),
         "final_loss": metrics.rows[-1]["loss"] if metrics.rows else None, "metrics": {},
-        "dtype": cfg.dtype, "seed": cfg.seed, "compile_cache": jax.config.jax_compilation_cache_dir,
+        "dtype": cfg.dtype, "seed": cfg.seed, "compile_cache": jax.config.jax_compilation_cache_dir,  # type: ignore[attr-defined]
         **driver.summary(), "run_dir": out,
     }
     if not stopped:
@@ -292,7 +293,7 @@ class _Stop:
 
     SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
-    def __enter__(self) -> "_Stop":
+    def __enter__(self) -> _Stop:
         self.signum, self._previous = 0, {}
         if threading.current_thread() is threading.main_thread():
             self._previous = {s: signal.signal(s, self._first) for s in self.SIGNALS}

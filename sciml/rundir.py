@@ -21,7 +21,8 @@ import sys
 import time
 import traceback
 import warnings
-from typing import IO, Iterator
+from collections.abc import Iterator
+from typing import IO
 
 from .errors import BadFile, Interrupted, UserError
 from .io import hdf5
@@ -116,7 +117,7 @@ class Log:
 
     def __init__(self, path: str | None, console: IO):
         self.path, self.console = path, console
-        self._fh = open(path, "a", encoding="utf-8") if path else None
+        self._fh = open(path, "a", encoding="utf-8") if path else None  # noqa: SIM115 (open for the run; close())
 
     def write(self, text: str) -> None:
         if self._fh is None or not text:

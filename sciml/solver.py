@@ -3,8 +3,8 @@
 Each package under ``solvers/`` (``sciml.solvers.pinn``, ``sciml.solvers.fno``) exports ``SOLVER``;
 ``sciml.cases.SOLVERS`` lists them, keyed by the case file's ``solver:`` value. The record's fields are the
 whole contract: ``sciml run`` calls ``train``, ``sciml datagen`` calls ``datagen`` and ``sciml export`` calls
-``export_model``, loading a case calls ``check``, and a solver without one of the optional functions leaves it ``None`` (the command says so
-in one line).
+``export_model``, loading a case calls ``check``, and a solver without one of the optional functions leaves
+it ``None`` (the command says so in one line).
 """
 from __future__ import annotations
 
@@ -64,4 +64,4 @@ class Solver:
     train: Callable[..., dict]
     datagen: Callable[..., str] | None = None
     export_model: Callable[..., tuple] | None = None
-    check: Callable[[object], None] | None = None
+    check: Callable[..., None] | None = None  # (config of its own schema) -> None

@@ -1,13 +1,13 @@
 """Timings of the Taylor engine against nested forward mode, ``jax.hessian`` and ``jax.experimental.jet``.
 
-For ``Δ`` and ``Δ²`` of a tanh MLP ``d → 4×64 → 1`` at ``N`` points, each method is compiled (the compile time is
-reported), warmed up, then timed in interleaved rounds (every method once per round, in a shuffled order, so
-machine load hits all alike); the table shows the median milliseconds per call, the ratio to the engine, the ratio to one forward
-pass, and the largest error relative to ``max |reference|`` where the reference is the nested mode in
-float64. ``jet`` uses the same directions as the engine (unit vectors for ``Δ``, the spherical 4-design for
-``Δ²``). The PINN step is ``jax.value_and_grad`` of the mean squared biharmonic residual with respect to the
-parameters. ``vmap`` is the operator of the per-point network ``u(y)`` for ``y`` of shape ``(d,)`` under ``jax.vmap``
-(DeepXDE and jaxpi code), to be compared with the batched call ``engine``.
+For ``Δ`` and ``Δ²`` of a tanh MLP ``d → 4×64 → 1`` at ``N`` points, each method is compiled (the compile time
+is reported), warmed up, then timed in interleaved rounds (every method once per round, in a shuffled order, so
+machine load hits all alike); the table shows the median milliseconds per call, the ratio to the engine, the
+ratio to one forward pass, and the largest error relative to ``max |reference|`` where the reference is the
+nested mode in float64. ``jet`` uses the same directions as the engine (unit vectors for ``Δ``, the spherical
+4-design for ``Δ²``). The PINN step is ``jax.value_and_grad`` of the mean squared biharmonic residual with
+respect to the parameters. ``vmap`` is the operator of the per-point network ``u(y)`` for ``y`` of shape
+``(d,)`` under ``jax.vmap`` (DeepXDE and jaxpi code), to be compared with the batched call ``engine``.
 
 The floor. The engine carries ``A`` arrays of the primal's size per variable (the primal, the coefficients of
 each direction, the collapsed channels: ``plan.n_channels()``); each goes through every layer's matrix product,
@@ -26,6 +26,8 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -61,7 +63,7 @@ def _jet_directions(op: str, d: int):
     return [np.asarray(v) for v, _ in dirs], dirs[0][1], 4
 
 
-VARIANTS = {  # engine variants: extra options of mode="taylor"
+VARIANTS: dict[str, dict[str, Any]] = {  # engine variants: extra options of mode="taylor"
     "untiled": {"chunk": None},
     "stacked": {"layout": "stacked", "chunk": None},
     "uncollapsed": {"collapse": False},
@@ -73,7 +75,7 @@ def methods(op: str, d: int, variants=("untiled",)) -> dict:
     from jax.experimental import jet as jjet
 
     apply = _operator(op)
-    out = {"forward": lambda p, x: mlp.apply(p, x, "tanh")}
+    out: dict[str, Callable] = {"forward": lambda p, x: mlp.apply(p, x, "tanh")}
     out["engine"] = lambda p, x: apply(_u(p), mode="taylor")(x)
     for v in variants:
         if v:
@@ -89,13 +91,13 @@ def methods(op: str, d: int, variants=("untiled",)) -> dict:
 
     def jet_op(p, x):
         u = _u(p)
-        total = None
+        terms = []
         for v in dirs:
             vv = jnp.broadcast_to(jnp.asarray(v, x.dtype), x.shape)
             zeros = [jnp.zeros_like(x)] * (K - 1)
             _, series = jjet.jet(u, (x,), ((vv, *zeros),))
-            total = series[K - 1] if total is None else total + series[K - 1]
-        return total * jnp.asarray(weight, x.dtype)
+            terms.append(series[K - 1])
+        return sum(terms[1:], terms[0]) * jnp.asarray(weight, x.dtype)
 
     out["jet"] = jet_op
     out["vmap"] = lambda p, x: jax.vmap(apply(_u(p), mode="taylor"))(x)  # u per point: (d,) -> (1,)
@@ -106,7 +108,7 @@ def xla_flops(fn, *args) -> float:
     """Floating-point operations of ``jax.jit(fn)`` by XLA's cost analysis (a loop's body counted once)."""
     cost = jax.jit(fn).lower(*args).compile().cost_analysis()
     cost = cost[0] if isinstance(cost, (list, tuple)) else cost
-    return float(cost.get("flops", float("nan")))
+    return float(cost.get("flops", float("nan"))) if cost else float("nan")
 
 
 def _compile(fn, *args):
@@ -124,7 +126,7 @@ def time_all(fns: dict, args: tuple, rounds: int) -> tuple[dict, dict, dict]:
     for name, fn in fns.items():
         compiled[name], compile_s[name], outputs[name] = _compile(fn, *args)
         jax.block_until_ready(compiled[name](*args))  # second warm-up
-    times = {name: [] for name in fns}
+    times: dict[str, list[float]] = {name: [] for name in fns}
     order = list(compiled)
     rng = np.random.default_rng(0)
     for _ in range(rounds):
@@ -188,7 +190,7 @@ def floor(t: dict) -> dict:
 
 def print_summary(tables: list, train: dict | None) -> None:
     """Batched and ``vmap`` calls, the floor and nested JAX side by side (one line per table)."""
-    print(f"\nsummary: engine batched and under vmap, the floor (arrays × forward), nested forward mode (ms)")
+    print("\nsummary: engine batched and under vmap, the floor (arrays × forward), nested forward mode (ms)")
     print(f"  {'operator':<18} {'N':>6} {'dtype':<8} {'batched':>8} {'vmap':>8} {'vmap/b':>7} {'floor':>8} "
           f"{'b/floor':>8} {'nested':>8} {'nested/b':>9}")
     for t in tables:
@@ -240,7 +242,8 @@ def print_training(t: dict) -> None:
     print(f"\nPINN step: value_and_grad of mean (Δ²u - s)², d={t['d']}, N={t['n']}, {t['dtype']}")
     print(f"  {'mode':<15} {'ms':>9} {'x engine':>9} {'compile s':>10} {'grad rel diff':>14}")
     for r in t["rows"]:
-        print(f"  {r['mode']:<15} {r['ms']:>9.1f} {r['x_engine']:>9.2f} {r['compile_s']:>10.2f} {r['grad_diff']:>14.1e}")
+        print(f"  {r['mode']:<15} {r['ms']:>9.1f} {r['x_engine']:>9.2f} {r['compile_s']:>10.2f} "
+              f"{r['grad_diff']:>14.1e}")
 
 
 def check_targets(tables: list, train: dict | None) -> list[tuple[str, bool, str]]:

@@ -1,10 +1,11 @@
 """Baselines of benchmark suites and the check against them.
 
-A baseline (``baselines/<cpu|gpu>/<suite>.json`` beside the suite file, e.g. in ``cases/suites/``) holds, per entry, the metrics of a run on that
-class of machine and, for a run that trains, its ``steps_per_calib``: steps/s divided by the rate of a fixed
-calibration workload timed right before and after it (:mod:`.calibration`). Every speed the check compares
-is thus a ratio measured in the same run (the entries' ``speeds`` and ``costs`` are ratios measured in one
-process, such as the engine against nested JAX): no absolute time from another day or machine is compared.
+A baseline (``baselines/<cpu|gpu>/<suite>.json`` beside the suite file, e.g. in ``cases/suites/``) holds, per
+entry, the metrics of a run on that class of machine and, for a run that trains, its ``steps_per_calib``:
+steps/s divided by the rate of a fixed calibration workload timed right before and after it
+(:mod:`.calibration`). Every speed the check compares is thus a ratio measured in the same run (the entries'
+``speeds`` and ``costs`` are ratios measured in one process, such as the engine against nested JAX): no absolute
+time from another day or machine is compared.
 :data:`RULES` says how each kind of metric an entry names may move: an error (``metrics``) may grow by
 ``tolerance.error``, a speed (``speeds``, and every run's ``steps_per_calib``) may fall by ``tolerance.speed``,
 a cost (``costs``, a time ratio) may grow by as much as that speed drop implies.
@@ -12,8 +13,9 @@ a cost (``costs``, a time ratio) may grow by as much as that speed drop implies.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .schema import Entry, Suite, Tolerance

@@ -50,7 +50,8 @@ def _time_steps(cfg, mode: str, steps: int, repeats: int) -> dict:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="sciml bench plate-step", description=__doc__.splitlines()[0])
     p.add_argument("--case", default="plate", help="a case file or name (default: the shipped plate)")
-    p.add_argument("--modes", default="taylor,nested", help="comma-separated autodiff modes; the first is the baseline of the ratios")
+    p.add_argument("--modes", default="taylor,nested",
+                   help="comma-separated autodiff modes; the first is the baseline of the ratios")
     p.add_argument("--interior", type=int, default=8000)
     p.add_argument("--boundary", type=int, default=125)
     p.add_argument("--hidden", default="20,20,20,20,20")

@@ -8,9 +8,10 @@ log error against log h) and ``theoretical_order``. Run one in a fresh process w
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -150,9 +151,9 @@ def autodiff_all_partials(dims=(1, 2, 3, 4, 5), max_order=6, points=2, hidden=4,
             t0 = time.perf_counter()
             rng = np.random.default_rng([seed, d])
             sizes = [d, hidden, 2]
-            params = [{"W": jnp.asarray(rng.normal(0, np.sqrt(2 / (a + b)), (a, b))), "b": jnp.asarray(rng.normal(0, 0.1, b))}
-                      for a, b in zip(sizes[:-1], sizes[1:])]
-            f = lambda x: mlp.apply(params, x, "tanh")
+            params = [{"W": jnp.asarray(rng.normal(0, np.sqrt(2 / (a + b)), (a, b))),
+                       "b": jnp.asarray(rng.normal(0, 0.1, b))} for a, b in zip(sizes[:-1], sizes[1:])]
+            f = functools.partial(lambda p, x: mlp.apply(p, x, "tanh"), params)
             x = jnp.asarray(rng.uniform(-0.8, 0.8, (points, d)))
             alphas = [a for k in range(1, max_order + 1) for a in ad.multi_indices(d, k)]
             ref = {k: np.asarray(jacfwd_tensor(f, k)(x)) for k in range(1, max_order + 1)}

@@ -54,19 +54,22 @@ def machine() -> dict:
             "jax": jax.__version__, "python": platform.python_version()}
 
 
-def _subprocess(argv: list[str], timeout: float, log: str) -> tuple[int, float, float]:
-    """Run ``argv``; return (exit code, wall seconds, the child's own peak resident MiB, from ``wait4``)."""
+def _subprocess(argv: list[str], timeout: float | None, log: str) -> tuple[int, float, float]:
+    """Run ``argv`` (killed after ``timeout`` seconds, if given); return (exit code, wall seconds, the child's own
+    peak resident MiB, from ``wait4``)."""
     import threading
 
     t0 = time.perf_counter()
     with open(log, "w", encoding="utf-8") as fh:
         proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT)
-        timer = threading.Timer(timeout, proc.kill)
-        timer.start()
+        timer = threading.Timer(timeout, proc.kill) if timeout is not None else None
+        if timer is not None:
+            timer.start()
         try:
             _, status, usage = os.wait4(proc.pid, 0)
         finally:
-            timer.cancel()
+            if timer is not None:
+                timer.cancel()
         proc.returncode = os.waitstatus_to_exitcode(status)
     code = 124 if proc.returncode == -9 else proc.returncode
     return code, time.perf_counter() - t0, usage.ru_maxrss / 1024.0
@@ -79,18 +82,22 @@ def _sciml(*args: str) -> list[str]:
 def run_case(entry: Entry, overrides: list[str], out: str) -> dict:
     """``sciml datagen`` (if asked), then ``sciml run`` with the calibration workload timed right before and after
     it (:func:`.calibration.around`), so that its steps/s is also known as ``steps_per_calib``."""
+    if entry.case is None:
+        raise UserError(f"entry {entry.name}: no case to run")
+    case = entry.case
     os.makedirs(out, exist_ok=True)
     log = os.path.join(out, "output.txt")  # what the processes printed (the run writes its own log.txt)
     datagen = {}
     if entry.datagen:
-        code, wall, _ = _subprocess(_sciml("datagen", entry.case, *overrides, "--quiet", "--workers", str(entry.workers)),
-                                    entry.timeout_s, log + ".datagen")
+        command = _sciml("datagen", case, *overrides, "--quiet", "--workers", str(entry.workers))
+        code, wall, _ = _subprocess(command, entry.timeout_s, log + ".datagen")
         if code:
             return {"status": "failed", "error": f"datagen exited {code}; see {log}.datagen", "datagen_s": wall}
         datagen = {"datagen_s": wall}
 
     def train() -> dict:
-        code, wall, peak = _subprocess(_sciml("run", entry.case, *overrides, "--out", out, "--quiet"), entry.timeout_s, log)
+        command = _sciml("run", case, *overrides, "--out", out, "--quiet")
+        code, wall, peak = _subprocess(command, entry.timeout_s, log)
         if code:
             return {"status": "failed", "error": f"exited {code}; see {log}", "wall_time_s": wall, **datagen}
         with open(os.path.join(out, "summary.json"), encoding="utf-8") as fh:
@@ -105,6 +112,8 @@ def run_case(entry: Entry, overrides: list[str], out: str) -> dict:
 
 def run_study(entry: Entry, out: str) -> dict:
     os.makedirs(out, exist_ok=True)
+    if entry.study is None:
+        raise UserError(f"entry {entry.name}: no study to run")
     argv = [sys.executable, "-m", "sciml.bench.studies", entry.study, "--out", out, "--args", json.dumps(entry.args)]
     code, wall, peak = _subprocess(argv, entry.timeout_s, os.path.join(out, "log.txt"))
     if code:
@@ -123,7 +132,8 @@ def run_entry(entry: Entry, out: str, log=print) -> dict:
     points = []
     for v in entry.sweep.values:
         value = json.dumps(v)
-        r = run_case(entry, [*entry.overrides, f"{entry.sweep.key}={value}"], os.path.join(folder, f"{entry.sweep.key}={value}"))
+        setting = f"{entry.sweep.key}={value}"
+        r = run_case(entry, [*entry.overrides, setting], os.path.join(folder, setting))
         log(f"  {entry.sweep.key}={value}: {r['status']} {({k: r.get('metrics', {}).get(k) for k in entry.metrics})}")
         points.append({"value": v, **r})
     ok = [p for p in points if p["status"] == "ok"]
@@ -152,13 +162,14 @@ def _read_json(path: str) -> dict:
 
 def run_all(suite: Suite, entries: list[Entry], path: str, out: str) -> dict:
     """Run ``entries`` one after the other, rewriting ``results.json`` after each."""
-    results = {"suite": suite.suite, "file": path, "machine": machine(), "started": time.strftime("%Y-%m-%d %H:%M:%S"),
-               "entries": {}}
+    done: dict[str, dict] = {}
+    results: dict = {"suite": suite.suite, "file": path, "machine": machine(),
+                     "started": time.strftime("%Y-%m-%d %H:%M:%S"), "entries": done}
     t0 = time.perf_counter()
     for i, entry in enumerate(entries, 1):
         print(f"[{i}/{len(entries)}] {entry.name}", flush=True)
         r = run_entry(entry, out)
-        results["entries"][entry.name] = r
+        done[entry.name] = r
         shown = {m: value(r, m) for _, m in checked(entry)}
         print(f"  {r['status']} in {r.get('wall_time_s', 0):.1f} s: "
               + ", ".join(f"{k} {v:.4g}" for k, v in shown.items() if isinstance(v, (int, float)))

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import copy
 import os
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import yaml
 

@@ -19,7 +19,8 @@ import errno
 import json
 import os
 import secrets
-from typing import IO, Iterator
+from collections.abc import Iterator
+from typing import IO, cast
 
 import h5py
 import yaml
@@ -83,7 +84,7 @@ def _new_file(folder: str, name: str) -> str:
 
 def _open(path: str, mode: str) -> IO:
     """The one place the writers here open a file (a test wraps it to simulate a full disk)."""
-    return open(path, mode, **({} if "b" in mode else {"encoding": "utf-8"}))
+    return open(path, mode, encoding=None if "b" in mode else "utf-8")
 
 
 class _Watched:
@@ -91,7 +92,8 @@ class _Watched:
     ``OSError``, without the original's errno)."""
 
     def __init__(self, fh: IO):
-        self._fh, self.error = fh, None
+        self._fh = fh
+        self.error: OSError | None = None
 
     def write(self, data):
         try:
@@ -110,7 +112,7 @@ def atomic_file(path: str, mode: str = "w", keep: str | None = None) -> Iterator
     with atomic_path(path, keep) as tmp, _open(tmp, mode) as raw:
         fh = _Watched(raw)
         try:
-            yield fh
+            yield cast(IO, fh)  # a proxy of the open file
         except Exception:
             if fh.error is None:
                 raise

@@ -15,7 +15,7 @@ import contextlib
 import hashlib
 import os
 import re
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 import h5py
 import numpy as np

@@ -18,6 +18,7 @@ on each.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 import h5py
 import numpy as np
@@ -28,7 +29,7 @@ from sciml.io.atomic import atomic_path
 UNKNOWN_UNITS = "those of the case file"
 
 
-def write(path: str, ev, pred: dict, reference: dict | None, case: str, units: dict | None) -> None:
+def write(path: str, ev, pred: dict, reference: dict | None, case: str, units: Mapping[str, str] | None) -> None:
     """``fields.h5`` at ``path`` and ``fields.xdmf`` beside it (module notes); ``units``: the equation's."""
     units = dict(units or {})
     with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:

@@ -47,11 +47,12 @@ def field_maps(levels: list[Level], name: str, units: dict | None = None):
     error_scale = {"cmap": "magma", "norm": colour_scale(*errors)["norm"]} if has_ref else {}
     for row, lv in zip(axes, levels):
         panels = [("prediction", lv.pred, shared)]
-        if has_ref:
-            ok = np.isfinite(lv.pred) & np.isfinite(lv.ref)
-            rel = np.linalg.norm(lv.pred[ok] - lv.ref[ok]) / max(np.linalg.norm(lv.ref[ok]), 1e-300)
-            panels += [("reference", lv.ref, shared), (f"|error|, rel. L2 {rel:.2e}", np.abs(lv.pred - lv.ref),
-                                                      error_scale)]
+        if lv.ref is not None:
+            ref = lv.ref
+            ok = np.isfinite(lv.pred) & np.isfinite(ref)
+            rel = np.linalg.norm(lv.pred[ok] - ref[ok]) / max(np.linalg.norm(ref[ok]), 1e-300)
+            panels += [("reference", ref, shared), (f"|error|, rel. L2 {rel:.2e}", np.abs(lv.pred - ref),
+                                                    error_scale)]
         for ax, (what, data, scale) in zip(row, panels):
             ax.pcolormesh(lv.X, lv.Y, m(data), shading="auto", **scale)
             ax.set_title(f"{name} {what}" + (f"\n{lv.where}" if lv.where else ""), fontsize=9)

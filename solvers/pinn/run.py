@@ -38,7 +38,6 @@ from .config import PinnCase
 from .problem import Problem, assemble
 from .refinement import Refiner
 
-
 PHASE_NAMES = {"adam": "Adam", "lbfgs": "L-BFGS"}  # as the loss plot names them
 
 
@@ -217,20 +216,21 @@ def _plots_and_checks(problem: Problem, params, ev, pred, reference, out: str | 
     for check in problem.equation.checks(lambda pts: problem.predict(params, pts)):
         metrics.update(check.metrics)
         notes.extend(check.notes)
-        for name, prof in (check.profiles if out is not None else {}).items():
-            plots.save(pinn_plots.profile(prof), os.path.join(out, "plots", f"{name}.png"))
+        if out is not None:
+            for name, prof in check.profiles.items():
+                plots.save(pinn_plots.profile(prof), os.path.join(out, "plots", f"{name}.png"))
     if out is None:
         return result
     folder, units, grids = os.path.join(out, "plots"), dict(problem.equation.units or {}), ev.grids()
     planes = []
     for index, where in evaluation.levels(ev):
-        p2, r2 = evaluation.on_plane(ev, pred, index), evaluation.on_plane(ev, reference, index)
-        planes.append((grids[0][index], grids[1][index], p2, r2 or {}, where))
+        p2, r2 = evaluation.on_plane(ev, pred, index) or {}, evaluation.on_plane(ev, reference, index) or {}
+        planes.append((grids[0][index], grids[1][index], p2, r2, where))
     for k in pred:
         levels = [pinn_plots.Level(X, Y, p2[k], r2.get(k), where) for X, Y, p2, r2, where in planes]
         plots.save(pinn_plots.field_maps(levels, k, units), os.path.join(folder, f"{k}.png"))
     index, where = evaluation.plane(ev)
-    p2 = evaluation.on_plane(ev, pred, index)
+    p2 = evaluation.on_plane(ev, pred, index) or {}
     if "u" in p2 and "v" in p2:
         fig = pinn_plots.flow(grids[0][index], grids[1][index], p2["u"], p2["v"], where, units)
         plots.save(fig, os.path.join(folder, "flow.png"))
