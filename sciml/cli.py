@@ -277,6 +277,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader stopped reading (`sciml cases | head`): stop quietly, as SIGPIPE would
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to flush at exit
+        return 141
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -278,3 +278,13 @@ def test_out_naming_a_file_is_refused(tmp_path, capsys, runs):
     out.write_text("x")
     code, _, err = run_cli(capsys, "run", write_case(tmp_path), "--out", str(out))
     assert code == 2 and err == f"error: {out}: exists and is not a folder; give a folder for --out\n"
+
+
+def test_a_closed_pipe_stops_quietly():
+    """``sciml cases | head -1``: the first line, and no traceback when head stops reading."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(f"{sys.executable} -m sciml cases | head -1", shell=True, capture_output=True, text=True,
+                          timeout=120)
+    assert done.stdout.startswith("cases") and done.stderr == ""
