@@ -43,11 +43,13 @@ def _run(args) -> int:
 
 
 def _files(folder: str) -> list[str]:
-    """The files under ``folder``, its lock file aside (a folder of empty sub-folders holds no run yet)."""
-    from .rundir import LOCK
+    """The files under ``folder``, its lock file and its ``log.txt`` aside: a folder of empty sub-folders holds
+    no run yet, nor does one whose run stopped before it began (a missing dataset: only the log says so, and
+    the next run appends to it)."""
+    from .rundir import LOCK, LOG
 
     found = [os.path.join(root, f) for root, _, files in os.walk(folder) for f in files]
-    return [f for f in found if f != os.path.join(folder, LOCK)]
+    return [f for f in found if f not in (os.path.join(folder, LOCK), os.path.join(folder, LOG))]
 
 
 def _claim(out: str, force: bool) -> None:

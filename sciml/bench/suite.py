@@ -86,7 +86,7 @@ def run_case(entry: Entry, overrides: list[str], out: str) -> dict:
         raise UserError(f"entry {entry.name}: no case to run")
     case = entry.case
     os.makedirs(out, exist_ok=True)
-    log = os.path.join(out, "output.txt")  # what the processes printed (the run writes its own log.txt)
+    log = out + ".output.txt"  # what the processes printed, beside the run folder (which holds only the run)
     datagen = {}
     if entry.datagen:
         command = _sciml("datagen", case, *overrides, "--quiet", "--workers", str(entry.workers))
