@@ -50,11 +50,16 @@ def scaled_padding(p: int, n0: int, n: int, kind: str) -> int:
     and 421 points: the period is 8/7 on each), rounding halves up, in integers so that ``n`` may be a
     symbolic size (an export for every grid; there the export's constraints keep the padding ≥ 0).
     """
-    if kind == "closed":
-        pad = (2 * (n0 + p) * (n - 1) + (n0 - 1)) // (2 * (n0 - 1)) - n
-    else:
-        pad = 0 if p == 0 else (2 * p * n + n0) // (2 * n0)
+    pad = _unclamped_padding(p, n0, n, kind)
     return max(pad, 0) if isinstance(pad, int) else pad
+
+
+def _unclamped_padding(p: int, n0: int, n, kind: str):
+    """:func:`scaled_padding` before it is clamped at 0 (negative where a coarse closed grid cannot keep the
+    period)."""
+    if kind == "closed":
+        return (2 * (n0 + p) * (n - 1) + (n0 - 1)) // (2 * (n0 - 1)) - n
+    return 0 if p == 0 else (2 * p * n + n0) // (2 * n0)
 
 
 def smallest_grid(cfg: FnoCase) -> list[int]:
@@ -65,8 +70,8 @@ def smallest_grid(cfg: FnoCase) -> list[int]:
     out = []
     for m, p, n0 in list(zip(cfg.model.modes, cfg.padding(), cfg.model_shape()))[:gen.dims]:
         n = max(2 * m, 2)
-        short = [k for k in range(n, n0) if (2 * (n0 + p) * (k - 1) + n0 - 1) // (2 * (n0 - 1)) < k]
-        out.append(max(short) + 1 if gen.grid == "closed" and short else n)
+        short = [k for k in range(n, n0) if _unclamped_padding(p, n0, k, gen.grid) < 0]
+        out.append(max(short) + 1 if short else n)
     return out
 
 
