@@ -78,6 +78,9 @@ class ModelConfig:
     grid: bool = spec(True, help="append the coordinates as input channels")
     activation: Activation = "gelu"
     normalize: bool = spec(True, help="scale inputs and outputs by the training set's channel mean and std")
+    spectral: Literal["auto", "dft", "fft"] = spec(
+        "auto", help="how the Fourier layers transform: dft (truncated DFTs as matrix products, fastest on a "
+                     "CPU), fft (XLA's FFT), auto (dft on a CPU, fft on an accelerator)")
     step: int = spec(1, ge=1, help="recurrent: time steps predicted per call")
 
 
@@ -122,6 +125,9 @@ class AverageConfig:
 class TrainingConfig:
     epochs: int = spec(500, ge=0)
     batch_size: int = spec(20, ge=1)
+    micro_batch: int | None = spec(None, ge=1, help="samples per gradient evaluation inside a step (the "
+                                                    "gradients are summed: the same step, less memory and on a "
+                                                    "CPU faster); must divide batch_size; default: the batch")
     lr: float = spec(1e-3, gt=0.0)
     weight_decay: float = spec(1e-4, ge=0.0, help="decoupled (AdamW); 0: plain Adam")
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
@@ -202,6 +208,10 @@ class FnoCase:
         if self.training.batch_size > self.data.n_train:
             raise Invalid("training.batch_size", f"{self.training.batch_size} is more than data.n_train = "
                                                  f"{self.data.n_train}")
+        micro = self.training.micro_batch
+        if micro is not None and self.training.batch_size % micro:
+            raise Invalid("training.micro_batch", f"{micro} does not divide training.batch_size = "
+                                                  f"{self.training.batch_size}")
         mesh = self.parallel.mesh
         if mesh is not None and len(mesh) == 2 and m.width % mesh[1]:
             raise Invalid("parallel.mesh", f"the channel axis ({mesh[1]}) must divide model.width ({m.width})")

@@ -59,17 +59,43 @@ def optimizer(cfg: FnoCase, sched: optax.Schedule) -> optax.GradientTransformati
     return optax.adamw(sched, weight_decay=wd) if wd else optax.adam(sched)
 
 
-def make_step(op: Operator, tx: optax.GradientTransformation, loss_name: str, dims: int,
+def accumulated(loss, micro: int | None):
+    """``loss(params, stats, x, y)``'s value and gradient, evaluated ``micro`` samples at a time and averaged
+    (``lax.scan``; ``None``: the whole batch at once). The loss is a mean over samples, so this is the same
+    step to rounding, with the memory of one micro-batch: on a CPU the fields of a few samples stay in cache
+    where those of a whole batch go to fresh memory every step."""
+    grad = jax.value_and_grad(loss)
+
+    def value_and_grad(params, stats, x, y):
+        n = x.shape[0]
+        if micro is None or micro >= n:
+            return grad(params, stats, x, y)
+        split = lambda a: a.reshape((n // micro, micro, *a.shape[1:]))
+
+        def add(total, xy):
+            return jax.tree_util.tree_map(jnp.add, total, grad(params, stats, *xy)), None
+
+        zero = (jnp.zeros((), x.dtype), jax.tree_util.tree_map(jnp.zeros_like, params))
+        total, _ = jax.lax.scan(add, zero, (split(x), split(y)))
+        return jax.tree_util.tree_map(lambda t: t * (micro / n), total)
+
+    return value_and_grad
+
+
+def make_step(op: Operator, tx: optax.GradientTransformation, loss_name: str, dims: int, micro: int | None = None,
               average: averaging.Averaging = averaging.NONE):
-    """``(state, x, y) -> (state, loss)``: one jitted AdamW step on a minibatch, then ``average.step``."""
+    """``(state, x, y) -> (state, loss)``: one jitted AdamW step on a minibatch (:func:`accumulated`), then
+    ``average.step``."""
     loss_fn = losses.LOSSES[loss_name]
     kw: dict[str, int] = {"d": dims} if loss_name == "h1" else {}
 
     def loss(params, stats, x, y):
         return loss_fn(op.predict(params, stats, x), y, **kw)
 
+    value_and_grad = accumulated(loss, micro)
+
     def step(state, x, y):
-        value, grads = jax.value_and_grad(loss)(state["params"], state["stats"], x, y)
+        value, grads = value_and_grad(state["params"], state["stats"], x, y)
         updates, opt = tx.update(grads, state["opt"], state["params"])
         params = optax.apply_updates(state["params"], updates)
         return average.step({**state, "params": params, "opt": opt, "epoch": state["epoch"]}, state["epoch"]), value
@@ -119,7 +145,7 @@ def functions(cfg: FnoCase, c_in: int, c_out: int, per_epoch: int):
         sched = schedule(cfg, per_epoch)
         tx = optimizer(cfg, sched)
         gen = GENERATORS[cfg.data.generator]
-        step = make_step(op, tx, cfg.training.loss, gen.dims, cfg.training.average.rule())
+        step = make_step(op, tx, cfg.training.loss, gen.dims, cfg.training.micro_batch, cfg.training.average.rule())
         _CACHE[key] = (op, sched, tx, step, make_eval(op))
         while len(_CACHE) > 8:
             _CACHE.pop(next(iter(_CACHE)))

@@ -232,3 +232,21 @@ def test_last_k_says_how_many_evaluations_it_had():
     assert run.last_k(rows, 10)["n"] == 4 and run.describe(run.last_k(rows, 10)).startswith("last 4 (of 10 asked) ")
     assert run.last_k([], 5) == {"metric": "rel_l2", "k": 5, "n": 0}
     assert run.describe(run.last_k([], 5)) == "no evaluation for the last 5"
+
+
+def test_micro_batches_take_the_same_step(tmp_path, case_file):
+    """``training.micro_batch``: the gradient summed over micro-batches is the whole batch's, to rounding."""
+    from sciml.bench import fno_step
+
+    changes = {"training__batch_size": 4, "model__spectral": "dft"}
+    cfg = cases.load(case_file(tmp_path, **changes)).config
+    step, state, x, y, _ = fno_step.build(str(tmp_path / "case.yaml"), [])
+    whole, loss = step(state, x, y)
+    for micro in (1, 2):
+        split, split_loss = fno_step.build(str(tmp_path / "case.yaml"), [f"training.micro_batch={micro}"])[0](state, x, y)
+        np.testing.assert_allclose(float(split_loss), float(loss), rtol=1e-6)
+        for a, b in zip(jax.tree_util.tree_leaves(split["params"]), jax.tree_util.tree_leaves(whole["params"])):
+            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-6)
+    assert cfg.training.micro_batch is None
+    with pytest.raises(Exception, match="training.micro_batch.*does not divide training.batch_size = 4"):
+        cases.load(case_file(tmp_path, training__micro_batch=3, **changes))
