@@ -22,7 +22,8 @@ RESULTS = {
     "entries": {
         "fno": {"status": "ok", "metrics": {"rel_l2": 0.03, "rel_l2_41": 0.05}, "wall_time_s": 1.0,
                 "datagen_s": 2.0, "steps_per_s": 10.0, "training_s": 0.5,
-                "last_k": {"metric": "rel_l2", "k": 5, "n": 3, "mean": 0.031, "std": 0.001, "min": 0.03, "max": 0.032}},
+                "last_k": {"metric": "rel_l2", "k": 5, "n": 3, "mean": 0.031, "std": 0.001, "min": 0.03,
+                           "max": 0.032}},
         "pts": {"status": "ok", "metrics": {"rel_l2_w": 0.01}, "sweep": {"key": "sampling.interior", "points": [
             {"value": v, "status": "ok", "metrics": {"rel_l2_w": e}} for v, e in ((250, 0.04), (500, 0.02), (1000, 0.01))]}},
         "ad": {"status": "ok", "metrics": {"lap_speedup": 1.6, "lap_forward_passes": 2.5, "compile_s": 0.3}},

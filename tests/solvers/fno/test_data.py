@@ -107,8 +107,8 @@ def test_datagen_keeps_a_matching_file_and_refuses_a_stale_one(tmp_path, case_fi
                                      "'alpha'?)"),
     ({"training__schedule": {"type": "onecycle"}}, "training.schedule.warmup: onecycle needs a warm-up of at "
                                                    "least 1 epoch"),
-    ({"training__schedule": {"type": "cosine", "warmup": 10}}, "training.schedule.warmup: 10 epochs of warm-up "
-                                                               "leave none of the 10 epochs (training.epochs) after it"),
+    ({"training__schedule": {"type": "cosine", "warmup": 10}},
+     "training.schedule.warmup: 10 epochs of warm-up leave none of the 10 epochs (training.epochs) after it"),
     ({"training__average": {"type": "emma"}}, "training.average.type: must be one of ['none', 'ema', 'swa'], got "
                                               "'emma' (did you mean 'ema'?)"),
     ({"training__average": {"type": "ema", "decay": 1.0}}, "training.average.decay: must be < 1.0, got 1.0"),

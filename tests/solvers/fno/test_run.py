@@ -195,7 +195,8 @@ def test_swa_averages_the_epoch_ends_and_everything_evaluates_the_average(tmp_pa
     header, *rows = (out / "metrics.csv").read_text().splitlines()
     assert header == "epoch,step,loss,test_rel_l2,test_rel_l2_raw,eval_s,lr,epoch_s,wall_time_s"
     cols = np.array([[float(v) for v in r.split(",")[2:5]] for r in rows])
-    plain_cols = np.array([[float(v) for v in r.split(",")[2:4]] for r in (plain / "metrics.csv").read_text().splitlines()[1:]])
+    plain_rows = (plain / "metrics.csv").read_text().splitlines()[1:]
+    plain_cols = np.array([[float(v) for v in r.split(",")[2:4]] for r in plain_rows])
     np.testing.assert_array_equal(cols[:, [0, 2]], plain_cols)  # the training is the same; its raw error too
     np.testing.assert_array_equal(cols[:7, 1], cols[:7, 2])  # averaged = raw until the start
     assert not np.array_equal(cols[7:, 1], cols[7:, 2])
