@@ -97,8 +97,8 @@ def burgers_time_order(steps=(20, 40, 80, 160), nu=0.05, T=0.5, points=64) -> di
 
 @study
 def vorticity_time_order(steps=(20, 40, 80), size=32, T=2.0, scheme="heun") -> dict:
-    """Crank–Nicolson with Heun (or Euler) advection against a 16x finer time step (theoretical order:
-    ``vorticity.ORDER[scheme]``)."""
+    """Crank–Nicolson with Heun (or Euler) advection, or the integrating factor with RK4 (``ifrk4``), against a 16x
+    finer time step (theoretical order: ``vorticity.ORDER[scheme]``)."""
     from sciml.solvers.classical import grf, vorticity
 
     w0 = grf.periodic_grf(np.random.default_rng(3), 2, size, 2, alpha=2.5, tau=7.0, sigma=7.0**1.5)

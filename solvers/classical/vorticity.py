@@ -42,12 +42,19 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from sciml.errors import UserError
+
 from .burgers import steps_per_record
 from .grf import periodic_grf, sample_rngs
 
-ORDER = {"heun": 2, "euler": 1}  # order in the time step of each scheme
 
-SCHEMES = ("heun", "euler")
+class Unstable(UserError):
+    """The time step was too long for the scheme's stability: the solution is not finite."""
+
+
+ORDER = {"heun": 2, "euler": 1, "ifrk4": 4}  # order in the time step of each scheme
+
+SCHEMES = tuple(ORDER)
 
 
 def forcing(size: int, amplitude: float = 0.1) -> np.ndarray:
@@ -73,39 +80,116 @@ def operators(size: int) -> dict[str, np.ndarray]:
     }
 
 
-@partial(jax.jit, static_argnames=("size", "records", "scheme"))
-def _integrate(w_hat, f_hat, ops, nu, h, steps, size, records, scheme):
-    ikx, iky, lap, inv_lap, mask = (ops[k] for k in ("ikx", "iky", "lap", "inv_lap", "dealias"))
-    A = 1.0 - 0.5 * h * nu * lap
-    B_inv = 1.0 / (1.0 + 0.5 * h * nu * lap)
-    shape = (size, size)
+def _cn(h, nu, lap):
+    """Crank–Nicolson's factors ``(A, 1/B)``."""
+    return 1.0 - 0.5 * h * nu * lap, 1.0 / (1.0 + 0.5 * h * nu * lap)
+
+
+def _integrating_factor(h, nu, lap):
+    r""":math:`(e^{hL}, e^{hL/2})`, :math:`L = -\nu\lambda`."""
+    return jnp.exp(-h * nu * lap), jnp.exp(-0.5 * h * nu * lap)
+
+
+def _euler(w, f_hat, h, coeffs, advection):
+    A, B_inv = coeffs
+    return B_inv * (A * w + h * (f_hat - advection(w)))
+
+
+def _heun(w, f_hat, h, coeffs, advection):
+    A, B_inv = coeffs
+    Nw = advection(w)
+    w_star = B_inv * (A * w + h * (f_hat - Nw))
+    return B_inv * (A * w + h * (f_hat - 0.5 * (Nw + advection(w_star))))
+
+
+def _ifrk4(w, f_hat, h, coeffs, advection):
+    E, E2 = coeffs
+
+    def N(v):
+        return f_hat - advection(v)
+
+    k1 = N(w)
+    k2 = N(E2 * (w + 0.5 * h * k1))
+    k3 = N(E2 * w + 0.5 * h * k2)
+    k4 = N(E * w + h * (E2 * k3))
+    return E * w + (h / 6.0) * (E * k1 + 2.0 * E2 * (k2 + k3) + k4)
+
+
+RULES = {  # scheme -> (its coefficients from (h, nu, lap), one step (w, f_hat, h, coefficients, advection))
+    "heun": (_cn, _heun),
+    "euler": (_cn, _euler),
+    "ifrk4": (_integrating_factor, _ifrk4),
+}
+
+
+def _advection(ops, shape):
+    ikx, iky, inv_lap, mask = (ops[k] for k in ("ikx", "iky", "inv_lap", "dealias"))
 
     def advection(w):
         psi = w * inv_lap
         q = jnp.fft.irfft2(jnp.stack([iky * psi, -ikx * psi, ikx * w, iky * w]), s=shape)
         return mask * jnp.fft.rfft2(q[0] * q[2] + q[1] * q[3])
 
-    def step(_, w):
-        Nw = advection(w)
-        w_star = B_inv * (A * w + h * (f_hat - Nw))
-        if scheme == "euler":
-            return w_star
-        return B_inv * (A * w + h * (f_hat - 0.5 * (Nw + advection(w_star))))
+    return advection
+
+
+def cfl_steps(w_hat, ops, interval, dt, cfl):
+    r"""Steps over ``interval`` for each sample of ``w_hat`` (``(..., s, s//2 + 1)``): the fewest of length at
+    most ``dt`` and at most :math:`C/(\kappa_{max}(\max|u| + \max|v|))` (``cfl`` = C; :math:`\kappa_{max}`
+    the largest wavenumber the dealiasing keeps), and the step :math:`h = \text{interval}/n`."""
+    s = w_hat.shape[-2]
+    psi = w_hat * ops["inv_lap"]
+    uv = jnp.fft.irfft2(jnp.stack([ops["iky"] * psi, -ops["ikx"] * psi]), s=(s, s))
+    speed = jnp.abs(uv).max(axis=(-2, -1)).sum(axis=0)
+    kmax = 2.0 * math.pi * (s // 3)
+    h = jnp.minimum(dt, cfl / jnp.maximum(kmax * speed, cfl / dt))
+    n = jnp.maximum(jnp.ceil(interval / h - 1e-9), 1.0)
+    return n.astype(jnp.int32), interval / n
+
+
+@partial(jax.jit, static_argnames=("size", "records", "scheme"))
+def _integrate(w_hat, f_hat, ops, nu, h, steps, size, records, scheme):
+    """Fixed steps: ``steps`` of ``h`` between records."""
+    coefficients, step = RULES[scheme]
+    advection = _advection(ops, (size, size))
+    coeffs = coefficients(h, nu, ops["lap"])
 
     def record(w, _):
-        w = jax.lax.fori_loop(0, steps, step, w)
-        return w, jnp.fft.irfft2(w, s=shape)
+        w = jax.lax.fori_loop(0, steps, lambda _, w: step(w, f_hat, h, coeffs, advection), w)
+        return w, jnp.fft.irfft2(w, s=(size, size))
 
     _, snaps = jax.lax.scan(record, w_hat, None, length=records)
     return jnp.moveaxis(snaps, 0, -1)
 
 
+@partial(jax.jit, static_argnames=("size", "records", "scheme"))
+def _integrate_cfl(w_hat, f_hat, ops, nu, interval, dt, cfl, size, records, scheme):
+    """Steps chosen per sample and record interval by :func:`cfl_steps`."""
+    coefficients, step = RULES[scheme]
+    advection = _advection(ops, (size, size))
+
+    def trajectory(w, f_hat):
+        def record(w, _):
+            n, h = cfl_steps(w, ops, interval, dt, cfl)
+            coeffs = coefficients(h, nu, ops["lap"])
+            w = jax.lax.fori_loop(0, n, lambda _, w: step(w, f_hat, h, coeffs, advection), w)
+            return w, (jnp.fft.irfft2(w, s=(size, size)), n)
+
+        return jax.lax.scan(record, w, None, length=records)[1]
+
+    snaps, steps = jax.vmap(trajectory)(w_hat, jnp.broadcast_to(f_hat, w_hat.shape))
+    return jnp.moveaxis(snaps, 1, -1), steps
+
+
 def solve(w0: np.ndarray, f: np.ndarray | None = None, *, nu: float = 1e-3, T: float = 1.0, dt: float = 1e-3,
-          record_steps: int = 1, scheme: str = "heun") -> np.ndarray:
+          record_steps: int = 1, scheme: str = "heun", cfl: float | None = None) -> np.ndarray:
     r"""Vorticity from ``w0`` of shape ``(n, s, s)`` (``s`` even) with forcing ``f`` (``(s, s)`` or
     ``(n, s, s)``; None: 0) at :math:`t_m = mT/\text{record\_steps}`, :math:`m = 1..\text{record\_steps}`:
-    shape ``(n, s, s, record_steps)``. Computed in ``w0``'s precision (float64 by default); ``dt`` is
-    shortened where needed so that the records fall on steps."""
+    shape ``(n, s, s, record_steps)``. Computed in ``w0``'s precision (float64 by default).
+
+    ``cfl`` None: steps of ``dt``, shortened where needed so that the records fall on steps. A number: each
+    sample's steps between two records are the fewest of length at most ``dt`` and at most ``cfl`` over
+    :math:`\kappa_{max}(\max|u| + \max|v|)` at the start of the interval (:func:`cfl_steps`)."""
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
     w0 = np.asarray(w0)
@@ -118,14 +202,18 @@ def solve(w0: np.ndarray, f: np.ndarray | None = None, *, nu: float = 1e-3, T: f
         ops = {k: jnp.asarray(v, cdtype if k in ("ikx", "iky") else dtype) for k, v in operators(s).items()}
         w_hat = jnp.fft.rfft2(jnp.asarray(w0, dtype))
         f_hat = jnp.fft.rfft2(jnp.asarray(f, dtype))
-        out = _integrate(w_hat, f_hat, ops, jnp.asarray(nu, dtype), jnp.asarray(h, dtype), steps, s,
-                         record_steps, scheme)
+        real = partial(jnp.asarray, dtype=dtype)
+        if cfl is None:
+            out = _integrate(w_hat, f_hat, ops, real(nu), real(h), steps, s, record_steps, scheme)
+        else:
+            out, _ = _integrate_cfl(w_hat, f_hat, ops, real(nu), real(T / record_steps), real(dt), real(cfl), s,
+                                    record_steps, scheme)
         return np.asarray(out)
 
 
 def generate(n_samples: int, resolution: int, seed: int, progress=None, *, r: int = 1, nu: float = 1e-3,
              T: float = 50.0, dt: float = 1e-3, record_steps: int | None = None, scheme: str = "heun",
-             alpha: float = 2.5, tau: float = 7.0, sigma: float | None = None, forcing_amplitude: float = 0.1,
+             cfl: float | None = None, alpha: float = 2.5, tau: float = 7.0, sigma: float | None = None, forcing_amplitude: float = 0.1,
              batch_size: int = 20, dtype: str = "float64") -> dict[str, np.ndarray]:
     r"""``n_samples`` vorticity trajectories on the periodic ``resolution``² grid, solved on
     ``(r * resolution)``² (the paper: 256² for 64², ``r = 4``) and subsampled.
@@ -134,7 +222,9 @@ def generate(n_samples: int, resolution: int, seed: int, progress=None, *, r: in
     :math:`\tau^{(2\alpha - 2)/2}` (the paper's code). ``record_steps`` snapshots (default: one per time unit,
     ``round(T)``). Returns ``{"a": (n, s, s) w0, "w": (n, s, s, record_steps) w at "t", "t":
     (record_steps,), "f": (s, s) forcing, "x": (s,)}``. Samples are solved ``batch_size`` at a time;
-    ``progress(k)`` is called with the number of samples just finished after each batch.
+    ``progress(k)`` is called with the number of samples just finished after each batch. ``dt``, ``scheme``,
+    ``cfl``: the time stepping (:func:`solve`); a solution that is not finite everywhere (a step too long for
+    its stability) raises :class:`Unstable`.
     """
     fine = resolution * r
     if fine % 2:
@@ -148,7 +238,12 @@ def generate(n_samples: int, resolution: int, seed: int, progress=None, *, r: in
     for start in range(0, n_samples, batch_size):
         batch = rngs[start:start + batch_size]
         w0 = np.concatenate([periodic_grf(g, 1, fine, 2, alpha=alpha, tau=tau, sigma=sigma) for g in batch])
-        sol = solve(w0.astype(dtype), f, nu=nu, T=T, dt=dt, record_steps=record_steps, scheme=scheme)
+        sol = solve(w0.astype(dtype), f, nu=nu, T=T, dt=dt, record_steps=record_steps, scheme=scheme, cfl=cfl)
+        if not np.isfinite(sol).all():
+            raise Unstable(f"vorticity: the {scheme} solve on {fine}² blew up (values not finite) with dt = {dt}"
+                           + (f", cfl = {cfl}" if cfl is not None else "") + "; take a shorter step (params.dt"
+                           + (" or params.cfl)" if cfl is not None else ", or params.cfl for steps that follow the "
+                              "flow's speed)"))
         a[start:start + len(batch)] = w0[:, ::r, ::r]
         w[start:start + len(batch)] = sol[:, ::r, ::r]
         if progress is not None:
