@@ -3,10 +3,12 @@ own decay factor; the integrating factor's is exact); CN–Heun is second order 
 order, IF–RK4 fourth (tests/solvers/test_orders.py). Steps chosen by the flow's speed (``cfl``) are each sample's
 own and keep the solution within a bound of a fine fixed-step one."""
 import math
+import re
 
 import numpy as np
 import pytest
 
+from sciml.errors import UserError
 from sciml.solvers.classical import grf, vorticity
 
 TWO_PI = 2.0 * math.pi
@@ -138,3 +140,13 @@ def test_generate_shapes_and_time_axis():
     fine = grf.periodic_grf(grf.sample_rngs(1, 1)[0], 1, 16, 2, alpha=2.5, tau=7.0, sigma=7.0**1.5)
     np.testing.assert_array_equal(d2["a"][0], fine[0, ::2, ::2])
     np.testing.assert_array_equal(d2["w"][..., 0], w1[:, ::2, ::2])
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"scheme": "rk9"}, "params.scheme must be one of ['heun', 'euler', 'ifrk4'], got 'rk9'"),
+    ({"dt": 0.0}, "params.dt must be a step > 0, got 0.0"),
+    ({"cfl": -1.0}, "params.cfl must be a Courant number > 0, or null, got -1.0"),
+])
+def test_bad_stepping_parameters_are_one_line(params, message):
+    with pytest.raises(UserError, match=re.escape(f"vorticity: {message}")):
+        vorticity.generate(1, 8, seed=0, T=1.0, **params)
