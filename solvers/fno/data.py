@@ -110,15 +110,10 @@ def _solve_part(cfg: DataConfig, parts: dataset_parts.Parts, chunk: Chunk, progr
     return len(x)
 
 
-def _one_thread() -> None:
-    """A worker process's XLA runs its operations on one thread: ``workers`` processes share the cores."""
-    os.environ["XLA_FLAGS"] = " ".join([os.environ.get("XLA_FLAGS", ""), "--xla_cpu_multi_thread_eigen=false",
-                                        "intra_op_parallelism_threads=1"]).strip()
-
-
 def _solve_parts(cfg: DataConfig, parts: dataset_parts.Parts, todo: list[Chunk], progress, workers: int) -> None:
-    """Commit the chunks ``todo``; with ``workers > 1`` solved in that many single-threaded processes (for the
-    CPU-bound generators), giving the same arrays as one process."""
+    """Commit the chunks ``todo``; with ``workers > 1`` solved in that many processes (for the CPU-bound
+    generators, each using about one core: Darcy's sparse solves, the spectral solvers' FFTs), giving the same
+    arrays as one process."""
     if workers <= 1 or len(todo) <= 1:
         for chunk in todo:
             _solve_part(cfg, parts, chunk, progress)
@@ -126,8 +121,7 @@ def _solve_parts(cfg: DataConfig, parts: dataset_parts.Parts, todo: list[Chunk],
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_one_thread) as pool:
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         for n in pool.map(_solve_part, [cfg] * len(todo), [parts] * len(todo), todo):
             if progress is not None:
                 progress(n)
