@@ -29,7 +29,11 @@ class DataConfig:
     super_resolution: list[int] = spec(factory=list, ge=2,
                                        help="finer test grids for zero-shot super-resolution")
     solve_resolution: int | None = spec(None, ge=2, help="grid of the classical solver (default: the finest "
-                                                         "resolution asked for); coarser grids are subsampled")
+                                                         "resolution asked for; with n_test_super, data.resolution); "
+                                                         "coarser grids are subsampled")
+    n_test_super: int | None = spec(None, ge=1, help="test samples of their own for the super_resolution grids, "
+                                                     "solved on the finest of them (default: the n_test samples, "
+                                                     "solved once on the solver's grid, serve every grid)")
     seed: int = spec(0, ge=0, help="seed of the random inputs")
     params: dict[str, Any] = spec(factory=dict, help="parameters of the generator")
     t_in: int = spec(10, ge=1, help="vorticity: time steps given")
@@ -45,22 +49,47 @@ class DataConfig:
 
     @property
     def solver_grid(self) -> int:
-        return self.solve_resolution or max(self.resolutions)
+        """The grid the training and test samples are solved on."""
+        return self.sample_sets()[0].grid
+
+    def sample_sets(self) -> list[SampleSet]:
+        """The training and test samples; then, with ``n_test_super``, the super-resolution grids' own."""
+        if not self.n_test_super:
+            origin = "data.solve_resolution" if self.solve_resolution else "the finest test grid"
+            return [SampleSet(self.n_train + self.n_test, self.solve_resolution or max(self.resolutions),
+                              tuple(self.resolutions), origin)]
+        origin = "data.solve_resolution" if self.solve_resolution else "data.resolution"
+        return [SampleSet(self.n_train + self.n_test, self.solve_resolution or self.resolution, (self.resolution,),
+                          origin),
+                SampleSet(self.n_test_super, max(self.resolutions), tuple(self.resolutions[1:]),
+                          "the finest super_resolution grid")]
 
     def check(self):
         gen = GENERATORS[self.generator]
         for i, r in enumerate(self.super_resolution):
             if r < self.resolution:
                 raise Invalid(f"super_resolution[{i}]", f"{r} is coarser than data.resolution {self.resolution}")
-        S = self.solver_grid
+        if self.n_test_super and len(self.resolutions) < 2:
+            raise Invalid("n_test_super", "there is no super_resolution grid finer than data.resolution to test on")
         keys = [("resolution", self.resolution)] + [(f"super_resolution[{i}]", r)
                                                     for i, r in enumerate(self.super_resolution)]
-        origin = "data.solve_resolution" if self.solve_resolution else "the finest test grid"
         for key, r in keys:
-            if factor(S, r, gen.grid) is None:
-                rule = "(S - 1) / (s - 1)" if gen.grid == "closed" else "S / s"
-                raise Invalid(key, f"a {gen.grid} grid of {r} points is not a subsample of the solver's grid of "
-                                   f"S = {S} points ({origin}); {rule} must be an integer")
+            for S, origin in [(s.grid, s.origin) for s in self.sample_sets() if r in s.serves]:
+                if factor(S, r, gen.grid) is None:
+                    rule = "(S - 1) / (s - 1)" if gen.grid == "closed" else "S / s"
+                    raise Invalid(key, f"a {gen.grid} grid of {r} points is not a subsample of the solver's grid of "
+                                       f"S = {S} points ({origin}); {rule} must be an integer")
+
+
+@dataclass(frozen=True)
+class SampleSet:
+    """Samples solved on one grid (``grid``, named by ``origin`` in messages) and subsampled to the test grids
+    they serve (the first set also makes the training split)."""
+
+    n: int
+    grid: int
+    serves: tuple[int, ...]
+    origin: str
 
 
 @dataclass

@@ -7,10 +7,13 @@ Layout of one file::
     /train/grid     (s..., d)                 coordinates in [0, 1]
     /test/<r>/{inputs, outputs, grid}         the test samples on each test grid r (training grid first)
     attrs: generator, params (JSON), seed, n_train, n_test, resolution, resolutions, solve_resolution,
-           t_in, t_out, chunk, sciml_version, created, settings (JSON of everything that shapes the data)
+           t_in, t_out, chunk, sciml_version, created, settings (JSON of everything that shapes the data);
+           with n_test_super also n_test_super and super_solve_resolution
 
 Every sample is solved once on the solver's grid and subsampled to each resolution, so a test sample at
-the training resolution and at a finer one is the same function. Each chunk is committed as it completes
+the training resolution and at a finer one is the same function. With ``data.n_test_super`` the finer test
+grids hold that many samples of their own instead, solved on the finest of them: the training data can then
+be solved on the training grid itself (:meth:`DataConfig.sample_sets`). Each chunk is committed as it completes
 (:mod:`.parts`: an interrupted ``datagen`` continues after the last complete chunk, and gives the file one
 uninterrupted run gives); the file is assembled from them and renamed into place at the end. Its datasets
 carry HDF5's Fletcher-32 checksum per chunk, and every way of reading it (:func:`check`, :class:`Split`)
@@ -23,6 +26,7 @@ import os
 import shlex
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import h5py
 import numpy as np
@@ -34,7 +38,7 @@ from sciml.io.atomic import atomic_h5
 from sciml.version import __version__
 
 from . import parts as dataset_parts
-from .config import DataConfig, FnoCase
+from .config import DataConfig, FnoCase, SampleSet
 from .generators import GENERATORS, coordinates, factor, subsample
 
 _DTYPE = np.float32
@@ -45,7 +49,36 @@ def settings(cfg: DataConfig) -> dict:
     return {"generator": cfg.generator, "params": cfg.params, "seed": cfg.seed, "n_train": cfg.n_train,
             "n_test": cfg.n_test, "resolutions": cfg.resolutions, "solve_resolution": cfg.solver_grid,
             "chunk": cfg.chunk, **({"t_in": cfg.t_in, "t_out": cfg.t_out}
-                                   if GENERATORS[cfg.generator].trajectory else {})}
+                                   if GENERATORS[cfg.generator].trajectory else {}),
+            **({"n_test_super": cfg.n_test_super} if cfg.n_test_super else {})}
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Samples ``first .. first + n - 1`` of sample set ``set`` (:meth:`DataConfig.sample_sets`), solved on
+    ``grid``; ``index`` numbers its part and derives its seed."""
+
+    index: int
+    n: int
+    grid: int
+    first: int
+    set: int
+
+
+def chunks(cfg: DataConfig) -> list[Chunk]:
+    """Every chunk of the dataset: each sample set cut into ``cfg.chunk`` samples, the sets one after another."""
+    out: list[Chunk] = []
+    for k, s in enumerate(cfg.sample_sets()):
+        out += [Chunk(len(out) + j, min(cfg.chunk, s.n - first), s.grid, first, k)
+                for j, first in enumerate(range(0, s.n, cfg.chunk))]
+    return out
+
+
+def _rows(cfg: DataConfig, sample_set: int, split: str) -> tuple[int, int]:
+    """Where ``split`` ("train" or "test") lies in sample set ``sample_set``: its first sample and its size."""
+    if sample_set:
+        return (0, cfg.n_test_super or 0) if split == "test" else (0, 0)
+    return (0, cfg.n_train) if split == "train" else (cfg.n_train, cfg.n_test)
 
 
 def chunk_seed(seed: int, index: int) -> int:
@@ -59,31 +92,31 @@ def _create(group: h5py.Group, name: str, n: int, sample: np.ndarray) -> h5py.Da
                                 shuffle=True, fletcher32=True)
 
 
-def _solve_chunk(cfg: DataConfig, index: int, progress=None) -> tuple[np.ndarray, np.ndarray]:
-    """Inputs and outputs of chunk ``index`` on the solver's grid (its own seed: chunks are independent)."""
+def _solve_chunk(cfg: DataConfig, chunk: Chunk, progress=None) -> tuple[np.ndarray, np.ndarray]:
+    """Inputs and outputs of ``chunk`` on its solver's grid (its own seed: chunks are independent)."""
     gen = GENERATORS[cfg.generator]
-    S, total = cfg.solver_grid, cfg.n_train + cfg.n_test
-    n = min(cfg.chunk, total - index * cfg.chunk)
-    arrays = gen.generate(n, S, chunk_seed(cfg.seed, index), progress, **cfg.params)
+    S = chunk.grid
+    arrays = gen.generate(chunk.n, S, chunk_seed(cfg.seed, chunk.index), progress, **cfg.params)
     x, y = gen.split(arrays, cfg.t_in, cfg.t_out)
     if x.shape[1:1 + gen.dims] != (S,) * gen.dims:
         raise RuntimeError(f"generator {cfg.generator} returned shape {x.shape} for resolution {S}")
     return x, y
 
 
-def _solve_part(cfg: DataConfig, parts: dataset_parts.Parts, index: int, progress=None) -> int:
-    """Solve chunk ``index`` and commit it to its part; the number of samples."""
-    x, y = _solve_chunk(cfg, index, progress)
-    parts.save(index, x, y)
+def _solve_part(cfg: DataConfig, parts: dataset_parts.Parts, chunk: Chunk, progress=None) -> int:
+    """Solve ``chunk`` and commit it to its part; the number of samples."""
+    x, y = _solve_chunk(cfg, chunk, progress)
+    parts.save(chunk.index, x, y)
     return len(x)
 
 
-def _solve_parts(cfg: DataConfig, parts: dataset_parts.Parts, todo: list[int], progress, workers: int) -> None:
+def _solve_parts(cfg: DataConfig, parts: dataset_parts.Parts, todo: list[Chunk], progress, workers: int) -> None:
     """Commit the chunks ``todo``; with ``workers > 1`` solved in that many processes (for the CPU-bound
-    generators: Darcy's sparse solves), giving the same arrays as one process."""
+    generators, each using about one core: Darcy's sparse solves, the spectral solvers' FFTs), giving the same
+    arrays as one process."""
     if workers <= 1 or len(todo) <= 1:
-        for index in todo:
-            _solve_part(cfg, parts, index, progress)
+        for chunk in todo:
+            _solve_part(cfg, parts, chunk, progress)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -102,45 +135,48 @@ def write(cfg: DataConfig, path: str, progress=None, workers: int = 1, fresh: bo
     each chunk when ``workers > 1`` processes solve the chunks, or for the chunks kept).
     """
     gen = GENERATORS[cfg.generator]
-    S, total = cfg.solver_grid, cfg.n_train + cfg.n_test
-    count = -(-total // cfg.chunk)
-    strides: dict[int, int] = {}
-    for r in cfg.resolutions:
-        stride = factor(S, r, gen.grid)
-        assert stride is not None, "DataConfig.check(): each grid subsamples the solver's"
-        strides[r] = stride
+    sets: list[SampleSet] = cfg.sample_sets()
+    strides: dict[tuple[int, int], int] = {}  # (sample set, test grid) -> stride from the set's solver grid
+    for k, s in enumerate(sets):
+        for r in s.serves:
+            stride = factor(s.grid, r, gen.grid)
+            assert stride is not None, "DataConfig.check(): each grid subsamples its solver's"
+            strides[k, r] = stride
     parts = dataset_parts.of(path, settings(cfg))
     if fresh:
         parts.clear()
-    todo = [index for index in range(count) if not parts.done(index)]
-    if progress is not None and len(todo) < count:
-        progress(sum(min(cfg.chunk, total - i * cfg.chunk) for i in range(count) if i not in todo))
-    _solve_parts(cfg, parts, todo, progress, workers)
+    every = chunks(cfg)
+    todo = [c for c in every if not parts.done(c.index)]
+    if progress is not None and len(todo) < len(every):
+        progress(sum(c.n for c in every if c not in todo))
+    # the finest grids first: their long solves start first when processes share the chunks
+    _solve_parts(cfg, parts, sorted(todo, key=lambda c: -c.grid), progress, workers)
     assembled = os.path.join(parts.folder, "dataset.h5")
     with atomic_h5(assembled) as f:
         f.attrs.update({"generator": cfg.generator, "params": json.dumps(cfg.params), "seed": cfg.seed,
                         "n_train": cfg.n_train, "n_test": cfg.n_test, "resolution": cfg.resolution,
-                        "resolutions": cfg.resolutions, "solve_resolution": S, "t_in": cfg.t_in,
+                        "resolutions": cfg.resolutions, "solve_resolution": sets[0].grid, "t_in": cfg.t_in,
                         "t_out": cfg.t_out, "chunk": cfg.chunk, "grid_kind": gen.grid,
                         "sciml_version": __version__, "settings": json.dumps(settings(cfg)),
-                        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+                        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                        **({"n_test_super": cfg.n_test_super, "super_solve_resolution": sets[1].grid}
+                           if cfg.n_test_super else {})})
         groups = {("train", cfg.resolution): f.create_group("train")}
         groups.update({("test", r): f.create_group(f"test/{r}") for r in cfg.resolutions})
         for (_, r), g in groups.items():
             g["grid"] = coordinates(r, gen.dims, gen.grid).astype(_DTYPE)
             g.attrs["resolution"] = r
-        for index in range(count):
-            x, y = parts.load(index) or _solve_chunk(cfg, index)
-            start = index * cfg.chunk
-            ids = np.arange(start, start + len(x))
+        for chunk in every:
+            x, y = parts.load(chunk.index) or _solve_chunk(cfg, chunk)
+            ids = np.arange(chunk.first, chunk.first + len(x))
             for (split, r), g in groups.items():
-                keep = ids < cfg.n_train if split == "train" else ids >= cfg.n_train
-                if not keep.any():
+                offset, size = _rows(cfg, chunk.set, split)
+                keep = (ids >= offset) & (ids < offset + size)
+                if r not in sets[chunk.set].serves or not keep.any():
                     continue
-                rows = ids[keep] - (0 if split == "train" else cfg.n_train)
-                size = cfg.n_train if split == "train" else cfg.n_test
+                rows = ids[keep] - offset
                 for name, a in (("inputs", x), ("outputs", y)):
-                    a = subsample(a[keep], strides[r], gen.dims)
+                    a = subsample(a[keep], strides[chunk.set, r], gen.dims)
                     ds = g[name] if name in g else _create(g, name, size, a)
                     ds[rows[0]:rows[-1] + 1] = a.astype(_DTYPE)
     os.replace(assembled, path)
@@ -157,8 +193,9 @@ def datagen(cfg: FnoCase, quiet: bool = False, force: bool = False, workers: int
         if not quiet:
             print(f"{path} is up to date (use --force to make it again)")
         return path
-    total = cfg.data.n_train + cfg.data.n_test
-    with tqdm(total=total, disable=quiet, unit="sample", desc=f"{cfg.data.generator} {cfg.data.solver_grid}",
+    sets = cfg.data.sample_sets()
+    with tqdm(total=sum(s.n for s in sets), disable=quiet, unit="sample",
+              desc=f"{cfg.data.generator} {' + '.join(str(s.grid) for s in sets)}",
               dynamic_ncols=True) as bar:
         write(cfg.data, path, progress=bar.update, workers=workers, fresh=force)
     return path
@@ -200,7 +237,8 @@ def check(cfg: DataConfig, path: str | None = None, case: str = "", remedy: str 
             k = diff[0]
             raise UserError(f"{path} was made with other settings ({k}: {stored.get(k)!r}, the case asks for "
                             f"{wanted[k]!r}); {remedy}")
-        for group, n in [("train", cfg.n_train), *((f"test/{r}", cfg.n_test) for r in cfg.resolutions)]:
+        tests = [(f"test/{r}", _rows(cfg, k, "test")[1]) for k, s in enumerate(cfg.sample_sets()) for r in s.serves]
+        for group, n in [("train", cfg.n_train), *tests]:
             for name in ("inputs", "outputs", "grid"):
                 if f"{group}/{name}" not in f:
                     raise BadFile(f"{path}: damaged dataset: {group}/{name} is missing; {remedy}")

@@ -12,6 +12,7 @@ CASES = [  # (study, its arguments, tolerance on each observed order, bound on t
     ("burgers_time_order", {}, 0.4, 5e-10),
     ("vorticity_time_order", {"scheme": "heun"}, 0.15, None),
     ("vorticity_time_order", {"scheme": "euler"}, 0.15, None),
+    ("vorticity_time_order", {"scheme": "ifrk4"}, 0.15, 2e-9),
 ]
 
 

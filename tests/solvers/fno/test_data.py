@@ -47,6 +47,28 @@ def test_round_trip(tmp_path, case_file, capsys, fake_darcy):
     assert attrs["sciml_version"] == sciml.__version__ and attrs["grid_kind"] == "closed"
 
 
+def test_super_resolution_samples_of_their_own(tmp_path, case_file, capsys, fake_darcy):
+    """With data.n_test_super the training grid's samples are solved on it (9) and the finer test grid holds
+    that many samples of its own, solved on it (17), with the seed of the chunk after the others."""
+    path = case_file(tmp_path, data__n_test_super=5)
+    assert run_cli(capsys, "datagen", path, "--quiet")[0] == 0
+    cfg = cases.load(path).config.data
+    chunks = [fake_darcy(n, 9, data.chunk_seed(cfg.seed, i)) for i, n in enumerate([24, 24])]
+    a = np.concatenate([c["a"] for c in chunks])[..., None].astype(np.float32)
+    fine = fake_darcy(5, 17, data.chunk_seed(cfg.seed, 2))
+    with h5py.File(cfg.path) as f:
+        np.testing.assert_array_equal(f["train/inputs"][()], a[:40])
+        np.testing.assert_array_equal(f["test/9/inputs"][()], a[40:])
+        np.testing.assert_array_equal(f["test/17/inputs"][()], fine["a"][..., None].astype(np.float32))
+        np.testing.assert_array_equal(f["test/17/outputs"][()], fine["u"][..., None].astype(np.float32))
+        assert f.attrs["solve_resolution"] == 9 and f.attrs["super_solve_resolution"] == 17
+        assert f.attrs["n_test_super"] == 5
+    assert data.check(cfg)["n_test"] == 8
+    assert [len(s) for s in data.open_splits(cfg.path, cfg.resolutions)[1].values()] == [8, 5]
+    code, _, err = run_cli(capsys, "datagen", path, "data.n_test_super=6", "--quiet")
+    assert code == 2 and "made with other settings (n_test_super: 5, the case asks for 6)" in err
+
+
 def test_batches_stream_shuffled_by_seed(tmp_path, case_file, fake_darcy):
     cfg = cases.load(case_file(tmp_path)).config
     data.write(cfg.data, cfg.data.path)
@@ -99,6 +121,14 @@ def test_datagen_keeps_a_matching_file_and_refuses_a_stale_one(tmp_path, case_fi
     ({"data__solve_resolution": 20}, "data.resolution: a closed grid of 9 points is not a subsample of the "
                                      "solver's grid of S = 20 points (data.solve_resolution)"),
     ({"model__type": "recurrent"}, "model.type: 'recurrent' needs a time-dependent generator (vorticity)"),
+    ({"data__n_test_super": 4, "data__super_resolution": []},
+     "data.n_test_super: there is no super_resolution grid finer than data.resolution to test on"),
+    ({"data__n_test_super": 4, "data__super_resolution": [13, 17]},
+     "data.super_resolution[0]: a closed grid of 13 points is not a subsample of the solver's grid of S = 17 "
+     "points (the finest super_resolution grid)"),
+    ({"data__n_test_super": 4, "data__solve_resolution": 12},
+     "data.resolution: a closed grid of 9 points is not a subsample of the solver's grid of S = 12 points "
+     "(data.solve_resolution)"),
     ({"training__batch_size": 50}, "training.batch_size: 50 is more than data.n_train = 40"),
     ({"data__generator": "dracy"}, "data.generator: must be one of ['darcy', 'burgers', 'vorticity'], got "
                                    "'dracy' (did you mean 'darcy'?)"),
@@ -123,12 +153,15 @@ def test_bad_input_gives_one_line_naming_the_key(tmp_path, case_file, capsys, ch
     assert err.startswith(f"error: {path}: ") and expected in err, err
 
 
-def test_workers_write_the_same_dataset(tmp_path, case_file, capsys):
-    """Chunks solved in two processes (the real Darcy solver, tiny grid) give the file one process gives."""
+@pytest.mark.parametrize("own", [{}, {"data__n_test_super": 2}], ids=["shared", "super-of-their-own"])
+def test_workers_write_the_same_dataset(tmp_path, case_file, capsys, own):
+    """Chunks solved in two processes (the real Darcy solver, tiny grid; the finest grid's first) give the file one
+    process gives."""
     arrays = {}
     for workers in ("1", "2"):
         (tmp_path / workers).mkdir()
-        path = case_file(tmp_path / workers, data__n_train=6, data__n_test=3, data__chunk=3, training__batch_size=3)
+        path = case_file(tmp_path / workers, data__n_train=6, data__n_test=3, data__chunk=3, training__batch_size=3,
+                         **own)
         code, _, err = run_cli(capsys, "datagen", path, "--quiet", "--workers", workers)
         assert code == 0, err
         with h5py.File(cases.load(path).config.data.path) as f:

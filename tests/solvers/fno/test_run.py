@@ -55,6 +55,18 @@ def test_run_folder_and_training_lowers_the_error(tmp_path, dataset):
         assert f["9"].attrs["rel_l2"] == pytest.approx(s["metrics"]["rel_l2"])
 
 
+def test_a_super_resolution_test_set_of_its_own(tmp_path, case_file, fake_darcy):
+    """Trained on data solved on its grid (9), tested zero-shot on 3 samples of its own solved on 17."""
+    cfg = cases.load(case_file(tmp_path, data__n_test_super=3, training__epochs=2)).config
+    data.write(cfg.data, cfg.data.path)
+    out = tmp_path / "run"
+    out.mkdir()
+    s = run.train(cfg, str(out), quiet=True)
+    assert set(s["metrics"]) == {"rel_l2", "rel_l2_17"} and np.isfinite(s["metrics"]["rel_l2_17"])
+    with h5py.File(out / "fields.h5") as f:
+        assert f["17/prediction"].shape == (1, 17, 17, 1) and f["9/prediction"].shape == (1, 9, 9, 1)
+
+
 def test_nan_stops_and_keeps_the_last_good_epoch(tmp_path, dataset, monkeypatch):
     make_step = run.make_step
 
