@@ -234,8 +234,8 @@ def solve(w0: np.ndarray, f: np.ndarray | None = None, *, nu: float = 1e-3, T: f
 
 def generate(n_samples: int, resolution: int, seed: int, progress=None, *, r: int = 1, nu: float = 1e-3,
              T: float = 50.0, dt: float = 1e-3, record_steps: int | None = None, scheme: str = "heun",
-             cfl: float | None = None, alpha: float = 2.5, tau: float = 7.0, sigma: float | None = None, forcing_amplitude: float = 0.1,
-             batch_size: int = 20, dtype: str = "float64") -> dict[str, np.ndarray]:
+             cfl: float | None = None, alpha: float = 2.5, tau: float = 7.0, sigma: float | None = None,
+             forcing_amplitude: float = 0.1, batch_size: int = 20, dtype: str = "float64") -> dict[str, np.ndarray]:
     r"""``n_samples`` vorticity trajectories on the periodic ``resolution``² grid, solved on
     ``(r * resolution)``² (the paper: 256² for 64², ``r = 4``) and subsampled.
 
