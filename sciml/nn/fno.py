@@ -19,13 +19,18 @@ resolution: the parameters do not depend on the grid (zero-shot super-resolution
 Complex weights are stored as real pairs (last axis 2) so that optimisers see real arrays. Non-periodic
 problems pad the lifted field on the right of each axis (``padding``) and crop before the projection.
 
-A grid whose size is symbolic (``jax.export`` shape polymorphism: one export for every resolution) cannot
-go through XLA's FFT, whose lengths are static. There the kept modes are computed by the truncated DFT, the
-same sums as a matrix product with ``F_a[j, k] = exp(-2πi jk / n_a)`` for the kept ``k`` only, and the
-inverse as ``(1/n_a) Σ_k exp(+2πi jk / n_a) (·)`` on the leading axes and, on the last (real) axis,
-``(1/n) Re Σ_k c_k exp(+2πi jk / n) (·)`` with ``c_0 = 1``, ``c_k = 2`` (the Hermitian half that ``irfft``
-implies; the grid must hold ``2 m_d`` points so that the Nyquist mode is not among the kept ones). The
-result is that of the FFT path to rounding (:func:`spectral_conv`).
+Two ways to transform (``spectral``, :func:`spectral_method`). XLA's FFT (``fft``) computes the whole
+spectrum and keeps a corner of it. An FNO keeps few modes (12 of 96 per axis for Darcy), so the truncated
+DFT, the same sums as matrix products with ``F_a[j, k] = exp(-2πi jk / n_a)`` for the kept ``k`` only, costs
+about twice the FFT's operations but runs as dense GEMMs, which a CPU does several times faster (``dft``,
+:func:`spectral_conv_t`): on the inverse side ``(1/n_a) Σ_k exp(+2πi jk / n_a) (·)`` on the leading axes and,
+on the last (real) axis, ``(1/n) Re Σ_k c_k exp(+2πi jk / n) (·)`` with ``c_k = 2`` except ``c_0 = 1`` (and the
+Nyquist mode's 1): the Hermitian half that ``irfft`` implies. The network then runs in the layout
+``(n_d, ..., n_1, batch, channels)``, where every transform contracts the leading axis (one row-major GEMM,
+no transpose of a full field) and the pointwise layers contract the last. ``auto`` takes the DFT on a CPU and
+the FFT on an accelerator. A grid whose size is symbolic (``jax.export`` shape polymorphism: one export for
+every resolution) always takes the DFT, since XLA's FFT lengths are static; there the last axis must hold
+``2 m_d`` points (no Nyquist mode among the kept ones). Both give the same result to rounding.
 """
 from __future__ import annotations
 
