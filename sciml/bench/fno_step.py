@@ -58,10 +58,8 @@ def build(case: str, overrides: list[str]):
     op, _, tx, step, _ = run.functions(cfg, x_shape[-1], y_shape[-1], per_epoch)
     rng = np.random.default_rng(cfg.seed)
     x, y = (rng.standard_normal(s).astype(np.float32) for s in (x_shape, y_shape))
-    params = op.init(jax.random.PRNGKey(cfg.seed))
-    stats = op.stats(x.mean((0, *range(1, x.ndim - 1))), x.std((0, *range(1, x.ndim - 1))),
-                     y.mean((0, *range(1, y.ndim - 1))), y.std((0, *range(1, y.ndim - 1))))
-    state = {"params": params, "opt": tx.init(params), "stats": stats, "epoch": np.int32(0)}
+    axes = tuple(range(x.ndim - 1))  # all but the channels
+    state = run.initial_state(cfg, op, tx, (x.mean(axes), x.std(axes), y.mean(axes), y.std(axes)))
     return step, state, x, y, per_epoch
 
 

@@ -127,6 +127,15 @@ def evaluate(run, state, split: data.Split, batch_size: int, keep: int = 0):
     return float(np.mean(np.concatenate(errs))), preds
 
 
+def initial_state(cfg: FnoCase, op: Operator, tx: optax.GradientTransformation, moments) -> dict:
+    """The training state before the first step: parameters from ``cfg.seed``, the optimiser's state, the
+    scalings from the training set's ``moments`` (``(x_mean, x_std, y_mean, y_std)``) and, with weight
+    averaging, the average."""
+    params = op.init(jax.random.PRNGKey(cfg.seed))
+    state = {"params": params, "opt": tx.init(params), "stats": op.stats(*moments), "epoch": jnp.asarray(0, jnp.int32)}
+    return cfg.training.average.rule().init(state)
+
+
 # compiled functions by what they depend on, so that runs in one process (tests, notebooks, studies) that
 # share a model and optimiser compile once
 _CACHE: dict[str, tuple] = {}
@@ -204,10 +213,7 @@ class _Fno:
         return parallel.to_host({"params": state[key or self.average.key], "stats": state["stats"]})
 
     def init(self):
-        params = self.op.init(jax.random.PRNGKey(self.cfg.seed))
-        stats = self.op.stats(*self.train_set.moments())
-        state = {"params": params, "opt": self.tx.init(params), "stats": stats, "epoch": jnp.asarray(0, jnp.int32)}
-        return self.average.init(state)
+        return initial_state(self.cfg, self.op, self.tx, self.train_set.moments())
 
     def template(self, attrs: dict):
         return self.init()
