@@ -1,4 +1,9 @@
-"""``report.md`` and PNG plots for a suite's results."""
+"""``report.md`` and PNG plots for a suite's results.
+
+The report holds, in order: the errors that have a published value (ours, the published one, their ratio, the
+entry's wall time and training time, and where the run reports it the spread of its last evaluations: mean ±
+std, min–max), every metric with its references, the runs' times and speeds, and the plots.
+"""
 from __future__ import annotations
 
 import os
@@ -136,6 +141,25 @@ PLOTS = (  # (file suffix, does the entry have it, draw(entry, result, path)): a
 )
 
 
+def spread(r: dict, metric: str) -> str:
+    """The spread of ``metric`` over the run's last evaluations, if the run reports it (an FNO's ``last_k``)."""
+    s = r.get("last_k") or {}
+    if s.get("metric") != metric or not s.get("n"):
+        return ""
+    n = f"{s['n']}" + (f" of {s['k']}" if s["n"] < s["k"] else "")
+    return f"{s['mean']:.4g} ± {s['std']:.2g} ({s['min']:.4g}–{s['max']:.4g}; last {n})"
+
+
+PUBLISHED_HEADER = ("| entry | metric | ours | published | ours / published | wall s | training s | "
+                    "last evaluations: mean ± std (min–max) | source |")
+
+
+def _published_row(r: dict, name: str, metric: str, ours, ref, ratio) -> str:
+    wall = _fmt(r.get("wall_time_s")) + (" (resumed)" if r.get("resumed") else "")
+    return (f"| {name} | {metric} | {_fmt(ours)} | {_fmt(ref.value)} | {_fmt(ratio)} | {wall} | "
+            f"{_fmt(r.get('training_s'))} | {spread(r, metric)} | {ref.source} |")
+
+
 def _rows(entry, r: dict):
     """(entry, metric, kind, ours, reference or None) for every metric the entry reports."""
     for field, kind in KINDS.items():
@@ -145,13 +169,19 @@ def _rows(entry, r: dict):
                 yield entry.name, metric, kind, ours, ref
 
 
+def _resumed(results: dict) -> str:
+    times = [r["at"] for r in results.get("resumed", [])]
+    return f" (resumed {', '.join(times)})" if times else ""
+
+
 def write(suite, results: dict, out: str) -> None:
     m = results["machine"]
-    lines = [f"# Benchmark suite `{suite.suite}`", "", suite.description, "",
-             f"Machine: {m['cpu']} ({m['cores']} cores), device {m['device']}, jax {m['jax']}, "
-             f"python {m['python']}. Started {results['started']}; total wall time "
-             f"{results.get('wall_time_s', 0):.0f} s.", "",
-             "| entry | metric | kind | ours | reference | source | ours / reference |",
+    head = [f"# Benchmark suite `{suite.suite}`", "", suite.description, "",
+            f"Machine: {m['cpu']} ({m['cores']} cores), device {m['device']}, jax {m['jax']}, "
+            f"python {m['python']}. Started {results['started']}; total wall time "
+            f"{results.get('wall_time_s', 0):.0f} s" + _resumed(results) + "."]
+    published: list[str] = []
+    lines = ["", "## Every metric", "", "| entry | metric | kind | ours | reference | source | ours / reference |",
              "|---|---|---|---|---|---|---|"]
     errors, speeds = [], []
     runs = ["", "| entry | status | wall s | datagen s | steps/s | steps/calibration | compile s | peak MiB |",
@@ -167,6 +197,7 @@ def write(suite, results: dict, out: str) -> None:
                          f"{ref.source if ref else ''} | {_fmt(ratio)} |")
             if kind == "error" and ref:
                 errors.append((name, metric, ours, ref.value, ref.source))
+                published.append(_published_row(r, name, metric, ours, ref, ratio))
             if kind == "speed":
                 speeds.append((name, metric, ours, ref.value if ref else None))
         cells = [entry.name, str(r.get("status"))] + [_fmt(r.get(k)) for k in RUN_COLUMNS]
@@ -177,5 +208,7 @@ def write(suite, results: dict, out: str) -> None:
     comparison_plot(errors, os.path.join(out, "plots", "comparison.png"), f"{suite.suite}: our errors vs published")
     speed_plot(speeds, os.path.join(out, "plots", "speeds.png"), f"{suite.suite}: speed-ups")
     figures = sorted(f for f in os.listdir(os.path.join(out, "plots")) if f.endswith(".png"))
-    lines += runs + ["", "## Plots", ""] + [f"![{f}](plots/{f})" for f in figures]
+    if published:
+        head += ["", "## Errors against published values", "", PUBLISHED_HEADER, "|---" * 9 + "|", *published]
+    lines = head + lines + runs + ["", "## Plots", ""] + [f"![{f}](plots/{f})" for f in figures]
     write_text(os.path.join(out, "report.md"), "\n".join(lines) + "\n")

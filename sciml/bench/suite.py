@@ -1,4 +1,4 @@
-"""Benchmark suites: ``sciml bench SUITE [--out DIR] [--check [BASELINE.json]] [--update-baseline]``.
+"""Benchmark suites: ``sciml bench SUITE [--out DIR | --resume DIR] [--check [BASELINE.json]] [--update-baseline]``.
 
 A suite is a YAML file (shipped ones in ``cases/suites/``, named by :mod:`sciml.catalog`) listing entries;
 each entry runs in a fresh process:
@@ -15,8 +15,13 @@ better), ``speeds`` are rates or speed-ups (higher is better; a run's steps/s is
 time ratios (lower is better); ``info`` is reported and never checked. ``curve`` reads several metrics of one
 run as a curve (an FNO's test error at each resolution).
 
-Results go to ``results.json``, ``report.md`` (one table per suite: entry, metric, ours, reference and its
-source, ratio) and PNG plots. ``--check`` compares against a baseline (``baselines/<cpu|gpu>/<suite>.json``
+Results go to ``results.json``, ``report.md`` (:mod:`.report`: ours against the published values, then every
+metric with its reference and the runs' times) and PNG plots. ``results.json`` is rewritten (atomically) as
+each entry ends, so a suite killed midway loses only the entry that was running; ``--resume DIR`` continues
+the suite run whose results folder is ``DIR``: the entries that finished there (status ok) are kept, the
+others run in order, the first of them continuing its run folder with ``sciml run --resume`` where a
+checkpoint was left (else starting it afresh), and the report covers them all. A long suite can thus span
+several sessions. ``--check`` compares against a baseline (``baselines/<cpu|gpu>/<suite>.json``
 beside the suite file by default): an error above ``baseline * (1 + tolerance.error)``, a speed below
 ``baseline * (1 - tolerance.speed)`` or a cost above ``baseline / (1 - tolerance.speed)`` fails, naming the
 entry and metric. ``--update-baseline`` writes this run's values into that file (entries not run are kept).
@@ -33,7 +38,8 @@ import time
 
 from ..catalog import suite_path
 from ..config import read_yaml, validate
-from ..errors import UserError
+from ..errors import BadFile, UserError
+from ..io import checkpoint
 from ..io.atomic import write_json
 from . import calibration
 from .baseline import baseline_of, baseline_path, check, checked, value
@@ -60,7 +66,7 @@ def _subprocess(argv: list[str], timeout: float | None, log: str) -> tuple[int, 
     import threading
 
     t0 = time.perf_counter()
-    with open(log, "w", encoding="utf-8") as fh:
+    with open(log, "a", encoding="utf-8") as fh:  # appended to: a resumed entry keeps what its first try printed
         proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT)
         timer = threading.Timer(timeout, proc.kill) if timeout is not None else None
         if timer is not None:
@@ -79,9 +85,11 @@ def _sciml(*args: str) -> list[str]:
     return [sys.executable, "-m", "sciml", *args]
 
 
-def run_case(entry: Entry, overrides: list[str], out: str) -> dict:
+def run_case(entry: Entry, overrides: list[str], out: str, resume: bool = False) -> dict:
     """``sciml datagen`` (if asked), then ``sciml run`` with the calibration workload timed right before and after
-    it (:func:`.calibration.around`), so that its steps/s is also known as ``steps_per_calib``."""
+    it (:func:`.calibration.around`), so that its steps/s is also known as ``steps_per_calib``. With ``resume``
+    the run continues from the checkpoint an earlier try left in ``out`` (``sciml run --resume``), or starts
+    afresh there (``--force``) if there is none."""
     if entry.case is None:
         raise UserError(f"entry {entry.name}: no case to run")
     case = entry.case
@@ -96,7 +104,9 @@ def run_case(entry: Entry, overrides: list[str], out: str) -> dict:
         datagen = {"datagen_s": wall}
 
     def train() -> dict:
-        command = _sciml("run", case, *overrides, "--out", out, "--quiet")
+        continued = resume and checkpoint.exists(os.path.join(out, "checkpoints", "latest.h5"))
+        command = (_sciml("run", "--resume", out, "--quiet") if continued else
+                   _sciml("run", case, *overrides, "--out", out, "--quiet", *(["--force"] if resume else [])))
         code, wall, peak = _subprocess(command, entry.timeout_s, log)
         if code:
             return {"status": "failed", "error": f"exited {code}; see {log}", "wall_time_s": wall, **datagen}
@@ -104,7 +114,8 @@ def run_case(entry: Entry, overrides: list[str], out: str) -> dict:
             s = json.load(fh)
         return {"status": "ok", "metrics": s.get("metrics", {}), "wall_time_s": wall, "peak_mem_mib": peak,
                 "steps_per_s": s.get("steps_per_s"), "steps_per_cpu_s": s.get("steps_per_cpu_s"),
-                "compile_time_s": s.get("compile_time_s"), "run_dir": out,
+                "compile_time_s": s.get("compile_time_s"), "run_dir": out, "training_s": s.get("wall_time_s"),
+                **({"last_k": s["last_k"]} if "last_k" in s else {}), **({"resumed": True} if continued else {}),
                 **datagen}
 
     return calibration.around(train)
@@ -123,17 +134,18 @@ def run_study(entry: Entry, out: str) -> dict:
     return {"status": "ok", "wall_time_s": wall, "peak_mem_mib": peak, **r}
 
 
-def run_entry(entry: Entry, out: str, log=print) -> dict:
+def run_entry(entry: Entry, out: str, log=print, resume: bool = False) -> dict:
+    """Run ``entry`` into ``out/<name>`` (``resume``: its runs continue from what an earlier try left there)."""
     folder = os.path.join(out, entry.name)
     if entry.study:
         return run_study(entry, folder)
     if entry.sweep is None:
-        return run_case(entry, entry.overrides, folder)
+        return run_case(entry, entry.overrides, folder, resume)
     points = []
     for v in entry.sweep.values:
         value = json.dumps(v)
         setting = f"{entry.sweep.key}={value}"
-        r = run_case(entry, [*entry.overrides, setting], os.path.join(folder, setting))
+        r = run_case(entry, [*entry.overrides, setting], os.path.join(folder, setting), resume)
         log(f"  {entry.sweep.key}={value}: {r['status']} {({k: r.get('metrics', {}).get(k) for k in entry.metrics})}")
         points.append({"value": v, **r})
     ok = [p for p in points if p["status"] == "ok"]
@@ -142,6 +154,7 @@ def run_entry(entry: Entry, out: str, log=print) -> dict:
             "metrics": last.get("metrics", {}), "wall_time_s": sum(p.get("wall_time_s", 0) for p in points),
             "steps_per_s": last.get("steps_per_s"), "steps_per_calib": last.get("steps_per_calib"),
             "calibration": last.get("calibration"), "compile_time_s": last.get("compile_time_s"),
+            "last_k": last.get("last_k"),
             "peak_mem_mib": max((p.get("peak_mem_mib", 0) for p in ok), default=0)}
 
 
@@ -160,23 +173,58 @@ def _read_json(path: str) -> dict:
         return json.load(fh)
 
 
-def run_all(suite: Suite, entries: list[Entry], path: str, out: str) -> dict:
-    """Run ``entries`` one after the other, rewriting ``results.json`` after each."""
-    done: dict[str, dict] = {}
-    results: dict = {"suite": suite.suite, "file": path, "machine": machine(),
-                     "started": time.strftime("%Y-%m-%d %H:%M:%S"), "entries": done}
+def fresh(suite: Suite, path: str) -> dict:
+    """The results of a suite run before any entry has run."""
+    return {"suite": suite.suite, "file": path, "machine": machine(), "started": time.strftime("%Y-%m-%d %H:%M:%S"),
+            "entries": {}}
+
+
+def run_all(suite: Suite, entries: list[Entry], path: str, out: str, previous: dict | None = None) -> dict:
+    """Run ``entries`` one after the other, rewriting ``results.json`` after each; with ``previous`` (the
+    results of an earlier try in ``out``, :func:`previous_results`), only those that did not finish there,
+    continuing their runs."""
+    results = previous if previous is not None else fresh(suite, path)
+    done, before = results["entries"], results.get("wall_time_s", 0.0)
+    kept = [e.name for e in entries if done.get(e.name, {}).get("status") == "ok"]
+    todo = [e for e in entries if e.name not in kept]
+    if previous is not None:
+        results.setdefault("resumed", []).append({"at": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": machine()})
+        print(f"resuming {out}: {len(kept)} of {len(entries)} entries finished there"
+              + (f" ({', '.join(kept)})" if kept else "") + f"; {len(todo)} to run", flush=True)
     t0 = time.perf_counter()
-    for i, entry in enumerate(entries, 1):
-        print(f"[{i}/{len(entries)}] {entry.name}", flush=True)
-        r = run_entry(entry, out)
+    for i, entry in enumerate(todo, 1):
+        print(f"[{i}/{len(todo)}] {entry.name}", flush=True)
+        r = run_entry(entry, out, resume=previous is not None)
         done[entry.name] = r
         shown = {m: value(r, m) for _, m in checked(entry)}
         print(f"  {r['status']} in {r.get('wall_time_s', 0):.1f} s: "
               + ", ".join(f"{k} {v:.4g}" for k, v in shown.items() if isinstance(v, (int, float)))
               + (f" ({r['error']})" if r.get("error") else ""), flush=True)
+        results["wall_time_s"] = before + time.perf_counter() - t0
         write_json(os.path.join(out, "results.json"), results)
-    results["wall_time_s"] = time.perf_counter() - t0
+    results["wall_time_s"] = before + time.perf_counter() - t0
     write_json(os.path.join(out, "results.json"), results)
+    return results
+
+
+def previous_results(folder: str, suite: Suite, suite_file: str) -> dict:
+    """The results of the suite run in ``folder`` to resume (:func:`fresh` ones when it wrote none: no entry
+    finished there)."""
+    if not os.path.isdir(folder):
+        raise UserError(f"{folder}: no such results folder to resume")
+    path = os.path.join(folder, "results.json")
+    if not os.path.exists(path):
+        return fresh(suite, suite_file)
+    try:
+        results = _read_json(path)
+        name = results["suite"]
+        if not isinstance(results["entries"], dict):
+            raise TypeError("its entries are not a mapping")
+    except (ValueError, UnicodeDecodeError, KeyError, TypeError) as e:
+        raise BadFile(f"{path}: damaged results file ({type(e).__name__}: {e})") from None
+    if name != suite.suite:
+        raise UserError(f"{path}: holds results of suite {name!r}, not {suite.suite!r}; resume it with "
+                        f"sciml bench {name} --resume {folder}")
     return results
 
 
@@ -192,7 +240,11 @@ def _select(suite: Suite, path: str, only: str | None) -> list[Entry]:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="sciml bench", description="Run a benchmark suite and report it.")
     p.add_argument("suite", help="a suite's name (smoke, standard, autodiff: sciml cases lists them) or a YAML path")
-    p.add_argument("--out", help="results folder (default runs/bench/<suite>/<timestamp>)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--out", help="results folder (default runs/bench/<suite>/<timestamp>)")
+    where.add_argument("--resume", metavar="DIR", help="continue the suite run in results folder DIR: entries "
+                                                       "finished there are kept, the others run (an unfinished run "
+                                                       "continues from its checkpoint); the report covers all")
     p.add_argument("--check", nargs="?", const="auto", metavar="BASELINE.json",
                    help="fail when an error, speed or cost is worse than the baseline by more than the tolerance "
                         "(default baseline: baselines/<cpu|gpu>/<suite>.json beside the suite file)")
@@ -207,9 +259,10 @@ def main(argv=None) -> int:
     check_path = base_path if args.check == "auto" else args.check
     if check_path and not os.path.isfile(check_path):
         raise UserError(f"{check_path}: no baseline; make one with: sciml bench {args.suite} --update-baseline")
-    out = args.out or os.path.join("runs", "bench", suite.suite, time.strftime("%Y%m%d-%H%M%S"))
+    previous = previous_results(args.resume, suite, path) if args.resume else None
+    out = args.resume or args.out or os.path.join("runs", "bench", suite.suite, time.strftime("%Y%m%d-%H%M%S"))
     os.makedirs(out, exist_ok=True)
-    results = run_all(suite, entries, path, out)
+    results = run_all(suite, entries, path, out, previous)
     report.write(suite, results, out)
     print(f"report: {os.path.join(out, 'report.md')}")
 

@@ -119,48 +119,98 @@ def _kept(m: int, half: bool) -> np.ndarray:
     return np.arange(m) if half else np.concatenate([np.arange(m), np.arange(-m, 0)])
 
 
-def _dft(n, k: np.ndarray, sign: float, dtype):
-    """``exp(sign 2πi jk/n)`` for ``j = 0..n-1`` (``n`` may be symbolic), shape ``(n, len(k))``; the phase
-    ``jk mod n`` is reduced in integers first so that it stays exact on large grids."""
+def _cos_sin(n, k: np.ndarray, dtype):
+    """``cos θ`` and ``sin θ``, ``θ = 2π jk/n`` for ``j = 0..n-1``, each ``(n, len(k))``: NumPy (float64, then
+    cast) for a size known at trace time, ``jax.numpy`` for a symbolic one; the phase ``jk mod n`` is reduced in
+    integers first so that it stays exact on large grids."""
+    if is_static([n]):
+        angle = (2 * np.pi) * np.mod(np.outer(np.arange(n), k), n) / n
+        return np.cos(angle).astype(dtype), np.sin(angle).astype(dtype)
     jk = jnp.mod(jnp.arange(n)[:, None] * jnp.asarray(k)[None, :], n)
     angle = (2 * np.pi) * jk.astype(dtype) / jnp.asarray(n, dtype)
-    return jax.lax.complex(jnp.cos(angle), sign * jnp.sin(angle))
+    return jnp.cos(angle), jnp.sin(angle)
 
 
-def _along(x, matrix, axis: int):
-    """Contract ``x``'s ``axis`` with the first axis of ``matrix``; the new axis takes its place."""
-    return jnp.moveaxis(jnp.tensordot(x, matrix, axes=([axis], [0])), -1, axis)
+def _hermitian(n, k: np.ndarray) -> np.ndarray:
+    """Weights of the kept modes of the real (last) axis in the inverse: 1 for ``k = 0`` and the Nyquist mode
+    ``k = n/2``, 2 otherwise (each stands for itself and its conjugate). A symbolic ``n`` is taken to hold
+    ``2 m`` points (no Nyquist mode among the kept ones)."""
+    nyquist = 2 * k == n if is_static([n]) else np.zeros(len(k), bool)
+    return np.where((k == 0) | nyquist, 1.0, 2.0)
 
 
-def _spectral_conv_dft(weights, v):
-    """:func:`spectral_conv` by truncated DFTs: for grids of symbolic size (see the module docstring)."""
-    d = weights.ndim - 3
-    shape, modes = v.shape[1:1 + d], spectral_modes(weights)
-    real = jnp.promote_types(v.dtype, jnp.float32)
-    kept = [_kept(m, a == d - 1) for a, m in enumerate(modes)]
-    block = v.astype(real)
-    for a in reversed(range(d)):  # the real last axis first
-        block = _along(block, _dft(shape[a], kept[a], -1.0, real), 1 + a)
-    R = jax.lax.complex(weights[..., 0].astype(real), weights[..., 1].astype(real))
-    out = jnp.einsum("b...i,...io->b...o", block, R.astype(block.dtype))
-    for a in range(d - 1):
-        out = _along(out, _dft(shape[a], kept[a], 1.0, real).T / jnp.asarray(shape[a], real), 1 + a)
-    c = np.where(kept[-1] == 0, 1.0, 2.0)
-    last = (_dft(shape[-1], kept[-1], 1.0, real) * c).T / jnp.asarray(shape[-1], real)
-    return jnp.real(_along(out, last, d)).astype(v.dtype)
+def _lead(matrix, a):
+    """``matrix (p, n)`` applied to ``a``'s leading axis ``(n, ...)``: one GEMM, ``(p, ...)``."""
+    return (matrix @ a.reshape(a.shape[0], -1)).reshape((matrix.shape[0], *a.shape[1:]))
 
 
-def spectral_conv(weights: Float[Array, "*modes c_in c_out 2"],
-                  v: Float[Array, "batch *grid c_in"]) -> Float[Array, "batch *grid c_out"]:
-    """``K v`` for ``v`` of shape ``(batch, n_1..n_d, c_in)``: truncated Fourier multiplication.
+def _part(a, i: int, d: int):
+    return jax.lax.index_in_dim(a, i, d, keepdims=False)
 
-    The transforms and the mode mixing run in at least float32 (XLA's FFT takes no bfloat16); the result
-    comes back in ``v``'s dtype. A grid of symbolic size goes by truncated DFTs (:func:`_spectral_conv_dft`).
+
+def spectral_conv_t(weights, v):
+    """``K v`` for ``v`` in the *transposed layout* ``(n_d, ..., n_1, batch, c_in)``, by truncated DFTs as real
+    matrix products (the layout :func:`apply` runs in with ``spectral="dft"``).
+
+    Every transform contracts the tensor's leading axis, so each is one row-major GEMM with no transpose of the
+    full field. Forward, the real last axis ``n_d`` first (``[cos; -sin]``, ``2 m_d`` rows, the cheapest first
+    step), then each complex axis ``n_{d-1}, ..., n_1`` brought to the front of the (already reduced) tensor;
+    the kept block ``(k_1, ..., k_d, re/im, batch, c)`` is mixed per mode as one batched real GEMM with the block
+    matrix ``[[R_re, R_im], [-R_im, R_re]]``; the inverse runs the axes in the other order and ends with the
+    Hermitian half of the last axis (:func:`_hermitian`), landing in the input's layout. Complex values are
+    real pairs on an ``re/im`` axis (a ``2``) before the batch axis. The sums are the FFT path's
+    (:func:`spectral_conv_fft`) to rounding; the transforms run in at least float32. Sizes may be symbolic.
     """
     d = weights.ndim - 3
+    shape = v.shape[:d][::-1]  # (n_1, ..., n_d)
+    modes = spectral_modes(weights)
+    if is_static(shape):
+        check_modes(modes, shape)
+    real = jnp.promote_types(v.dtype, jnp.float32)
+    kept = [_kept(m, a == d - 1) for a, m in enumerate(modes)]
+    # forward: the real last axis, leading in memory -> (re; im) on a new axis d
+    c, s = _cos_sin(shape[-1], kept[-1], real)
+    z = _lead(jnp.concatenate([c, -s], 1).T, v.astype(real))
+    z = jnp.moveaxis(z.reshape((2, len(kept[-1]), *z.shape[1:])), 0, d)  # (k_d, n_{d-1}..n_1, 2, b, c)
+    for j in range(1, d):  # the complex axes n_{d-1}, ..., n_1 (at position j after the modes made so far)
+        a = d - 1 - j
+        c, s = _cos_sin(shape[a], kept[a], real)
+        t = _lead(jnp.concatenate([c, s], 1).T, jnp.moveaxis(z, j, 0))
+        t = t.reshape((2, len(kept[a]), *t.shape[1:]))  # (cos, sin) x (re, im) sums
+        z = jnp.stack((_part(t[0], 0, d) + _part(t[1], 1, d), _part(t[0], 1, d) - _part(t[1], 0, d)), d)
+    # z: (k_1, ..., k_d, 2, b, c); per mode (b, 2 c_in) @ (2 c_in, 2 c_out)
+    b, c_in = z.shape[-2], z.shape[-1]
+    wr, wi = weights[..., 0].astype(real), weights[..., 1].astype(real)
+    block = jnp.concatenate([jnp.concatenate([wr, wi], -1), jnp.concatenate([-wi, wr], -1)], -2)
+    zm = jnp.swapaxes(z, d, d + 1).reshape((*z.shape[:d], b, 2 * c_in))
+    out = jnp.einsum("...bi,...io->...bo", zm, block)
+    z = jnp.swapaxes(out.reshape((*out.shape[:d], b, 2, out.shape[-1] // 2)), d, d + 1)
+    for a in range(d - 1):  # inverse on the complex axes n_1, ..., n_{d-1} (axis a at position a)
+        c, s = _cos_sin(shape[a], kept[a], real)
+        t = _lead(jnp.concatenate([c, s], 0) / jnp.asarray(shape[a], real), jnp.moveaxis(z, a, 0))
+        t = t.reshape((2, shape[a], *t.shape[1:]))
+        z = jnp.stack((_part(t[0], 0, d) - _part(t[1], 1, d), _part(t[1], 0, d) + _part(t[0], 1, d)), d)
+    # z: (n_{d-1}..n_1, k_d, 2, b, c) -> (2, k_d, n_{d-1}..n_1, b, c): the last axis's Hermitian inverse
+    z = jnp.moveaxis(jnp.moveaxis(z, d - 1, 0), d, 0)
+    c, s = _cos_sin(shape[-1], kept[-1], real)
+    h = _hermitian(shape[-1], kept[-1]).astype(real)
+    inverse = jnp.concatenate([c * h, -s * h], 1) / jnp.asarray(shape[-1], real)
+    return _lead(inverse, z.reshape((-1, *z.shape[2:]))).astype(v.dtype)
+
+
+def transposed(d: int) -> tuple[int, ...]:
+    """The axis order from ``(batch, n_1..n_d, c)`` to the layout of :func:`spectral_conv_t`."""
+    return (*range(d, 0, -1), 0, d + 1)
+
+
+def _inverse(perm: Sequence[int]) -> tuple[int, ...]:
+    return tuple(int(i) for i in np.argsort(perm))
+
+
+def spectral_conv_fft(weights, v):
+    """``K v`` for ``v`` of shape ``(batch, n_1..n_d, c_in)`` by XLA's FFT (static grids only)."""
+    d = weights.ndim - 3
     shape = v.shape[1:1 + d]
-    if not is_static(shape):
-        return _spectral_conv_dft(weights, v)
     modes = spectral_modes(weights)
     check_modes(modes, shape)
     axes = tuple(range(1, 1 + d))
@@ -180,6 +230,37 @@ def spectral_conv(weights: Float[Array, "*modes c_in c_out 2"],
         zeros = jnp.zeros(out.shape[:a] + (shape[a - 1] - 2 * m,) + out.shape[a + 1:], out.dtype)
         out = jnp.concatenate([lo, zeros, hi], axis=a)
     return jnp.fft.irfftn(out, s=shape, axes=axes).astype(v.dtype)
+
+
+SPECTRAL = ("auto", "dft", "fft")  # how the Fourier layers transform: see :func:`spectral_method`
+
+
+def spectral_method(method: str, shape: Sequence) -> str:
+    """``dft`` or ``fft`` for ``method`` on a grid of ``shape``: ``auto`` takes the truncated DFT as matrix
+    products on a CPU (several times faster there than XLA's FFT for the few modes an FNO keeps) and the FFT on
+    an accelerator; a symbolic grid always takes the DFT (XLA's FFT needs static lengths)."""
+    if method not in SPECTRAL:
+        raise ValueError(f"spectral method {method!r}: expected one of {', '.join(SPECTRAL)}")
+    if not is_static(shape):
+        return "dft"
+    if method == "auto":
+        return "dft" if jax.default_backend() == "cpu" else "fft"
+    return method
+
+
+def spectral_conv(weights: Float[Array, "*modes c_in c_out 2"],
+                  v: Float[Array, "batch *grid c_in"], method: str = "auto") -> Float[Array, "batch *grid c_out"]:
+    """``K v`` for ``v`` of shape ``(batch, n_1..n_d, c_in)``: truncated Fourier multiplication.
+
+    ``method`` (:func:`spectral_method`): ``fft`` (:func:`spectral_conv_fft`) or ``dft``
+    (:func:`spectral_conv_t` between two transposes). The transforms and the mode mixing run in at least
+    float32 (XLA's FFT takes no bfloat16); the result comes back in ``v``'s dtype.
+    """
+    d = weights.ndim - 3
+    if spectral_method(method, v.shape[1:1 + d]) == "fft":
+        return spectral_conv_fft(weights, v)
+    perm = transposed(d)
+    return jnp.transpose(spectral_conv_t(weights, jnp.transpose(v, perm)), _inverse(perm))
 
 
 def init(key, in_channels: int, out_channels: int, modes: Sequence[int], width: int, layers: int = 4, *,
@@ -218,12 +299,14 @@ def grid_channels(shape: Sequence[int], kind: GridKind | Sequence[GridKind], dty
 
 def apply(params: dict, x: Float[Array, "batch *grid c_in"], *,
           grid: GridKind | Sequence[GridKind] | None = "closed", padding: int | Sequence[int] = 0,
-          activation: str | Callable = "gelu") -> Float[Array, "batch *grid c_out"]:
+          activation: str | Callable = "gelu", spectral: str = "auto") -> Float[Array, "batch *grid c_out"]:
     """``x (batch, n_1..n_d, c_in) -> (batch, n_1..n_d, c_out)`` at any resolution.
 
     ``grid``: the kind of coordinates appended to the input (``None`` if the model was built without).
     ``padding``: zeros appended to each spatial axis after lifting (an int for all axes), for
-    non-periodic problems; the output is cropped back to ``n_1..n_d``.
+    non-periodic problems; the output is cropped back to ``n_1..n_d``. ``spectral``: how the Fourier layers
+    transform (:func:`spectral_method`); with the DFT the network runs in the layout of
+    :func:`spectral_conv_t` (the input and the output are transposed once, the hidden fields never).
     """
     act = ACTIVATIONS[activation] if isinstance(activation, str) else activation
     d = params["layers"][0]["spectral"].ndim - 3 if params["layers"] else x.ndim - 2
@@ -236,18 +319,21 @@ def apply(params: dict, x: Float[Array, "batch *grid c_in"], *,
     if x.shape[-1] != params["lift"][0]["W"].shape[0]:
         raise ValueError(f"the model reads {params['lift'][0]['W'].shape[0]} channels, got {x.shape[-1]} "
                          f"(grid={grid!r})")
-    v = _mlp_apply(params["lift"], x, act)
     pads = (padding,) * d if isinstance(padding, int) else tuple(padding)
     padded = not all(isinstance(p, int) and p == 0 for p in pads)  # a symbolic padding is taken as nonzero
+    dft = spectral_method(spectral, [n + p for n, p in zip(shape, pads)]) == "dft"
+    perm = transposed(d) if dft else tuple(range(d + 2))  # the layout the layers run in
+    conv = spectral_conv_t if dft else spectral_conv_fft
+    v = _mlp_apply(params["lift"], jnp.transpose(x, perm), act)
     if padded:
-        v = jnp.pad(v, [(0, 0)] + [(0, p) for p in pads] + [(0, 0)])
+        v = jnp.pad(v, [((0, 0), *[(0, p) for p in pads], (0, 0))[a] for a in perm])
     for i, layer in enumerate(params["layers"]):
-        v = spectral_conv(layer["spectral"], v) + v @ layer["pointwise"]["W"] + layer["pointwise"]["b"]
+        v = conv(layer["spectral"], v) + v @ layer["pointwise"]["W"] + layer["pointwise"]["b"]
         if i < len(params["layers"]) - 1:
             v = act(v)
     if padded:
-        v = v[(slice(None),) + tuple(slice(0, n) for n in shape)]
-    return _mlp_apply(params["proj"], v, act)
+        v = v[tuple((slice(None), *[slice(0, n) for n in shape], slice(None))[a] for a in perm)]
+    return jnp.transpose(_mlp_apply(params["proj"], v, act), _inverse(perm))
 
 
 def count(params) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from sciml import averaging, schedules
 from sciml.config import spec, suggest
 from sciml.errors import Invalid
 from sciml.nn.fno import check_modes
@@ -106,26 +107,70 @@ class ModelConfig:
     grid: bool = spec(True, help="append the coordinates as input channels")
     activation: Activation = "gelu"
     normalize: bool = spec(True, help="scale inputs and outputs by the training set's channel mean and std")
+    spectral: Literal["auto", "dft", "fft"] = spec(
+        "auto", help="how the Fourier layers transform: dft (truncated DFTs as matrix products, fastest on a "
+                     "CPU), fft (XLA's FFT), auto (dft on a CPU, fft on an accelerator)")
     step: int = spec(1, ge=1, help="recurrent: time steps predicted per call")
 
 
 @dataclass
 class ScheduleConfig:
-    type: Literal["step", "cosine", "constant"] = "step"
+    type: Literal["step", "cosine", "onecycle", "constant"] = spec(
+        "step", help="step: lr times gamma every `every` epochs (the FNO paper's); cosine: half a cosine from lr "
+                     "down to final_lr; onecycle: a warm-up along half a cosine from 0 up to lr, then the cosine "
+                     "down to final_lr; constant: lr")
     every: int = spec(100, ge=1, help="step: epochs between decays")
     gamma: float = spec(0.5, gt=0.0, le=1.0, help="step: factor per decay")
-    final_lr: float = spec(0.0, ge=0.0, help="cosine: learning rate at the end")
+    final_lr: float = spec(0.0, ge=0.0, help="cosine, onecycle: learning rate at the end")
+    warmup: int = spec(0, ge=0, help="epochs of warm-up from 0 up to lr before the schedule (linear; along half "
+                                     "a cosine for onecycle, which needs at least 1)")
+
+    @property
+    def kind(self) -> str:
+        """The schedule's name in :data:`sciml.schedules.KINDS` (the paper's step decay is a staircase
+        exponential)."""
+        return "exponential" if self.type == "step" else self.type
+
+    def check(self):
+        if schedules.KINDS[self.kind].needs_warmup and not self.warmup:
+            raise Invalid("warmup", f"{self.type} needs a warm-up of at least 1 epoch")
+
+
+@dataclass
+class AverageConfig:
+    type: Literal["none", "ema", "swa"] = spec(
+        "none", help="evaluate, write and export an average of the parameters: ema, an exponential moving average "
+                     "updated after every step; swa, the mean of the parameters at the end of each epoch; none: "
+                     "the parameters themselves")
+    decay: float = spec(0.999, gt=0.0, lt=1.0, help="ema: average <- decay * average + (1 - decay) * parameters")
+    start: int = spec(0, ge=0, help="epochs trained before averaging begins (until then the average is the "
+                                    "parameters)")
+
+    def rule(self) -> averaging.Averaging:
+        return averaging.build(self.type, self.decay, self.start)
 
 
 @dataclass
 class TrainingConfig:
     epochs: int = spec(500, ge=0)
     batch_size: int = spec(20, ge=1)
+    micro_batch: int | None = spec(None, ge=1, help="samples per gradient evaluation inside a step (the "
+                                                    "gradients are summed: the same step, less memory and on a "
+                                                    "CPU faster); must divide batch_size; default: the batch")
     lr: float = spec(1e-3, gt=0.0)
     weight_decay: float = spec(1e-4, ge=0.0, help="decoupled (AdamW); 0: plain Adam")
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
+    average: AverageConfig = field(default_factory=AverageConfig)
     loss: Literal["rel_l2", "h1"] = "rel_l2"
     checkpoint_every: int = spec(10, ge=1, help="epochs between `latest` checkpoints")
+
+    def check(self):
+        if self.schedule.warmup and self.schedule.warmup >= self.epochs:
+            raise Invalid("schedule.warmup", f"{self.schedule.warmup} epochs of warm-up leave none of the "
+                                             f"{self.epochs} epochs (training.epochs) after it")
+        if self.average.type != "none" and self.average.start >= self.epochs:
+            raise Invalid("average.start", f"{self.average.start} leaves no epoch to average of the {self.epochs} "
+                                           f"(training.epochs)")
 
 
 @dataclass
@@ -133,6 +178,8 @@ class EvaluationConfig:
     every: int = spec(1, ge=1, help="epochs between test-error rows in metrics.csv")
     batch_size: int = spec(50, ge=1)
     plots: int = spec(1, ge=0, help="test samples plotted per resolution")
+    last_k: int = spec(5, ge=1, help="the summary gives the mean, std, min and max of the test error over the "
+                                     "last k evaluations (rows of metrics.csv) next to the final one")
 
 
 @dataclass
@@ -190,6 +237,10 @@ class FnoCase:
         if self.training.batch_size > self.data.n_train:
             raise Invalid("training.batch_size", f"{self.training.batch_size} is more than data.n_train = "
                                                  f"{self.data.n_train}")
+        micro = self.training.micro_batch
+        if micro is not None and self.training.batch_size % micro:
+            raise Invalid("training.micro_batch", f"{micro} does not divide training.batch_size = "
+                                                  f"{self.training.batch_size}")
         mesh = self.parallel.mesh
         if mesh is not None and len(mesh) == 2 and m.width % mesh[1]:
             raise Invalid("parallel.mesh", f"the channel axis ({mesh[1]}) must divide model.width ({m.width})")

@@ -13,13 +13,14 @@ from .model import build, smallest_grid
 
 
 def export_model(cfg: FnoCase, run_dir: str):
-    """``(fn, input_shape, dtype, meta)`` from the run's best checkpoint (its latest if there is no best)."""
+    """``(fn, input_shape, dtype, meta)`` from the run's best checkpoint (its latest if there is no best): its
+    parameters, or their average when the case averages them (``training.average``)."""
     path = checkpoint.trained(run_dir)
     data.check(cfg.data, case=cfg.case)
     train_set, _ = data.open_splits(cfg.data.path, cfg.data.resolutions)
     (x_shape, y_shape) = train_set.shapes
     op = build(cfg, x_shape[-1], y_shape[-1])
-    params = checkpoint.load_part(path, "params", op.init(jax.random.PRNGKey(0)))
+    params = checkpoint.load_part(path, cfg.training.average.rule().key, op.init(jax.random.PRNGKey(0)))
     ones = [np.ones(x_shape[-1]), np.ones(x_shape[-1]), np.ones(y_shape[-1]), np.ones(y_shape[-1])]
     stats = checkpoint.load_part(path, "stats", op.stats(*ones))
     grid = [f"n{i + 1}" for i in range(len(x_shape) - 1)]  # every grid: symbolic sizes, channels fixed

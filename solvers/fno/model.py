@@ -88,7 +88,7 @@ def build(cfg: FnoCase, in_channels: int, out_channels: int) -> Operator:
     policy = Policy.of(cfg.dtype)
     dtype, compute = policy.param_dtype, policy.compute_dtype
     kinds = [gen.grid] * gen.dims + (["closed"] if m.type == "space_time" else [])
-    opts: dict[str, Any] = {"grid": kinds if m.grid else None, "activation": m.activation}
+    opts: dict[str, Any] = {"grid": kinds if m.grid else None, "activation": m.activation, "spectral": m.spectral}
     train_shape = cfg.model_shape()
 
     def padding(shape):

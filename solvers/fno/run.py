@@ -3,11 +3,20 @@
 The run skeleton (run folder, metrics rows, checkpoints, the NaN stop, resume, stopping on a signal, the
 summary) is :mod:`sciml.loop`'s; its chunks here are epochs. An epoch is one pass over the shuffled training
 set (the order drawn from ``(seed, epoch)``, so a resumed run sees the same batches) in minibatches, each one
-call of a jitted train step (AdamW with a step or cosine schedule). The first chunk compiles the step and the
-evaluation and measures the test error before training. A metrics row holds the mean training loss, the test
-error at the training resolution (every ``evaluation.every`` epochs) and the epoch's time; ``latest`` is due
-every ``training.checkpoint_every`` epochs. At the end the model is evaluated at every test resolution
-(zero-shot super-resolution above the training grid).
+call of a jitted train step (AdamW with a learning-rate schedule from :mod:`sciml.schedules`: the paper's
+step decay, cosine or one-cycle, each after an optional warm-up of ``schedule.warmup`` epochs). The first
+chunk compiles the step and the evaluation and measures the test error before training. A metrics row holds
+the mean training loss, the test error at the training resolution (every ``evaluation.every`` epochs) and
+the epoch's time; ``latest`` is due every ``training.checkpoint_every`` epochs. At the end the model is
+evaluated at every test resolution (zero-shot super-resolution above the training grid), and the summary
+gives, next to that final error, the mean, std, min and max of the last ``evaluation.last_k`` test errors
+(:func:`last_k`: one draw of a noisy curve is not the run's error).
+
+Weight averaging (``training.average``, :mod:`sciml.averaging`): with ``ema`` the step also updates an
+exponential moving average of the parameters, with ``swa`` the end of each epoch a running mean; the average
+is part of the state (checkpointed, resumed exactly), and every evaluation (the metrics rows, the final
+errors, ``fields.h5``, the plots, ``sciml export`` and ``predict``) uses it instead of the parameters. The
+metrics rows then also hold ``test_rel_l2_raw``, the error of the parameters themselves.
 
 Devices (``parallel``): each minibatch is sharded along the mesh's data axis (under several processes each
 reads its own rows of it), the state is replicated (or split along the FNO's channels on a ``[data,
@@ -25,7 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from sciml import loop, parallel, plots, schedules
+from sciml import averaging, loop, parallel, plots, schedules
 from sciml.compile import Policy
 from sciml.config import to_dict
 from sciml.errors import ConfigError
@@ -40,9 +49,9 @@ from .model import Operator, build, partition
 
 def schedule(cfg: FnoCase, steps_per_epoch: int) -> optax.Schedule:
     t, s = cfg.training, cfg.training.schedule
-    kind = "exponential" if s.type == "step" else s.type  # the paper's step decay: a staircase exponential
-    return schedules.build(kind, t.lr, max(t.epochs * steps_per_epoch, 1), decay_steps=s.every * steps_per_epoch,
-                           decay_rate=s.gamma, staircase=True, final_lr=s.final_lr)
+    return schedules.build(s.kind, t.lr, max(t.epochs * steps_per_epoch, 1), warmup=s.warmup * steps_per_epoch,
+                           decay_steps=s.every * steps_per_epoch, decay_rate=s.gamma, staircase=True,
+                           final_lr=s.final_lr)
 
 
 def optimizer(cfg: FnoCase, sched: optax.Schedule) -> optax.GradientTransformation:
@@ -50,19 +59,46 @@ def optimizer(cfg: FnoCase, sched: optax.Schedule) -> optax.GradientTransformati
     return optax.adamw(sched, weight_decay=wd) if wd else optax.adam(sched)
 
 
-def make_step(op: Operator, tx: optax.GradientTransformation, loss_name: str, dims: int):
-    """``(state, x, y) -> (state, loss)``: one jitted AdamW step on a minibatch."""
+def accumulated(loss, micro: int | None):
+    """``loss(params, stats, x, y)``'s value and gradient, evaluated ``micro`` samples at a time and averaged
+    (``lax.scan``; ``None``: the whole batch at once). The loss is a mean over samples, so this is the same
+    step to rounding, with the memory of one micro-batch: on a CPU the fields of a few samples stay in cache
+    where those of a whole batch go to fresh memory every step."""
+    grad = jax.value_and_grad(loss)
+
+    def value_and_grad(params, stats, x, y):
+        n = x.shape[0]
+        if micro is None or micro >= n:
+            return grad(params, stats, x, y)
+        split = lambda a: a.reshape((n // micro, micro, *a.shape[1:]))
+
+        def add(total, xy):
+            return jax.tree_util.tree_map(jnp.add, total, grad(params, stats, *xy)), None
+
+        zero = (jnp.zeros((), x.dtype), jax.tree_util.tree_map(jnp.zeros_like, params))
+        total, _ = jax.lax.scan(add, zero, (split(x), split(y)))
+        return jax.tree_util.tree_map(lambda t: t * (micro / n), total)
+
+    return value_and_grad
+
+
+def make_step(op: Operator, tx: optax.GradientTransformation, loss_name: str, dims: int, micro: int | None = None,
+              average: averaging.Averaging = averaging.NONE):
+    """``(state, x, y) -> (state, loss)``: one jitted AdamW step on a minibatch (:func:`accumulated`), then
+    ``average.step``."""
     loss_fn = losses.LOSSES[loss_name]
     kw: dict[str, int] = {"d": dims} if loss_name == "h1" else {}
 
     def loss(params, stats, x, y):
         return loss_fn(op.predict(params, stats, x), y, **kw)
 
+    value_and_grad = accumulated(loss, micro)
+
     def step(state, x, y):
-        value, grads = jax.value_and_grad(loss)(state["params"], state["stats"], x, y)
+        value, grads = value_and_grad(state["params"], state["stats"], x, y)
         updates, opt = tx.update(grads, state["opt"], state["params"])
         params = optax.apply_updates(state["params"], updates)
-        return {**state, "params": params, "opt": opt, "epoch": state["epoch"]}, value
+        return average.step({**state, "params": params, "opt": opt, "epoch": state["epoch"]}, state["epoch"]), value
 
     return jax.jit(step)
 
@@ -100,7 +136,7 @@ def functions(cfg: FnoCase, c_in: int, c_out: int, per_epoch: int):
     """``(operator, schedule, optimiser, jitted step, jitted eval)`` for a case, cached by their inputs."""
     training = to_dict(cfg.training)
     training.pop("checkpoint_every")
-    if cfg.training.schedule.type != "cosine":
+    if not schedules.KINDS[cfg.training.schedule.kind].spans:
         training.pop("epochs")
     key = json.dumps([to_dict(cfg.model), cfg.dtype, cfg.data.generator, cfg.data.t_in, cfg.data.t_out, training,
                       c_in, c_out, per_epoch], sort_keys=True)
@@ -109,7 +145,8 @@ def functions(cfg: FnoCase, c_in: int, c_out: int, per_epoch: int):
         sched = schedule(cfg, per_epoch)
         tx = optimizer(cfg, sched)
         gen = GENERATORS[cfg.data.generator]
-        _CACHE[key] = (op, sched, tx, make_step(op, tx, cfg.training.loss, gen.dims), make_eval(op))
+        step = make_step(op, tx, cfg.training.loss, gen.dims, cfg.training.micro_batch, cfg.training.average.rule())
+        _CACHE[key] = (op, sched, tx, step, make_eval(op))
         while len(_CACHE) > 8:
             _CACHE.pop(next(iter(_CACHE)))
     return _CACHE[key]
@@ -150,6 +187,11 @@ class _Fno:
         self.op, self.sched, self.tx, self.step_fn, self.eval_fn = functions(
             cfg, self.train_set.shapes[0][-1], self.train_set.shapes[1][-1], self.per_epoch)
         self.rows = parallel.local_rows(cfg.training.batch_size)
+        self.average = cfg.training.average.rule()
+        self.end_epoch = jax.jit(self.average.epoch)
+        self.tested = {"test_rel_l2": self.average.key}  # metrics column -> the state entry whose parameters it tests
+        if self.average.key != "params":
+            self.tested["test_rel_l2_raw"] = "params"
         self.epoch, self.initial, self.warm, self.resumed, self.params = 0, None, False, False, 0
         self.epoch_times: list[float] = []  # wall seconds of each epoch's steps
         self.epoch_cpu: list[float] = []  # and CPU seconds
@@ -157,13 +199,15 @@ class _Fno:
     def put(self, x, y):
         return parallel.shard((np.asarray(x, self.np_dtype), np.asarray(y, self.np_dtype)), self.mesh)
 
-    def host(self, state):
-        return parallel.to_host({"params": state["params"], "stats": state["stats"]})
+    def host(self, state, key: str | None = None):
+        """The parameters to evaluate (the state's ``key``, by default the average's) and the stats, on the host."""
+        return parallel.to_host({"params": state[key or self.average.key], "stats": state["stats"]})
 
     def init(self):
         params = self.op.init(jax.random.PRNGKey(self.cfg.seed))
         stats = self.op.stats(*self.train_set.moments())
-        return {"params": params, "opt": self.tx.init(params), "stats": stats, "epoch": jnp.asarray(0, jnp.int32)}
+        state = {"params": params, "opt": self.tx.init(params), "stats": stats, "epoch": jnp.asarray(0, jnp.int32)}
+        return self.average.init(state)
 
     def template(self, attrs: dict):
         return self.init()
@@ -174,8 +218,9 @@ class _Fno:
         self.epoch, self.resumed, self.params = int(state["epoch"]), bool(attrs), fno.count(state["params"])
         state = self.place_state(state)
         if parallel.channel_size(self.mesh) > 1:  # keep the channel layout from step to step (XLA may pick another)
-            self.step_fn = jax.jit(self.step_fn, out_shardings=(jax.tree_util.tree_map(lambda a: a.sharding, state),
-                                                                parallel.replicated(self.mesh)))
+            layout = jax.tree_util.tree_map(lambda a: a.sharding, state)
+            self.step_fn = jax.jit(self.step_fn, out_shardings=(layout, parallel.replicated(self.mesh)))
+            self.end_epoch = jax.jit(self.end_epoch, out_shardings=layout)
         return state, self.epoch * self.per_epoch
 
     def attrs(self) -> dict:
@@ -212,13 +257,15 @@ class _Fno:
         self.epoch = epoch = epoch + 1
         self.epoch_times.append(train_s)
         self.epoch_cpu.append(train_cpu)
-        chunk.state = state = {**state, "epoch": parallel.replicate(np.int32(epoch), self.mesh)}
+        state = {**state, "epoch": parallel.replicate(np.int32(epoch), self.mesh)}
+        chunk.state = state = self.end_epoch(state, epoch)
         row = {"epoch": epoch, "step": epoch * self.per_epoch, "loss": float(chunk.losses.mean()),
-               "test_rel_l2": float("nan"), "eval_s": 0.0}
+               **dict.fromkeys(self.tested, float("nan")), "eval_s": 0.0}
         if epoch % cfg.evaluation.every == 0 or epoch == cfg.training.epochs:
             tv = time.perf_counter()
-            row["test_rel_l2"], _ = evaluate(self.eval_fn, self.host(state), self.tests[cfg.data.resolution],
-                                             cfg.evaluation.batch_size)
+            for column, key in self.tested.items():
+                row[column], _ = evaluate(self.eval_fn, self.host(state, key), self.tests[cfg.data.resolution],
+                                          cfg.evaluation.batch_size)
             row["eval_s"] = time.perf_counter() - tv
         row.update({"lr": float(self.sched(epoch * self.per_epoch - 1)), "epoch_s": train_s,
                     "wall_time_s": run.wall()})
@@ -240,11 +287,30 @@ class _Fno:
         if out is not None and run.rows:
             plots.save(fno_plots.history(run.rows, f"{cfg.case}: training"), os.path.join(out, "plots", "history.png"),
                        dpi=90)
+        last = last_k(run.rows, cfg.evaluation.last_k)
         if not self.quiet:
             s_per_epoch = float(np.mean(self.epoch_times)) if self.epoch_times else 0.0
             print(f"{self.epoch} epochs, {s_per_epoch:.3f} s/epoch; test " +
-                  ", ".join(f"{k} {v:.4f}" for k, v in results.items()))
-        return {"metrics": results}
+                  ", ".join(f"{k} {v:.4f}" for k, v in results.items()) + f"; {describe(last)}")
+        return {"metrics": results, "last_k": last}
+
+
+def last_k(rows: list[dict], k: int) -> dict:
+    """The spread of the test error at the training resolution (``rel_l2``) over the last ``k`` evaluations
+    (metrics rows with a ``test_rel_l2``): their number ``n`` (fewer than ``k`` when the run made fewer), mean,
+    standard deviation (of those ``n`` values, ddof 0), min and max."""
+    errs = np.array([r["test_rel_l2"] for r in rows if np.isfinite(r.get("test_rel_l2", np.nan))][-k:])
+    stats = {"mean": errs.mean(), "std": errs.std(), "min": errs.min(), "max": errs.max()} if errs.size else {}
+    return {"metric": "rel_l2", "k": k, "n": int(errs.size), **{name: float(v) for name, v in stats.items()}}
+
+
+def describe(spread: dict) -> str:
+    """:func:`last_k`'s result in words."""
+    n, k = spread["n"], spread["k"]
+    if not n:
+        return f"no evaluation for the last {k}"
+    return (f"last {n}{f' (of {k} asked)' if n < k else ''} evaluations of {spread['metric']}: mean "
+            f"{spread['mean']:.4g} ± {spread['std']:.2g} (min {spread['min']:.4g}, max {spread['max']:.4g})")
 
 
 def _final_evaluation(cfg: FnoCase, eval_fn, state, tests: dict, out: str | None) -> dict:

@@ -21,7 +21,9 @@ RESULTS = {
     "machine": {"cpu": "cpu", "cores": 2, "device": "cpu", "jax": "0", "python": "3"},
     "entries": {
         "fno": {"status": "ok", "metrics": {"rel_l2": 0.03, "rel_l2_41": 0.05}, "wall_time_s": 1.0,
-                "datagen_s": 2.0, "steps_per_s": 10.0},
+                "datagen_s": 2.0, "steps_per_s": 10.0, "training_s": 0.5,
+                "last_k": {"metric": "rel_l2", "k": 5, "n": 3, "mean": 0.031, "std": 0.001, "min": 0.03,
+                           "max": 0.032}},
         "pts": {"status": "ok", "metrics": {"rel_l2_w": 0.01}, "sweep": {"key": "sampling.interior", "points": [
             {"value": v, "status": "ok", "metrics": {"rel_l2_w": e}} for v, e in ((250, 0.04), (500, 0.02), (1000, 0.01))]}},
         "ad": {"status": "ok", "metrics": {"lap_speedup": 1.6, "lap_forward_passes": 2.5, "compile_s": 0.3}},
@@ -33,6 +35,10 @@ def test_report_rows_and_figures(tmp_path):
     s = validate(suite.Suite, SUITE, "r.yaml")
     report.write(s, RESULTS, str(tmp_path))
     text = (tmp_path / "report.md").read_text()
+    published = text[text.index("## Errors against published values"):text.index("## Every metric")]
+    assert published.count("\n| fno |") == 2 and "| ad |" not in published  # errors with a reference only
+    assert "| fno | rel_l2 | 0.03 | 0.04 | 0.75 | 1 | 0.5 | 0.031 ± 0.001 (0.03–0.032; last 3 of 5) | paper B |" \
+        in published
     assert "| fno | rel_l2 | error | 0.03 | 0.02 | paper A | 1.5 |" in text
     assert "| fno | rel_l2 | error | 0.03 | 0.04 | paper B | 0.75 |" in text
     assert "| ad | lap_speedup | speed | 1.6 | 1.4 | target | 1.143 |" in text

@@ -96,3 +96,117 @@ def test_only_runs_named_entries_and_rejects_unknown_ones(tmp_path, monkeypatch)
     with pytest.raises(UserError, match="no baseline"):
         suite.main(["tiny", "--out", "o3", "--check"])
     assert not os.path.exists("o3")  # a missing baseline stops before anything runs
+
+
+TWO = {
+    "suite": "two",
+    "entries": [
+        {"name": "first", "case": "darcy_fno_quick", "metrics": ["rel_l2"],
+         "references": {"rel_l2": {"value": 0.02, "source": "paper"}}},
+        {"name": "second", "case": "burgers_fno_quick", "overrides": ["training.epochs=3"], "metrics": ["rel_l2"],
+         "references": {"rel_l2": {"value": 0.004, "source": "paper"}}},
+    ],
+}
+
+
+def _ran(name: str, error: float) -> dict:
+    spread = {"metric": "rel_l2", "k": 5, "n": 5, "mean": error * 1.1, "std": error / 10, "min": error,
+              "max": error * 1.3}
+    return {"status": "ok", "metrics": {"rel_l2": error}, "wall_time_s": 12.0, "training_s": 10.0, "last_k": spread}
+
+
+@pytest.mark.parametrize("first_try", ["fails", "is killed"])
+def test_resume_keeps_finished_entries_and_runs_the_rest(tmp_path, monkeypatch, capsys, first_try):
+    """The second entry fails (or the suite is killed while it runs); --resume runs only that entry, telling it
+    to continue its run, and the report has both."""
+    monkeypatch.chdir(tmp_path)
+    os.makedirs("cases/suites")
+    with open("cases/suites/two.yaml", "w") as fh:
+        yaml.safe_dump(TWO, fh)
+    calls = []
+
+    def first(entry, out, log=print, resume=False):
+        calls.append((entry.name, resume))
+        if entry.name == "first":
+            return _ran("first", 0.03)
+        if first_try == "fails":
+            return {"status": "failed", "error": "exited 1", "wall_time_s": 1.0}
+        raise KeyboardInterrupt  # the suite stopped while the second entry ran
+
+    monkeypatch.setattr(suite, "run_entry", first)
+    if first_try == "fails":
+        assert suite.main(["two", "--out", "o"]) == 1
+    else:
+        with pytest.raises(KeyboardInterrupt):
+            suite.main(["two", "--out", "o"])
+    assert calls == [("first", False), ("second", False)]
+    written = json.load(open("o/results.json"))["entries"]
+    assert written["first"]["status"] == "ok" and list(written) == ["first", "second"][:1 + (first_try == "fails")]
+
+    calls.clear()
+    monkeypatch.setattr(suite, "run_entry", lambda entry, out, log=print, resume=False:
+                        calls.append((entry.name, resume)) or {**_ran("second", 0.006), "resumed": True})
+    capsys.readouterr()
+    assert suite.main(["two", "--resume", "o"]) == 0
+    assert calls == [("second", True)]
+    assert "resuming o: 1 of 2 entries finished there (first); 1 to run" in capsys.readouterr().out
+    results = json.load(open("o/results.json"))
+    assert {n: r["status"] for n, r in results["entries"].items()} == {"first": "ok", "second": "ok"}
+    assert results["entries"]["first"]["metrics"]["rel_l2"] == 0.03 and len(results["resumed"]) == 1
+    report = open("o/report.md").read()
+    assert "| first | rel_l2 | 0.03 | 0.02 | 1.5 | 12 | 10 | 0.033 ± 0.003 (0.03–0.039; last 5) | paper |" in report
+    assert "| second | rel_l2 | 0.006 | 0.004 | 1.5 | 12 (resumed) | 10 | 0.0066 ± 0.0006 (0.006–0.0078; last 5) " \
+           "| paper |" in report
+    assert "| first | ok |" in report and "| second | ok |" in report
+
+
+def test_resume_refuses_a_missing_damaged_or_other_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    os.makedirs("cases/suites")
+    with open("cases/suites/two.yaml", "w") as fh:
+        yaml.safe_dump(TWO, fh)
+    monkeypatch.setattr(suite, "run_entry", lambda *a, **k: pytest.fail("nothing may run"))
+    with pytest.raises(UserError, match="^nope: no such results folder to resume$"):
+        suite.main(["two", "--resume", "nope"])
+    os.makedirs("o")
+    with open("o/results.json", "w") as fh:
+        fh.write('{"suite": "two", "entr')
+    with pytest.raises(UserError, match=r"^o/results.json: damaged results file \(JSONDecodeError: "):
+        suite.main(["two", "--resume", "o"])
+    with open("o/results.json", "w") as fh:
+        json.dump({"suite": "smoke", "entries": {}}, fh)
+    with pytest.raises(UserError, match="holds results of suite 'smoke', not 'two'; resume it with sciml bench "
+                                        "smoke --resume o"):
+        suite.main(["two", "--resume", "o"])
+
+
+@pytest.mark.parametrize("checkpoint", [True, False])
+def test_a_resumed_entry_continues_its_run_from_its_checkpoint(tmp_path, monkeypatch, checkpoint):
+    """``sciml run --resume RUN`` where the first try left a checkpoint; else the case afresh in the same
+    folder (``--force``: the first try's files go)."""
+    out = tmp_path / "entry"
+    if checkpoint:
+        (out / "checkpoints").mkdir(parents=True)
+        (out / "checkpoints" / "latest.h5").write_bytes(b"")
+    argv = []
+
+    def fake(command, timeout, log):
+        argv.append(command[command.index("sciml") + 1:])
+        summary = {"metrics": {"rel_l2": 0.01}, "wall_time_s": 99.0, "steps_per_cpu_s": 3.0,
+                   "last_k": {"metric": "rel_l2", "k": 5, "n": 2}}
+        out.mkdir(exist_ok=True)
+        (out / "summary.json").write_text(json.dumps(summary))
+        return 0, 5.0, 100.0
+
+    monkeypatch.setattr(suite, "_subprocess", fake)
+    monkeypatch.setattr(suite.calibration, "around", lambda run: run())
+    entry = suite.Entry(name="e", case="darcy_fno_quick", overrides=["training.epochs=3"])
+    r = suite.run_case(entry, entry.overrides, str(out), resume=True)
+    expected = (["run", "--resume", str(out), "--quiet"] if checkpoint else
+                ["run", "darcy_fno_quick", "training.epochs=3", "--out", str(out), "--quiet", "--force"])
+    assert argv == [expected]
+    assert r["status"] == "ok" and r["training_s"] == 99.0 and r["last_k"]["n"] == 2
+    assert r.get("resumed", False) == checkpoint
+    argv.clear()
+    suite.run_case(entry, entry.overrides, str(out))  # a suite not resumed runs the case as given
+    assert argv == [["run", "darcy_fno_quick", "training.epochs=3", "--out", str(out), "--quiet"]]

@@ -10,8 +10,8 @@ import pytest
 from sciml.nn import fno, losses
 
 # jitted once per shape: faster than op-by-op dispatch, which compiles every primitive on its own
-spectral_conv = jax.jit(fno.spectral_conv)
-apply = jax.jit(fno.apply, static_argnames=("grid", "padding", "activation"))
+spectral_conv = jax.jit(fno.spectral_conv, static_argnames="method")
+apply = jax.jit(fno.apply, static_argnames=("grid", "padding", "activation", "spectral"))
 
 
 def direct_spectral(w: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -40,26 +40,41 @@ def direct_spectral(w: np.ndarray, v: np.ndarray) -> np.ndarray:
     return (out / np.prod(shape)).reshape(v.shape[:-1] + (R.shape[-1],))
 
 
+@pytest.mark.parametrize("method", ["fft", "dft"])
 @pytest.mark.parametrize("shape,modes", [((16,), (5,)), ((12,), (7,)), ((12, 10), (4, 3)), ((8, 9), (4, 5)),
-                                         ((6, 8, 7), (2, 3, 4))])
-def test_spectral_conv_matches_direct_sums(shape, modes):
+                                         ((6, 8, 7), (2, 3, 4)), ((4, 6, 5), (2, 3, 2))])
+def test_spectral_conv_matches_direct_sums(shape, modes, method):
+    """Both ways to transform (XLA's FFT; truncated DFTs as matrix products), with the Nyquist mode kept on the
+    last axis ((12,) with 7 modes, (8, 9)) and on a leading one (2 m = n: (4, 6, 5))."""
     rng = np.random.default_rng(len(shape))
     w = np.asarray(fno.spectral_init(jax.random.PRNGKey(0), modes, 3, 2, jnp.float64))
     w = w + rng.standard_normal(w.shape)  # not only positive numbers
     v = rng.standard_normal((2, *shape, 3))
-    got = np.asarray(spectral_conv(w, v))
+    got = np.asarray(spectral_conv(w, v, method))
     assert got.dtype == np.float64
     np.testing.assert_allclose(got, direct_spectral(np.asarray(w), np.asarray(v)), rtol=1e-11, atol=1e-12)
 
 
-@pytest.mark.parametrize("shape,modes", [((16,), (5,)), ((12, 10), (4, 3)), ((8, 9), (4, 4)), ((6, 8, 7), (2, 3, 3))])
-def test_truncated_dft_path_matches_direct_sums(shape, modes):
-    """The path for grids of symbolic size (truncated DFTs, no FFT) gives the same sums."""
-    rng = np.random.default_rng(len(shape))
-    w = np.asarray(fno.spectral_init(jax.random.PRNGKey(0), modes, 3, 2, jnp.float64)) + 0.5
-    v = rng.standard_normal((2, *shape, 3))
-    got = np.asarray(jax.jit(fno._spectral_conv_dft)(w, v))
-    np.testing.assert_allclose(got, direct_spectral(w, v), rtol=1e-11, atol=1e-12)
+def test_transposed_layout_is_the_layers_layout():
+    """``spectral_conv_t`` takes and returns ``(n_d..n_1, batch, c)``; the DFT and FFT networks agree."""
+    rng = np.random.default_rng(1)
+    w = np.asarray(fno.spectral_init(jax.random.PRNGKey(0), (3, 2), 3, 2, jnp.float64)) + 0.5
+    v = rng.standard_normal((2, 7, 6, 3))
+    perm = fno.transposed(2)
+    assert perm == (2, 1, 0, 3)
+    got = np.asarray(jax.jit(fno.spectral_conv_t)(w, v.transpose(perm)))
+    np.testing.assert_allclose(got.transpose(np.argsort(perm)), direct_spectral(w, v), rtol=1e-11, atol=1e-12)
+    params = fno.init(jax.random.PRNGKey(1), 1, 1, (3, 2), 4, 2, projection=(8,), dtype=jnp.float64)
+    x = rng.standard_normal((2, 9, 7, 1))
+    a, b = (np.asarray(apply(params, x, padding=(2, 1), spectral=m)) for m in ("dft", "fft"))
+    np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
+
+
+def test_auto_picks_the_dft_on_a_cpu_and_refuses_unknown_methods():
+    assert fno.spectral_method("auto", (8, 8)) == ("dft" if jax.default_backend() == "cpu" else "fft")
+    assert fno.spectral_method("fft", (8, 8)) == "fft"
+    with pytest.raises(ValueError, match="expected one of auto, dft, fft"):
+        fno.spectral_method("fast", (8, 8))
 
 
 def test_one_export_of_the_layer_serves_every_grid():
@@ -70,7 +85,7 @@ def test_one_export_of_the_layer_serves_every_grid():
     rng = np.random.default_rng(0)
     for grid in ((6, 8), (17, 9), (32, 64)):
         v = rng.standard_normal((3, *grid, 2)).astype(np.float32)
-        want = np.asarray(spectral_conv(w, v))
+        want = np.asarray(spectral_conv(w, v, "fft"))
         np.testing.assert_allclose(exported.call(v), want, rtol=0, atol=2e-6 * np.abs(want).max(), err_msg=str(grid))
 
 

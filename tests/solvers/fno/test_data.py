@@ -135,6 +135,16 @@ def test_datagen_keeps_a_matching_file_and_refuses_a_stale_one(tmp_path, case_fi
     ({"model__widht": 3}, "model.widht: unknown key (did you mean 'width'?)"),
     ({"data__params": {"alpah": 2}}, "data.params.alpah: unknown parameter of generator 'darcy' (did you mean "
                                      "'alpha'?)"),
+    ({"training__schedule": {"type": "onecycle"}}, "training.schedule.warmup: onecycle needs a warm-up of at "
+                                                   "least 1 epoch"),
+    ({"training__schedule": {"type": "cosine", "warmup": 10}},
+     "training.schedule.warmup: 10 epochs of warm-up leave none of the 10 epochs (training.epochs) after it"),
+    ({"training__average": {"type": "emma"}}, "training.average.type: must be one of ['none', 'ema', 'swa'], got "
+                                              "'emma' (did you mean 'ema'?)"),
+    ({"training__average": {"type": "ema", "decay": 1.0}}, "training.average.decay: must be < 1.0, got 1.0"),
+    ({"training__average": {"type": "swa", "start": 10}}, "training.average.start: 10 leaves no epoch to average "
+                                                          "of the 10 (training.epochs)"),
+    ({"evaluation__last_k": 0}, "evaluation.last_k: must be >= 1, got 0"),
 ])
 def test_bad_input_gives_one_line_naming_the_key(tmp_path, case_file, capsys, changes, expected):
     path = case_file(tmp_path, **changes)

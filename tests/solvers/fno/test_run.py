@@ -35,6 +35,11 @@ def test_run_folder_and_training_lowers_the_error(tmp_path, dataset):
     assert header == "epoch,step,loss,test_rel_l2,eval_s,lr,epoch_s,wall_time_s" and len(rows) == 10
     # halved every 5 epochs (a float32 schedule: the FNO trains with float64 off)
     assert [float(r.split(",")[5]) for r in rows] == pytest.approx([1e-2] * 5 + [5e-3] * 5, rel=1e-6)
+    last = np.array([float(r.split(",")[3]) for r in rows[-5:]])  # the summary's spread of the last 5 errors
+    spread = dict(s["last_k"])
+    assert spread.pop("metric") == "rel_l2" and spread["max"] > spread["min"]
+    assert spread == pytest.approx({"k": 5, "n": 5, "mean": last.mean(), "std": last.std(), "min": last.min(),
+                                    "max": last.max()}, rel=1e-6)
     for f in ("config.yaml", "fields.h5", "checkpoints/latest.h5", "checkpoints/best.h5", "plots/history.png",
               "plots/test_9_0.png", "plots/test_17_0.png"):
         assert (out / f).is_file(), f
@@ -93,9 +98,11 @@ def test_nan_stops_and_keeps_the_last_good_epoch(tmp_path, dataset, monkeypatch)
     assert len((out / "metrics.csv").read_text().splitlines()) == 3
 
 
-def test_sigint_finishes_the_epoch_and_resume_continues_exactly(tmp_path, dataset, monkeypatch):
+@pytest.mark.parametrize("average", ["none", "ema"])
+def test_sigint_finishes_the_epoch_and_resume_continues_exactly(tmp_path, dataset, monkeypatch, average):
     """Ctrl-C in epoch 3 (call 1 of the step is the warm-up compile, then 4 batches an epoch): the epoch
-    finishes, latest.h5 holds its end, the summary says interrupted; --resume ends as a run never stopped."""
+    finishes, latest.h5 holds its end, the summary says interrupted; --resume ends as a run never stopped
+    (with an EMA of the parameters too: it is part of the checkpointed state)."""
     import os
     import signal
 
@@ -116,18 +123,143 @@ def test_sigint_finishes_the_epoch_and_resume_continues_exactly(tmp_path, datase
 
     for name in ("a", "b"):
         (tmp_path / name).mkdir()
+    changes = {"training__average": {"type": average, "decay": 0.8}}
     with monkeypatch.context() as m:
         m.setattr(run, "make_step", interrupting)
         m.setattr(run, "_CACHE", {})
         with pytest.raises(Interrupted) as e:
-            run.train(dataset("b"), str(tmp_path / "b"), quiet=True)
+            run.train(dataset("b", **changes), str(tmp_path / "b"), quiet=True)
     assert e.value.exit_code == 130 and str(e.value).startswith("stopped by SIGINT at step 12; ")
     assert json.loads((tmp_path / "b" / "summary.json").read_text())["status"] == "interrupted"
     with h5py.File(tmp_path / "b" / "checkpoints" / "latest.h5") as f:
         assert int(f.attrs["epoch"]) == 3
     monkeypatch.setattr(run, "_CACHE", {})
-    resumed = run.train(dataset("b2"), str(tmp_path / "b"), resume=str(tmp_path / "b"), quiet=True)
-    full = run.train(dataset("a"), str(tmp_path / "a"), quiet=True)
+    resumed = run.train(dataset("b2", **changes), str(tmp_path / "b"), resume=str(tmp_path / "b"), quiet=True)
+    full = run.train(dataset("a", **changes), str(tmp_path / "a"), quiet=True)
     assert resumed["status"] == full["status"] == "completed" and resumed["epochs"] == 10
     assert resumed["metrics"] == full["metrics"] and resumed["final_loss"] == full["final_loss"]
+    assert resumed["last_k"] == full["last_k"]
     assert len((tmp_path / "b" / "metrics.csv").read_text().splitlines()) == 11
+    stored = [_leaves(tmp_path / name / "checkpoints" / "latest.h5") for name in ("a", "b")]
+    assert stored[0].keys() == stored[1].keys() and any("average" in k for k in stored[0]) == (average == "ema")
+    for k in stored[0]:
+        np.testing.assert_array_equal(stored[0][k], stored[1][k], err_msg=k)
+
+
+def _leaves(path) -> dict:
+    """A checkpoint's arrays by their path in the state."""
+    with h5py.File(path) as f:
+        return {f["state"][k].attrs["path"]: np.asarray(f["state"][k]) for k in f["state"]}
+
+
+def test_ema_in_the_train_step_is_the_average_written_out_by_hand(dataset):
+    """Three real steps of a tiny FNO with ``decay = 0.5``: the state's average is ``a3 = d³ p0 + d² (1-d) p1 +
+    d (1-d) p2 + (1-d) p3``, from the parameters each step returned; the parameters themselves move as without
+    averaging."""
+    from sciml.compile import Policy
+
+    cfg = dataset("ema", training__average={"type": "ema", "decay": 0.5})
+    with Policy.of(cfg.dtype).precision():
+        driver = run._Fno(cfg, quiet=True)
+        plain = run._Fno(dataset("plain"), quiet=True)
+        state, other = driver.init(), plain.init()
+        trajectory = [state["params"]]
+        for i in range(3):
+            batch = driver.put(*driver.train_set.read(np.arange(10 * i, 10 * i + 10)))
+            state, _ = driver.step_fn(state, *batch)
+            other, _ = plain.step_fn(other, *batch)
+            trajectory.append(state["params"])
+            jax.tree_util.tree_map(np.testing.assert_array_equal, state["params"], other["params"])
+    p = [np.concatenate([np.ravel(v) for v in jax.tree_util.tree_leaves(t)]) for t in trajectory]
+    by_hand = 0.125 * p[0] + 0.125 * p[1] + 0.25 * p[2] + 0.5 * p[3]
+    average = np.concatenate([np.ravel(v) for v in jax.tree_util.tree_leaves(state["average"])])
+    np.testing.assert_allclose(average, by_hand, rtol=1e-5, atol=1e-7)
+    assert np.abs(average - p[3]).max() > 1e-3  # it is not the parameters
+
+
+def test_swa_averages_the_epoch_ends_and_everything_evaluates_the_average(tmp_path, dataset, monkeypatch):
+    """SWA from epoch 7 of 10: the average is the mean of the parameters at the ends of epochs 8, 9, 10; the
+    metrics rows, the final errors, fields.h5 and the exported model use it; the raw parameters' error is the
+    error of a run without averaging."""
+    from sciml import load_run
+
+    seen = {}
+    host = run._Fno.host
+
+    def spying(self, state, key=None):  # called after each epoch's end to compute its test errors
+        seen.setdefault(int(state["epoch"]), {k: state[k] for k in ("params", "average")})
+        return host(self, state, key)
+
+    monkeypatch.setattr(run._Fno, "host", spying)
+    out, plain = tmp_path / "swa", tmp_path / "plain"
+    s = run.train(dataset("swa", training__average={"type": "swa", "start": 7}), str(out), quiet=True)
+    monkeypatch.setattr(run._Fno, "host", host)
+    p = run.train(dataset("plain"), str(plain), quiet=True)
+
+    for epoch in range(1, 8):  # before the start the average is the parameters
+        jax.tree_util.tree_map(np.testing.assert_array_equal, seen[epoch]["average"], seen[epoch]["params"])
+    mean = jax.tree_util.tree_map(lambda *a: np.mean(a, axis=0), *(seen[e]["params"] for e in (8, 9, 10)))
+    jax.tree_util.tree_map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7),
+                           seen[10]["average"], mean)
+    stored = [v for k, v in _leaves(out / "checkpoints" / "latest.h5").items() if k.startswith("['average']")]
+    for a, b in zip(stored, jax.tree_util.tree_leaves(seen[10]["average"]), strict=True):
+        np.testing.assert_array_equal(a, b)
+    header, *rows = (out / "metrics.csv").read_text().splitlines()
+    assert header == "epoch,step,loss,test_rel_l2,test_rel_l2_raw,eval_s,lr,epoch_s,wall_time_s"
+    cols = np.array([[float(v) for v in r.split(",")[2:5]] for r in rows])
+    plain_rows = (plain / "metrics.csv").read_text().splitlines()[1:]
+    plain_cols = np.array([[float(v) for v in r.split(",")[2:4]] for r in plain_rows])
+    np.testing.assert_array_equal(cols[:, [0, 2]], plain_cols)  # the training is the same; its raw error too
+    np.testing.assert_array_equal(cols[:7, 1], cols[:7, 2])  # averaged = raw until the start
+    assert not np.array_equal(cols[7:, 1], cols[7:, 2])
+    assert s["metrics"]["rel_l2"] == pytest.approx(cols[-1, 1], rel=1e-6) != p["metrics"]["rel_l2"]
+
+    # fields.h5 holds the average's predictions; so does the exported model (from best.h5: here the last epoch)
+    written = load_run(str(out))
+    with h5py.File(out / "fields.h5") as f:
+        assert f["9"].attrs["rel_l2"] == s["metrics"]["rel_l2"]
+    with h5py.File(out / "checkpoints" / "best.h5") as f:
+        assert int(f.attrs["epoch"]) == 10
+    fields = written.fields["9"]
+    np.testing.assert_allclose(written.predict(fields["inputs"])["prediction"], fields["prediction"], rtol=1e-5,
+                               atol=1e-6)
+
+
+@pytest.mark.parametrize("kind,at_2,at_4", [("onecycle", (1 - np.cos(np.pi / 4)) / 2, 0.5), ("cosine", 0.25, 0.5)])
+def test_warmup_is_counted_in_epochs_then_the_cosine_ends_at_final_lr(dataset, kind, at_2, at_4):
+    """4 batches an epoch, 10 epochs, lr 1e-2, a warm-up of 2 epochs (8 steps): half a cosine (onecycle) or a
+    line (cosine) up to lr, then half a cosine down to final_lr over the other 32 steps."""
+    cfg = dataset(training__schedule={"type": kind, "warmup": 2, "final_lr": 1e-3})
+    s = run.schedule(cfg, 4)
+    lr = 1e-2
+    assert [float(s(t)) for t in (0, 2, 4, 8, 24, 40)] == pytest.approx(
+        [0.0, lr * at_2, lr * at_4, lr, (lr + 1e-3) / 2, 1e-3], rel=1e-5, abs=1e-12)
+
+
+def test_last_k_says_how_many_evaluations_it_had():
+    rows = [{"test_rel_l2": v} for v in (0.5, np.nan, 0.3, 0.1, np.nan, 0.2)] + [{"loss": 1.0}]
+    three = run.last_k(rows, 3)
+    assert {k: v for k, v in three.items() if k != "metric"} == pytest.approx(
+        {"k": 3, "n": 3, "mean": 0.2, "std": np.sqrt(0.02 / 3), "min": 0.1, "max": 0.3})
+    assert run.describe(three) == "last 3 evaluations of rel_l2: mean 0.2 ± 0.082 (min 0.1, max 0.3)"
+    assert run.last_k(rows, 10)["n"] == 4 and run.describe(run.last_k(rows, 10)).startswith("last 4 (of 10 asked) ")
+    assert run.last_k([], 5) == {"metric": "rel_l2", "k": 5, "n": 0}
+    assert run.describe(run.last_k([], 5)) == "no evaluation for the last 5"
+
+
+def test_micro_batches_take_the_same_step(tmp_path, case_file):
+    """``training.micro_batch``: the gradient summed over micro-batches is the whole batch's, to rounding."""
+    from sciml.bench import fno_step
+
+    changes = {"training__batch_size": 4, "model__spectral": "dft"}
+    cfg = cases.load(case_file(tmp_path, **changes)).config
+    step, state, x, y, _ = fno_step.build(str(tmp_path / "case.yaml"), [])
+    whole, loss = step(state, x, y)
+    for micro in (1, 2):
+        split, split_loss = fno_step.build(str(tmp_path / "case.yaml"), [f"training.micro_batch={micro}"])[0](state, x, y)
+        np.testing.assert_allclose(float(split_loss), float(loss), rtol=1e-6)
+        for a, b in zip(jax.tree_util.tree_leaves(split["params"]), jax.tree_util.tree_leaves(whole["params"])):
+            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-6)
+    assert cfg.training.micro_batch is None
+    with pytest.raises(Exception, match="training.micro_batch.*does not divide training.batch_size = 4"):
+        cases.load(case_file(tmp_path, training__micro_batch=3, **changes))

@@ -1,0 +1,112 @@
+"""Seconds per epoch of an FNO's training step, per variant of the step, measured in one process.
+
+Each variant is the case with a few overrides (``name=key=value,key=value``); the first is the baseline of
+the ratios, so machine load affects every variant alike. The data are random (no dataset is needed) with the
+case's shapes: ``n_train / batch_size`` steps make an epoch. The variants' rounds are interleaved, and each
+row gives the median wall time and the CPU seconds per step (the latter moves less when other processes
+share the cores). The first step's loss of each variant is compared with the baseline's: every variant is the
+same step, so the difference is rounding. Run: ``sciml bench fno-step`` (the paper's Darcy sizes, today's
+FFT step against the DFT layout and micro-batches).
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import jax
+import numpy as np
+
+from sciml.errors import UserError
+
+DEFAULT_VARIANTS = ("fft=model.spectral=fft", "fft-micro1=model.spectral=fft,training.micro_batch=1",
+                    "dft=model.spectral=dft", "dft-micro1=model.spectral=dft,training.micro_batch=1",
+                    "dft-micro2=model.spectral=dft,training.micro_batch=2",
+                    "dft-micro4=model.spectral=dft,training.micro_batch=4")
+
+
+def _variant(text: str) -> tuple[str, list[str]]:
+    name, _, overrides = text.partition("=")
+    return name, [o for o in overrides.split(",") if o]
+
+
+def _shapes(cfg) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """One minibatch's input and output shapes, channels last (the dataset's layout)."""
+    from sciml.solvers.fno.generators import GENERATORS
+
+    gen = GENERATORS[cfg.data.generator]
+    grid = (cfg.data.resolution,) * gen.dims
+    channels = (cfg.data.t_in, cfg.data.t_out) if gen.trajectory else (1, 1)
+    return tuple((cfg.training.batch_size, *grid, c) for c in channels)  # type: ignore[return-value]
+
+
+def build(case: str, overrides: list[str]):
+    """``(step, state, x, y, steps_per_epoch)`` for a case with overrides, on random data."""
+    from sciml import cases
+    from sciml.solvers.fno import run
+    from sciml.solvers.fno.config import FnoCase
+
+    cfg = cases.load(case, overrides).config
+    if not isinstance(cfg, FnoCase):
+        raise UserError(f"{case}: not an FNO case (solver: fno)")
+    x_shape, y_shape = _shapes(cfg)
+    per_epoch = cfg.data.n_train // cfg.training.batch_size
+    op, _, tx, step, _ = run.functions(cfg, x_shape[-1], y_shape[-1], per_epoch)
+    rng = np.random.default_rng(cfg.seed)
+    x, y = (rng.standard_normal(s).astype(np.float32) for s in (x_shape, y_shape))
+    params = op.init(jax.random.PRNGKey(cfg.seed))
+    stats = op.stats(x.mean((0, *range(1, x.ndim - 1))), x.std((0, *range(1, x.ndim - 1))),
+                     y.mean((0, *range(1, y.ndim - 1))), y.std((0, *range(1, y.ndim - 1))))
+    state = {"params": params, "opt": tx.init(params), "stats": stats, "epoch": np.int32(0)}
+    return step, state, x, y, per_epoch
+
+
+def measure(variants: dict, case: str, common: list[str], steps: int, rounds: int) -> list[dict]:
+    built, rows = {}, []
+    for name, overrides in variants.items():
+        step, state, x, y, per_epoch = build(case, [*common, *overrides])
+        t0 = time.perf_counter()
+        _, loss = jax.block_until_ready(step(state, x, y))  # compiles
+        built[name] = (step, state, x, y, per_epoch)
+        rows.append({"variant": name, "compile_s": time.perf_counter() - t0, "loss": float(loss), "wall": [],
+                     "cpu": [], "per_epoch": per_epoch})
+    for _ in range(rounds):
+        for row in rows:
+            step, state, x, y, _ = built[row["variant"]]
+            w0, c0 = time.perf_counter(), time.process_time()
+            for _ in range(steps):
+                out = step(state, x, y)
+            jax.block_until_ready(out)
+            row["wall"].append((time.perf_counter() - w0) / steps)
+            row["cpu"].append((time.process_time() - c0) / steps)
+    for row in rows:
+        row["s_per_step"], row["cpu_per_step"] = statistics.median(row["wall"]), statistics.median(row["cpu"])
+        row["s_per_epoch"] = row["s_per_step"] * row["per_epoch"]
+    return rows
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="sciml bench fno-step", description=__doc__.splitlines()[0])
+    p.add_argument("--case", default="darcy_fno", help="a case file or name (default: the paper's Darcy sizes)")
+    p.add_argument("--variant", action="append", metavar="NAME=KEY=VALUE[,KEY=VALUE]",
+                   help="a variant (repeatable; the first is the baseline); default: " + "; ".join(DEFAULT_VARIANTS))
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="an override for every variant")
+    p.add_argument("--steps", type=int, default=3, help="steps per timed round")
+    p.add_argument("--rounds", type=int, default=5)
+    args = p.parse_args(argv)
+    variants = dict(_variant(v) for v in (args.variant or DEFAULT_VARIANTS))
+    rows = measure(variants, args.case, args.set, args.steps, args.rounds)
+    base = rows[0]
+    print(f"FNO training step: {args.case} {' '.join(args.set)}; {rows[0]['per_epoch']} steps per epoch; "
+          f"{jax.devices()[0].device_kind}, {jax.device_count()} device(s)")
+    print(f"{'variant':<14} {'s/epoch':>9} {'speed-up':>9} {'cpu s/step':>11} {'cpu ratio':>10} {'compile s':>10} "
+          f"{'loss - base':>12}")
+    for r in rows:
+        print(f"{r['variant']:<14} {r['s_per_epoch']:>9.2f} {base['s_per_step'] / r['s_per_step']:>8.2f}x "
+              f"{r['cpu_per_step']:>11.3f} {base['cpu_per_step'] / r['cpu_per_step']:>9.2f}x {r['compile_s']:>10.1f} "
+              f"{r['loss'] - base['loss']:>12.1e}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
