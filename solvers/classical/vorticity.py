@@ -163,20 +163,30 @@ def cfl_steps(w_hat, ops, interval, dt, cfl):
     uv = jnp.fft.irfft2(jnp.stack([ops["iky"] * psi, -ops["ikx"] * psi]), s=(s, s))
     speed = jnp.abs(uv).max(axis=(-2, -1)).sum(axis=0)
     kmax = 2.0 * math.pi * (s // 3)
-    h = jnp.minimum(dt, cfl / jnp.maximum(kmax * speed, cfl / dt))
+    h = cfl / jnp.maximum(kmax * speed, cfl / dt)  # at most dt (at rest: dt)
     n = jnp.maximum(jnp.ceil(interval / h - 1e-9), 1.0)
     return n.astype(jnp.int32), interval / n
+
+
+def _advance(scheme, ops, nu, size):
+    """``advance(w, f_hat, n, h)``: ``n`` steps of ``h`` of ``scheme``."""
+    coefficients, step = RULES[scheme]
+    advection = _advection(ops, (size, size))
+
+    def advance(w, f_hat, n, h):
+        coeffs = coefficients(h, nu, ops["lap"])
+        return jax.lax.fori_loop(0, n, lambda _, w: step(w, f_hat, h, coeffs, advection), w)
+
+    return advance
 
 
 @partial(jax.jit, static_argnames=("size", "records", "scheme"))
 def _integrate(w_hat, f_hat, ops, nu, h, steps, size, records, scheme):
     """Fixed steps: ``steps`` of ``h`` between records."""
-    coefficients, step = RULES[scheme]
-    advection = _advection(ops, (size, size))
-    coeffs = coefficients(h, nu, ops["lap"])
+    advance = _advance(scheme, ops, nu, size)
 
     def record(w, _):
-        w = jax.lax.fori_loop(0, steps, lambda _, w: step(w, f_hat, h, coeffs, advection), w)
+        w = advance(w, f_hat, steps, h)
         return w, jnp.fft.irfft2(w, s=(size, size))
 
     _, snaps = jax.lax.scan(record, w_hat, None, length=records)
@@ -185,15 +195,13 @@ def _integrate(w_hat, f_hat, ops, nu, h, steps, size, records, scheme):
 
 @partial(jax.jit, static_argnames=("size", "records", "scheme"))
 def _integrate_cfl(w_hat, f_hat, ops, nu, interval, dt, cfl, size, records, scheme):
-    """Steps chosen per sample and record interval by :func:`cfl_steps`."""
-    coefficients, step = RULES[scheme]
-    advection = _advection(ops, (size, size))
+    """Steps chosen per sample and record interval by :func:`cfl_steps`; also the number of steps taken."""
+    advance = _advance(scheme, ops, nu, size)
 
     def trajectory(w, f_hat):
         def record(w, _):
             n, h = cfl_steps(w, ops, interval, dt, cfl)
-            coeffs = coefficients(h, nu, ops["lap"])
-            w = jax.lax.fori_loop(0, n, lambda _, w: step(w, f_hat, h, coeffs, advection), w)
+            w = advance(w, f_hat, n, h)
             return w, (jnp.fft.irfft2(w, s=(size, size)), n)
 
         return jax.lax.scan(record, w, None, length=records)[1]
