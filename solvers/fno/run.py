@@ -70,7 +70,9 @@ def accumulated(loss, micro: int | None):
         n = x.shape[0]
         if micro is None or micro >= n:
             return grad(params, stats, x, y)
-        split = lambda a: a.reshape((n // micro, micro, *a.shape[1:]))
+        # micro-batch k holds samples k, k + n/micro, ...: a batch sharded along its first axis gives each
+        # micro-batch a slice of every device's shard
+        split = lambda a: jnp.swapaxes(a.reshape((micro, n // micro, *a.shape[1:])), 0, 1)
 
         def add(total, xy):
             return jax.tree_util.tree_map(jnp.add, total, grad(params, stats, *xy)), None
