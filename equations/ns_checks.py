@@ -13,14 +13,7 @@ profiles (curves with reference points) for the driver to plot.
   cross-section deviation ``mass_flux_error_sections``.
 - ``symmetry``: about the horizontal mid-line of the bounding box, ``symmetry_u = ||u - Ru|| / ||u||``,
   ``symmetry_v = ||v + Rv|| / ||v||``, ``symmetry_p`` (``R``: the mirror image).
-- ``dfg_cylinder``: the DFG benchmark quantities of the hole named ``cylinder`` (Schäfer & Turek 1996;
-  :mod:`.ns_forces`), with the equation's velocity scale as the mean inflow velocity :math:`U_{mean}` and
-  :math:`D` the cylinder's diameter: ``c_D``, ``c_L`` (the benchmark's formula), ``c_D_stress``,
-  ``c_L_stress`` (the full-stress integral), ``delta_p`` (between the front and back points of the cylinder)
-  and ``cylinder_slip`` (the largest speed on the cylinder over :math:`U_{mean}`). When the case is one of
-  the set-ups of ``DFG`` (channel, cylinder, :math:`Re = U_{mean} D/\nu`, steady or not) also
-  ``<quantity>_rel_error`` against its reference values. Maps of the pressure and the vorticity near the
-  cylinder.
+- ``dfg_cylinder``: the DFG benchmark quantities of a cylinder in a channel (:mod:`.ns_dfg`).
 """
 from __future__ import annotations
 
@@ -30,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .ns_forces import circle, pressure_difference, surface_forces
+from .ns_dfg import dfg_cylinder
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 
@@ -82,69 +75,6 @@ def ghia1982(eq, predict) -> Check:
                          "title": f"v on the horizontal centreline (rel-L2 {metrics['ghia_v_rel_l2']:.2%})"},
     }
     return Check(metrics, [], profiles)
-
-
-@dataclass(frozen=True)
-class Benchmark:
-    """A DFG set-up: its Reynolds number ``U_mean D / nu``, whether it is unsteady, its reference values."""
-
-    Re: float
-    unsteady: bool
-    references: dict[str, float]
-    source: str
-
-
-DFG_CHANNEL = ((0.0, 2.2), (0.0, 0.41))
-DFG_CYLINDER = ((0.2, 0.2), 0.05)
-DFG = {
-    "2D-1": Benchmark(20.0, False, {"c_D": 5.57953523384, "c_L": 0.010618948146, "delta_p": 0.11752016697},
-                      "FeatFlow refined values, as quoted in V. John, Finite Element Methods for Incompressible "
-                      "Flow Problems (2016), Example D.5"),
-}
-
-
-def _close(a, b) -> bool:
-    return bool(np.allclose(np.asarray(a, float), np.asarray(b, float), rtol=1e-9, atol=1e-12))
-
-
-def dfg_setup(eq, cylinder) -> str | None:
-    """The name of the DFG set-up the case is (channel, cylinder, Reynolds number, time), or None."""
-    (center, radius), reynolds = cylinder, eq.U * 2 * cylinder[1] / eq.nu
-    if not (_close(eq.domain.bounds[:2], DFG_CHANNEL) and _close(center, DFG_CYLINDER[0])
-            and _close(radius, DFG_CYLINDER[1])):
-        return None
-    return next((name for name, b in DFG.items() if _close(b.Re, reynolds) and b.unsteady == eq.unsteady), None)
-
-
-def _near_cylinder(eq, predict, center, radius) -> dict:
-    """Maps of the pressure and the vorticity around the cylinder, across the channel."""
-    (y0, y1) = eq.domain.bounds[1]
-    X, Y = np.meshgrid(np.linspace(center[0] - 3 * radius, center[0] + 9 * radius, 241),
-                       np.linspace(y0, y1, 165), indexing="ij")
-    pts = np.stack([X.ravel(), Y.ravel()], -1)
-    inside = eq.domain.contains(pts, 1e-12).reshape(X.shape)
-    pred = predict(pts)
-    return {f"cylinder_{f}": {"X": X, "Y": Y, "values": np.where(inside, pred[f].reshape(X.shape), np.nan),
-                              "field": f, "where": "near the cylinder"} for f in ("p", "vorticity")}
-
-
-def dfg_cylinder(eq, predict) -> Check:
-    center, radius = eq.domain.sphere("cylinder")
-    flow = lambda pts: predict(pts, of=eq.gradients)
-    forces = surface_forces(flow, center, radius, eq.nu, eq.rho)
-    metrics = forces.coefficients(eq.rho, eq.U, 2 * radius)
-    front, back = (center[0] - radius, center[1]), (center[0] + radius, center[1])
-    metrics["delta_p"] = pressure_difference(flow, front, back)
-    on = flow(circle(center, radius, 256)[0])
-    metrics["cylinder_slip"] = float(np.max(np.hypot(on["u"], on["v"])) / eq.U)
-    setup, notes = dfg_setup(eq, (center, radius)), []
-    if setup is None:
-        notes.append(f"dfg_cylinder: not one of the DFG set-ups {list(DFG)}; no comparison made")
-    else:
-        bench = DFG[setup]
-        metrics.update({f"{k}_rel_error": abs(metrics[k] - ref) / abs(ref) for k, ref in bench.references.items()})
-        notes.append(f"dfg_cylinder: DFG {setup}, references: {bench.source}")
-    return Check(metrics, notes, maps=_near_cylinder(eq, predict, center, radius))
 
 
 def _section_flux(eq, predict, x: float, n: int = 801) -> float:

@@ -7,7 +7,7 @@ import pytest
 from sciml.config import build
 from sciml.equations import create
 from sciml.equations.navier_stokes import NavierStokesConfig
-from sciml.equations.ns_checks import DFG, dfg_cylinder
+from sciml.equations.ns_dfg import DFG, dfg_cylinder
 from sciml.errors import Invalid
 from sciml.solvers.pinn.geometry import Rectangle, SpaceTime
 
