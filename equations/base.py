@@ -117,8 +117,8 @@ class Equation(abc.ABC):
     def checks(self, predict: Callable[..., dict]) -> list:
         """Extra metrics from ``predict(physical points, of=None) -> physical fields`` (``of``: a function of
         the fields :class:`Fields` to report instead of :meth:`derived`, e.g. gradients): objects with
-        ``metrics`` (dict), ``notes`` (list of str), ``profiles`` and ``maps`` (name -> plot data); default
-        none."""
+        ``metrics`` (dict), ``notes`` (list of str), ``profiles``, ``maps`` and ``series`` (name -> plot data);
+        default none."""
         return []
 
     def reference(self, points: np.ndarray) -> dict | None:

@@ -36,6 +36,7 @@ class Check:
     notes: list = field(default_factory=list)
     profiles: dict = field(default_factory=dict)  # name -> {s, pred, s_ref, ref, ref_label, xlabel, ylabel, title}
     maps: dict = field(default_factory=dict)  # name -> {X, Y, values (NaN outside), field, where}
+    series: dict = field(default_factory=dict)  # name -> {t, curves: {label: values}, xlabel, ylabel, title}
 
 
 def read_table(name: str) -> dict[str, np.ndarray]:

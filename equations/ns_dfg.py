@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .ns_forces import circle, pressure_difference, surface_forces
+from .ns_forces import circle, oscillation, pressure_difference, surface_forces
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,9 @@ DFG = {
     "2D-1": Benchmark(20.0, False, {"c_D": 5.57953523384, "c_L": 0.010618948146, "delta_p": 0.11752016697},
                       "FeatFlow refined values, as quoted in V. John, Finite Element Methods for Incompressible "
                       "Flow Problems (2016), Example D.5"),
+    "2D-2": Benchmark(100.0, True, {"St": 0.300, "c_D_max": 3.23, "c_L_max": 1.00},
+                      "Schäfer & Turek 1996, the middles of the ranges St 0.295-0.305, c_D,max 3.22-3.24, "
+                      "c_L,max 0.99-1.01"),
 }
 
 
@@ -55,16 +58,52 @@ def dfg_setup(eq, cylinder) -> str | None:
     return next((name for name, b in DFG.items() if _close(b.Re, reynolds) and b.unsteady == eq.unsteady), None)
 
 
-def _near_cylinder(eq, predict, center, radius) -> dict:
+def _snapshot(predict, t):
+    """``predict`` on spatial points at time ``t`` (None: a steady flow)."""
+    if t is None:
+        return predict
+    return lambda pts, of=None: predict(np.column_stack([pts, np.full(len(pts), t)]), of=of)
+
+
+def _quantities(eq, snap, center, radius) -> dict[str, float]:
+    """The coefficients, the pressure difference and the wall slip of one (steady or frozen) flow."""
+    flow = lambda pts: snap(pts, of=eq.gradients)
+    out = surface_forces(flow, center, radius, eq.nu, eq.rho).coefficients(eq.rho, eq.U, 2 * radius)
+    out["delta_p"] = pressure_difference(flow, (center[0] - radius, center[1]), (center[0] + radius, center[1]))
+    on = flow(circle(center, radius, 256)[0])
+    out["cylinder_slip"] = float(np.max(np.hypot(on["u"], on["v"])) / eq.U)
+    return out
+
+
+def _history(eq, predict, center, radius, count: int = 201) -> tuple[dict, list, dict]:
+    """``(metrics, notes, series)`` of an unsteady flow: the quantities at ``count`` times, the Strouhal
+    number and the maxima over the last two periods of the lift (over all times if it has fewer)."""
+    t = np.linspace(*eq.domain.time, count)
+    history = [_quantities(eq, _snapshot(predict, ti), center, radius) for ti in t]
+    c = {k: np.array([h[k] for h in history]) for k in ("c_D", "c_L", "delta_p", "cylinder_slip")}
+    notes: list[str] = []
+    try:
+        metrics = oscillation(t, c["c_L"], c["c_D"], 2 * radius, eq.U)
+    except ValueError as e:
+        notes.append(f"dfg_cylinder: no Strouhal number ({e}); maxima over all times")
+        metrics = {"c_D_max": float(c["c_D"].max()), "c_L_max": float(c["c_L"].max())}
+    metrics["cylinder_slip"] = float(c["cylinder_slip"].max())
+    series = {"cylinder_forces": {"t": t, "curves": {"c_D": c["c_D"], "c_L": c["c_L"]}, "xlabel": "t",
+                                  "ylabel": "coefficient", "title": "drag and lift coefficients"}}
+    return metrics, notes, series
+
+
+def _near_cylinder(eq, snap, center, radius) -> dict:
     """Maps of the pressure and the vorticity around the cylinder, across the channel."""
     (y0, y1) = eq.domain.bounds[1]
     X, Y = np.meshgrid(np.linspace(center[0] - 3 * radius, center[0] + 9 * radius, 241),
                        np.linspace(y0, y1, 165), indexing="ij")
     pts = np.stack([X.ravel(), Y.ravel()], -1)
-    inside = eq.domain.contains(pts, 1e-12).reshape(X.shape)
-    pred = predict(pts)
+    inside = getattr(eq.domain, "space", eq.domain).contains(pts, 1e-12).reshape(X.shape)
+    pred = snap(pts)
+    where = "near the cylinder" + (f", t = {eq.domain.time[1]:.3g}" if eq.unsteady else "")
     return {f"cylinder_{f}": {"X": X, "Y": Y, "values": np.where(inside, pred[f].reshape(X.shape), np.nan),
-                              "field": f, "where": "near the cylinder"} for f in ("p", "vorticity")}
+                              "field": f, "where": where} for f in ("p", "vorticity")}
 
 
 def dfg_cylinder(eq, predict):
@@ -72,18 +111,17 @@ def dfg_cylinder(eq, predict):
     from .ns_checks import Check  # that module lists this check
 
     center, radius = eq.domain.sphere("cylinder")
-    flow = lambda pts: predict(pts, of=eq.gradients)
-    forces = surface_forces(flow, center, radius, eq.nu, eq.rho)
-    metrics = forces.coefficients(eq.rho, eq.U, 2 * radius)
-    front, back = (center[0] - radius, center[1]), (center[0] + radius, center[1])
-    metrics["delta_p"] = pressure_difference(flow, front, back)
-    on = flow(circle(center, radius, 256)[0])
-    metrics["cylinder_slip"] = float(np.max(np.hypot(on["u"], on["v"])) / eq.U)
-    setup, notes = dfg_setup(eq, (center, radius)), []
+    if eq.unsteady:
+        metrics, notes, series = _history(eq, predict, center, radius)
+    else:
+        metrics, notes, series = _quantities(eq, predict, center, radius), [], {}
+    setup = dfg_setup(eq, (center, radius))
     if setup is None:
         notes.append(f"dfg_cylinder: not one of the DFG set-ups {list(DFG)}; no comparison made")
     else:
         bench = DFG[setup]
-        metrics.update({f"{k}_rel_error": abs(metrics[k] - ref) / abs(ref) for k, ref in bench.references.items()})
+        metrics.update({f"{k}_rel_error": abs(metrics[k] - ref) / abs(ref) for k, ref in bench.references.items()
+                        if k in metrics})
         notes.append(f"dfg_cylinder: DFG {setup}, references: {bench.source}")
-    return Check(metrics, notes, maps=_near_cylinder(eq, predict, center, radius))
+    last = _snapshot(predict, eq.domain.time[1] if eq.unsteady else None)
+    return Check(metrics, notes, maps=_near_cylinder(eq, last, center, radius), series=series)

@@ -134,9 +134,12 @@ def local_rows(n: int) -> slice:
     return slice(jax.process_index() * k, (jax.process_index() + 1) * k)
 
 
-def rng(seed: int) -> np.random.Generator:
-    """This process's NumPy stream: ``seed`` alone on one process, ``(seed, process index)`` on several."""
-    return np.random.default_rng(seed if jax.process_count() == 1 else [seed, jax.process_index()])
+def rng(seed: int, *stream: int) -> np.random.Generator:
+    """This process's NumPy stream: ``seed`` alone on one process, ``(seed, process index)`` on several;
+    ``stream`` (e.g. a time window's index) comes between them and makes an independent stream."""
+    if jax.process_count() == 1:
+        return np.random.default_rng([seed, *stream] if stream else seed)
+    return np.random.default_rng([seed, *stream, jax.process_index()])
 
 
 def shard(tree, m: Mesh):

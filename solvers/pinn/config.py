@@ -27,11 +27,22 @@ class FourierConfig:
 
 
 @dataclass
+class ExactConfig:
+    """Zero values imposed exactly on boundary parts (Sukumar & Srivastava, CMAME 389, 2022): each field that
+    the conditions of all ``parts`` set to 0 is the network's output times ``prod (1 - exp(-d / length))``
+    over the parts' pieces, ``d`` the distance to a piece's line, plane or circle."""
+
+    parts: list[str] = spec(help="boundary parts, e.g. [walls, cylinder]")
+    length: float = spec(gt=0.0, help="the factors' length scale, in the domain's units")
+
+
+@dataclass
 class ModelConfig:
     type: Literal["mlp", "modified_mlp"] = "mlp"
     hidden: list[int] = spec(factory=lambda: [20] * 5, ge=1, help="widths of the hidden layers")
     activation: Activation = "tanh"
     fourier: FourierConfig | None = spec(None, help="random Fourier feature embedding of the inputs")
+    exact: ExactConfig | None = spec(None, help="zero conditions imposed exactly on given parts")
 
     def check(self):
         if self.type == "modified_mlp" and len(set(self.hidden)) != 1:
@@ -94,6 +105,8 @@ class LbfgsConfig:
 class TrainingConfig:
     adam: AdamConfig = field(default_factory=AdamConfig)
     lbfgs: LbfgsConfig = field(default_factory=LbfgsConfig)
+    windows: int = spec(1, ge=1, help="time windows trained one after another, each by the phases above and "
+                                      "from the last one's network (space-time cases)")
     log_every: int = spec(100, ge=1, help="steps between metrics rows, NaN checks and progress updates")
     checkpoint_every: int = spec(1000, ge=1)
 
@@ -173,9 +186,14 @@ class PinnCase:
             for part in getattr(self.sampling, key):
                 if part not in domain.parts:
                     raise _unknown_part(f"sampling.{key}.{part}", part, domain.parts)
+        for i, part in enumerate(self.model.exact.parts if self.model.exact is not None else ()):
+            if part not in domain.parts:
+                raise _unknown_part(f"model.exact.parts[{i}]", part, domain.parts)
         grid = self.evaluation.grid
         if grid is not None and len(grid) != domain.dim:
             raise Invalid("evaluation.grid", f"expected {domain.dim} sizes, one per coordinate "
                                              f"{list(domain.coords)}, got {grid}")
         if self.loss.causal is not None and domain.time is None:
             raise Invalid("loss.causal", "causal weighting needs a time interval (geometry.time)")
+        if self.training.windows > 1 and domain.time is None:
+            raise Invalid("training.windows", "time windows need a time interval (geometry.time)")

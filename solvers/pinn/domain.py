@@ -8,7 +8,8 @@ A domain answers:
 - ``contains(points)``, ``on_part(part, points)``: membership tests (for tests and masks);
 - ``evaluation_points(grid)``: a tensor grid over the bounding box with a mask of the points inside;
 - ``periodic_offset(a, b)``: the translation taking part ``a`` onto part ``b`` (periodic pairs);
-- ``sphere(part)``: the centre and radius of a part that is one hole's circle or sphere.
+- ``sphere(part)``: the centre and radius of a part that is one hole's circle or sphere;
+- ``distances(part)``: each piece's distance function (to its plane or sphere, positive inside).
 
 A *piece* is a primitive surface (an edge, a face, a circle): a map from ``[0, 1]^k`` onto it, its measure,
 and a membership test. A *part* is a named group of pieces; a case file may regroup and rename pieces
@@ -38,6 +39,8 @@ class Piece:
     on: Callable  # (points, tol) -> bool mask
     face: tuple[int, int] | None = None  # (axis, side 0/1) for a face of the bounding box
     sphere: tuple[tuple[float, ...], float] | None = None  # (centre, radius) for a hole's circle or sphere
+    # (points (..., dim)) -> distance to the piece's plane or sphere, positive on the domain's side (jnp)
+    distance: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -173,6 +176,13 @@ class Domain:
 
     def measure(self, part: str) -> float:
         return float(sum(p.measure for p in self._check_part(part)))
+
+    def distances(self, part: str) -> tuple[Callable, ...]:
+        """The distance functions of the pieces of ``part`` (:class:`Piece`), JAX-traceable."""
+        pieces = self._check_part(part)
+        if any(p.distance is None for p in pieces):
+            raise ValueError(f"part {part!r} has a piece without a distance function")
+        return tuple(p.distance for p in pieces)  # type: ignore[misc]  # checked above
 
     def sphere(self, part: str) -> tuple[tuple[float, ...], float] | None:
         """``(centre, radius)`` when ``part`` is the surface of one hole (in space), else None."""

@@ -6,6 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from sciml.compile import Policy
+from sciml.errors import UserError
 from sciml.io import checkpoint
 
 from .config import PinnCase
@@ -14,6 +15,9 @@ from .problem import assemble
 
 def export_model(cfg: PinnCase, run_dir: str):
     """``(fn, input_shape, dtype, meta)`` from the run's best checkpoint (its latest if there is no best)."""
+    if cfg.training.windows > 1:
+        raise UserError(f"{run_dir}: a run of {cfg.training.windows} time windows has a network per window; "
+                        "export takes a run of one")
     path = checkpoint.trained(run_dir)
     policy = Policy.of(cfg.dtype)  # the caller traces inside policy.precision() (sciml export does)
     problem = assemble(cfg)

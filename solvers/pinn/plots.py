@@ -1,4 +1,4 @@
-"""PINN figures: field maps on planes with masked holes, flow fields with streamlines, 1-D profiles.
+"""PINN figures: field maps on planes with masked holes, flow fields with streamlines, 1-D profiles, time series.
 
 Each function returns the figure (:mod:`sciml.plots`: constrained layout, a centred diverging map for signed
 fields, units in the labels where the equation gives them); the driver saves it.
@@ -90,6 +90,19 @@ def profile(p: dict):
     else:
         ax.plot(p["s_axis"], p["s"], "-", lw=1.8, label="PINN")
         ax.plot(p["ref_axis"], p["ref"], "o", mfc="none", label=p.get("ref_label", "reference"))
+    ax.set_xlabel(p["xlabel"])
+    ax.set_ylabel(p["ylabel"])
+    ax.set_title(p["title"], fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    return fig
+
+
+def series(p: dict):
+    """Curves ``p["curves"]`` (label -> values) against ``p["t"]``."""
+    fig, ax = figure(size=(7, 4))
+    for name, values in p["curves"].items():
+        ax.plot(p["t"], values, lw=1.6, label=name)
     ax.set_xlabel(p["xlabel"])
     ax.set_ylabel(p["ylabel"])
     ax.set_title(p["title"], fontsize=9)

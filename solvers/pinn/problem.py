@@ -20,6 +20,15 @@ residuals; ``points[name]`` for the equation's point sets (plate corners, a pres
 residual>`` (group ``pde``), ``<part>.<quantity>``, ``<point set>.<q>`` and ``periodic.<a|b>.<q>`` (group
 ``bc``).
 
+**Exact zero conditions** (``model.exact``): the network's outputs that the conditions of some parts set to 0
+are multiplied by a factor vanishing on those parts (:meth:`Problem._exact_factor`), so those conditions
+hold exactly and leave the loss (a part with no other condition is not sampled).
+
+**A time window after the first** (:mod:`.windows`) is the problem made with ``initial``: a function giving
+the previous window's network fields (nondimensional) at physical points. Its initial part then matches
+those values, ``initial.<q> = q - q_previous`` for each field ``q`` the case's initial condition sets, instead
+of the case's condition; the values are computed when the points are drawn (``parts["initial"]["target"]``).
+
 Sampled points (``interior``, ``parts``, ``periodic``) are cut along the data axis of the device mesh
 (:meth:`Problem.place`); the equation's fixed ``points`` are the same everywhere and replicated. Under
 several processes ``sample(rng, share)`` draws this process's share of every count.
@@ -39,8 +48,10 @@ from sciml.equations.fields import Fields, collect, evaluator
 from sciml.errors import ConfigError
 
 from . import model
-from .config import CausalConfig, PinnCase
+from .config import CausalConfig, ExactConfig, PinnCase
 from .geometry import build_geometry
+
+INITIAL = "initial"  # the part of a space-time domain at its first time
 
 
 class Problem:
@@ -50,23 +61,36 @@ class Problem:
     first), ``dtype`` (of parameters and points).
     """
 
-    def __init__(self, cfg: PinnCase):
+    def __init__(self, cfg: PinnCase, initial: Callable[[np.ndarray], dict] | None = None):
         self.geometry = build_geometry(cfg.geometry)
         self.equation = eq = equations.create(cfg.equation, self.geometry)
         self.dtype = Policy.of(cfg.dtype).param_dtype
         self._sampling, self._autodiff = cfg.sampling, cfg.autodiff
         self._init, self._apply = model.build(cfg.model, len(eq.coords), len(eq.fields), self.dtype)
         self._aliases = eq.aliases or None
+        self._names = tuple(eq.fields) + tuple(a for a in (eq.aliases or {}) if a not in eq.fields)
 
         # what each residual asks for, collected once; parts whose condition has no residual are not sampled
         dim = len(eq.coords)
         self._interior = self._requests(eq.interior)
-        self._parts = {}
+        self._parts, keys, carried = {}, {}, ()
         for p in self.geometry.parts:
             probe: dict = {}
             req = self._requests(lambda d, p=p, probe=probe: probe.update(eq.boundary(p, d, jnp.ones((1, dim)))))
             if probe:
-                self._parts[p] = req
+                self._parts[p], keys[p] = req, set(probe)
+                carried = tuple(q for q in probe if q in self._names) if p == INITIAL else carried
+        if cfg.training.windows > 1 and not carried:
+            raise ConfigError("time windows carry the fields of the initial condition from one window to the "
+                              "next; this case's initial part sets none", key="training.windows")
+        self._initial = None if initial is None else (initial, carried)
+        self._exact, self._exact_fields, self._exact_parts = None, set(), set()
+        if cfg.model.exact is not None:  # exact conditions leave the loss; a part with no other is not sampled
+            self._exact, self._exact_fields = self._exact_factor(cfg.model.exact)
+            self._exact_parts = set(cfg.model.exact.parts)
+            for p in self._exact_parts:
+                if keys[p] <= self._exact_fields:
+                    del self._parts[p]
         self._point_sets = {name: (np.asarray(pts, float).reshape(-1, dim), fn, self._requests(fn))
                             for name, (pts, fn) in eq.point_sets().items() if len(pts)}
         self._pairs = {f"{a}|{b}": (a, self.geometry.periodic_offset(a, b),
@@ -75,8 +99,8 @@ class Problem:
         self._n_keys = 1 + len(self._parts) + len(self._point_sets) + 2 * len(self._pairs)
 
         # term names, from one abstract evaluation
-        probe_terms = jax.eval_shape(lambda k: self.residuals(self.init(k), self.sample(np.random.default_rng(0)), k),
-                                     jax.random.PRNGKey(0))
+        first = self.sample(np.random.default_rng(0))  # outside the trace: it may evaluate a previous window
+        probe_terms = jax.eval_shape(lambda k: self.residuals(self.init(k), first, k), jax.random.PRNGKey(0))
         self.terms = tuple(sorted(probe_terms, key=lambda t: _group(t) != "pde"))
         self._weights = _weights(cfg.loss.weights, self.terms)
         interior_terms = tuple(t for t in self.terms if _group(t) == "pde")
@@ -95,7 +119,44 @@ class Problem:
         return self._init(key)
 
     def _net(self, params) -> Callable:
-        return lambda xh: self._apply(params, xh)
+        if self._exact is None:
+            return lambda xh: self._apply(params, xh)
+        return lambda xh: self._apply(params, xh) * self._exact(xh)
+
+    def _exact_factor(self, c: ExactConfig) -> tuple[Callable, set[str]]:
+        """``(xh -> (N, fields), those fields)``: ``phi(x)`` for the fields the conditions of ``c.parts`` all set
+        to zero, 1 for the others (``model.exact``; :class:`~.config.ExactConfig`)."""
+        eq = self.equation
+        zero = set(eq.fields)
+        for i, p in enumerate(c.parts):
+            if p not in self._parts:
+                raise ConfigError(f"part {p!r} has no condition to impose", key=f"model.exact.parts[{i}]")
+            zero &= self._zero_fields(p)
+        if not zero:
+            raise ConfigError(f"the conditions of {c.parts} set no network output to zero (outputs: "
+                              f"{list(eq.fields)})", key="model.exact.parts")
+        distances = [d for p in c.parts for d in self.geometry.distances(p)]
+        mask = np.array([f in zero for f in eq.fields], float)
+
+        def factor(xh):
+            x = eq.to_physical(xh)
+            phi = 1.0
+            for d in distances:
+                phi = phi * (1.0 - jnp.exp(-d(x) / c.length))
+            return 1.0 + mask * (phi[..., None] - 1.0)
+
+        return factor, zero
+
+    def _zero_fields(self, part: str) -> set[str]:
+        """The network outputs whose condition on ``part`` is ``= 0`` (its residual vanishes for a zero network
+        at a few of the part's points)."""
+        eq = self.equation
+        pts, normals = self.geometry.boundary(part, 16, np.random.default_rng(0), "sobol")
+        zero_net = lambda xh: 0.0 * xh[..., :1] * jnp.ones(len(eq.fields), xh.dtype)
+        xh = jnp.asarray(eq.to_nondim(pts), self.dtype)
+        d = self._fields_at(zero_net, self._parts[part], jax.random.PRNGKey(0), xh)
+        res = eq.boundary(part, d, jnp.asarray(normals, self.dtype))
+        return {q for q, r in res.items() if q in eq.fields and not np.any(np.asarray(r))}
 
     def _requests(self, fn) -> tuple:
         return collect(fn, self.equation.fields, self.equation.coords, aliases=self._aliases)
@@ -119,6 +180,9 @@ class Problem:
         for p in self._parts:
             pts, normals = geo.boundary(p, count(p), rng, s.method)
             batch["parts"][p] = {"x": eq.to_nondim(pts), "n": normals}
+            if p == INITIAL and self._initial is not None:
+                values = self._initial[0](pts)
+                batch["parts"][p]["target"] = {q: values[q] for q in self._initial[1]}
         for name, (pts, _, _) in self._point_sets.items():
             batch["points"][name] = eq.to_nondim(pts)
         for name, (a, offset, _) in self._pairs.items():
@@ -148,7 +212,10 @@ class Problem:
         for p, req in self._parts.items():
             b = batch["parts"][p]
             d = self._fields_at(f, req, next(keys), b["x"])
-            out.update({f"{p}.{name}": r for name, r in eq.boundary(p, d, b["n"]).items()})
+            res = {q: d[q] - t for q, t in b["target"].items()} if "target" in b else eq.boundary(p, d, b["n"])
+            if p in self._exact_parts:
+                res = {q: r for q, r in res.items() if q not in self._exact_fields}
+            out.update({f"{p}.{name}": r for name, r in res.items()})
         for name, (_, fn, req) in self._point_sets.items():
             d = self._fields_at(f, req, next(keys), batch["points"][name])
             out.update({f"{name}.{q}": r for q, r in fn(d).items()})
@@ -184,6 +251,11 @@ class Problem:
         return sum(jnp.square(r) for r in self.equation.interior(d).values())
 
     # --- output -------------------------------------------------------------------------------
+    def network_fields(self, d: Fields) -> dict:
+        """Every field the residuals read (network outputs and aliases), nondimensional: with
+        ``predict(..., of=problem.network_fields)``, what a next time window's initial condition matches."""
+        return {q: d[q] for q in self._names}
+
     def _output(self, of: Callable) -> Callable:
         """``(params, nondimensional points) -> of(fields there)``, jitted once per function ``of``."""
         if of not in self._outputs:
@@ -202,16 +274,17 @@ class Problem:
         return {k: np.concatenate([np.asarray(p[k]) for p in pieces]) for k in pieces[0]}
 
 
-def assemble(cfg: PinnCase) -> Problem:
-    """The problem of a PINN case."""
-    return Problem(cfg)
+def assemble(cfg: PinnCase, initial: Callable[[np.ndarray], dict] | None = None) -> Problem:
+    """The problem of a PINN case (``initial``: a time window's initial values, :class:`Problem`)."""
+    return Problem(cfg, initial)
 
 
 def check(cfg: PinnCase) -> None:
     """The rules that need the assembled problem, run when a case is loaded (``sciml show`` as ``run``):
     ``loss.weights`` names loss terms or groups (:func:`_weights`, which training applies). Assembling traces
-    the residuals abstractly (no compute), and only a case that sets weights pays for it."""
-    if cfg.loss.weights:
+    the residuals abstractly (no compute), and only a case that sets weights, time windows or exact conditions
+    pays for it."""
+    if cfg.loss.weights or cfg.training.windows > 1 or cfg.model.exact is not None:
         with Policy.of(cfg.dtype).precision():
             Problem(cfg)
 

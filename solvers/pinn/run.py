@@ -12,6 +12,11 @@ Evaluation uses the domain's grid (:mod:`.evaluation`): errors over all points i
 unsteady cases), field maps on a few x-y planes (time levels, or z levels of a 3D
 domain), the loss history with the Adam → L-BFGS switch and the evaluation errors, then the equation's ``checks``.
 
+Time windows (``training.windows``, :mod:`.windows`): the phases run once per window, each window a problem
+of its own that starts from the last window's parameters; the step count runs on across windows, a window's
+parameters go to ``checkpoints/window_<k>.h5`` when it ends, and the evaluation takes each time from its
+window's network.
+
 Devices (``parallel``): the batch is placed once when it is made (and again when it is re-made) with its
 points sharded along the mesh's data axis (counts rounded up to fill it) and the state replicated, so the
 chunks stay the single-device code. Under several processes each draws its share of the points from its
@@ -19,6 +24,7 @@ own stream, evaluates on its own copy of the parameters, and only process 0 writ
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,13 +34,14 @@ import jax
 import numpy as np
 import optax
 
-from sciml import loop, parallel, plots
+from sciml import equations, loop, parallel, plots
 from sciml.compile import Policy
 from sciml.errors import UserError
 
-from . import balancing, evaluation, fields_h5, optim
+from . import balancing, evaluation, fields_h5, optim, windows
 from . import plots as pinn_plots
 from .config import PinnCase
+from .geometry import build_geometry
 from .problem import Problem, assemble
 from .refinement import Refiner
 
@@ -44,7 +51,7 @@ PHASE_NAMES = {"adam": "Adam", "lbfgs": "L-BFGS"}  # as the loss plot names them
 def train(cfg: PinnCase, out: str, resume: str | None = None, quiet: bool = False) -> dict:
     """Train the case into run folder ``out`` (``resume``: continue from that folder's latest checkpoint)."""
     with Policy.of(cfg.dtype).precision():  # float64 on (or off) inside; the caller's setting comes back after
-        return loop.run(cfg, lambda: _Pinn(cfg), out, resume, quiet)
+        return loop.run(cfg, lambda: _Pinn(cfg, out), out, resume, quiet)
 
 
 @dataclass(frozen=True)
@@ -56,11 +63,11 @@ class _Phase:
     schedule: Callable  # step -> learning rate
 
 
-def _phases(cfg: PinnCase, problem: Problem) -> list[_Phase]:
-    """Each phase with steps: Adam, then L-BFGS."""
+def _phases(cfg: PinnCase, problem: Problem, start: int = 0) -> list[_Phase]:
+    """Each phase with steps: Adam, then L-BFGS (from step ``start``: a time window's first)."""
     length = cfg.training.log_every
     tx, sched = optim.adam(cfg.training.adam)
-    out, end = [], cfg.training.adam.steps
+    out, end = [], start + cfg.training.adam.steps
     bal = cfg.loss.balancing
     balance = balancing.grad_norm(problem.term_losses, bal.alpha) if bal is not None else None
     if end:
@@ -79,25 +86,48 @@ class _Pinn:
 
     unit = "step"
 
-    def __init__(self, cfg: PinnCase):
-        self.cfg, self.mesh = cfg, parallel.mesh(cfg.parallel)
+    def __init__(self, cfg: PinnCase, out: str | None = None):
+        self.cfg, self.out, self.mesh = cfg, out, parallel.mesh(cfg.parallel)
         self.share = lambda n: parallel.local_share(n, self.mesh)
-        self.problem = problem = assemble(cfg)
-        self.rng = parallel.rng(cfg.seed)
         self.key_init, self.key_train = jax.random.split(jax.random.PRNGKey(cfg.seed))
-        self.phases = _phases(cfg, problem)
-        self.total = self.phases[-1].end if self.phases else 0
-        self.ev = problem.geometry.evaluation_points(cfg.evaluation.grid)
-        reference = problem.equation.reference(self.ev.points)
+        self.windows = cfg.training.windows
+        self.trained: list[tuple[Problem, Any]] = []  # (problem, host parameters) of the windows done
+        self.step = 0
+        self._enter(0)
+        self.total = self.windows * (cfg.training.adam.steps + cfg.training.lbfgs.steps)
+        # the whole case (every window) for the evaluation, its reference and checks
+        self.equation = self.problem.equation if self.windows == 1 else \
+            equations.create(cfg.equation, build_geometry(cfg.geometry))
+        self.ev = self.equation.domain.evaluation_points(cfg.evaluation.grid)
+        reference = self.equation.reference(self.ev.points)
         self.reference = None if reference is None else \
             {k: np.asarray(v).reshape(self.ev.shape) for k, v in reference.items()}
-        self.refiner = Refiner(cfg.sampling.adaptive, problem, self.rng, self.share)
+
+    def _enter(self, k: int) -> None:
+        """Window ``k``: its problem (the previous window's fields as its initial values), phases, points."""
+        self.window = k
+        initial = None
+        if k:
+            previous, params = self.trained[k - 1]
+            initial = lambda pts: previous.predict(params, pts, of=previous.network_fields)
+        self.problem = problem = assemble(windows.case(self.cfg, k), initial)
+        self.rng = parallel.rng(self.cfg.seed, *((k,) if k else ()))
+        self.phases = _phases(self.cfg, problem, k * (self.cfg.training.adam.steps + self.cfg.training.lbfgs.steps))
+        self.refiner = Refiner(self.cfg.sampling.adaptive, problem, self.rng, self.share)
         self.base = problem.sample(self.rng, self.share)
         self.batch = problem.place(self.base, self.mesh)
         self.term_values = jax.jit(lambda p, b, k: problem.loss(p, b, k)[1])
-        self.step, self.shapes = 0, None
+        self.shapes = None
         self.phase: str | None = None
         self.compiled: jax.stages.Compiled | None = None  # the phase's chunk for the batch's shapes
+
+    def _predictor(self, params) -> Callable:
+        """``predict(physical points, of=None)`` of the run so far: each time from its window's network
+        (``params`` the current window's)."""
+        if self.windows == 1:
+            return lambda pts, of=None: self.problem.predict(params, pts, of=of)
+        trained = [*self.trained, (self.problem, params)]
+        return lambda pts, of=None: windows.predict(self.cfg, trained, pts, of)
 
     def _fresh(self, phase: _Phase, key_init, key_train):
         params = self.problem.init(key_init)
@@ -119,14 +149,30 @@ class _Pinn:
 
     def start(self, state, attrs: dict):
         self.step = int(state.get("step", 0))
+        k = int(attrs.get("window", 0))
+        if k:  # the windows before this one, from their files
+            if self.out is None:
+                raise UserError("resuming a run of time windows needs its run folder")
+            template = self.problem.init(jax.random.PRNGKey(0))
+            for j in range(k):
+                self._enter(j)
+                self.trained.append((self.problem, windows.load(self.out, self.cfg, j, template)))
+            self._enter(k)
         self.phase = attrs.get("phase", self.phases[0].name if self.phases else None)
         return parallel.replicate(state, self.mesh), self.step
 
     def attrs(self) -> dict:
-        return {"step": self.step, "phase": self.phase}
+        return {"step": self.step, "phase": self.phase, **({"window": self.window} if self.windows > 1 else {})}
 
     def advance(self, state, run: loop.Run) -> loop.Chunk | None:
         phase = next((p for p in self.phases if self.step < p.end), None)
+        if phase is None and self.window + 1 < self.windows:  # the next window, from this one's parameters
+            params = parallel.to_host(state)["params"]
+            self.trained.append((self.problem, params))
+            if self.out is not None and parallel.is_writer():
+                windows.save(self.out, self.cfg, self.window, params)
+            self._enter(self.window + 1)
+            return loop.Chunk(state)
         if phase is None:
             return None
         if phase.name != self.phase:  # a new phase starts a fresh optimizer state from the params
@@ -157,7 +203,11 @@ class _Pinn:
             self._new_points(new, n)
         every = self.cfg.evaluation.every
         if every and self.step % every < n and self.reference is not None:
-            _, m = evaluate(self.problem, parallel.to_host(new["params"]), self.reference, self.ev)
+            ev = self.ev
+            if self.windows > 1:  # the times trained so far
+                end = windows.bounds(self.cfg, self.window)[1]
+                ev = dataclasses.replace(ev, mask=ev.mask & (ev.points[:, -1] <= end + 1e-12))
+            _, m = _errors(self._predictor(parallel.to_host(new["params"])), self.equation, self.reference, ev)
             run.write(f"step {self.step}: " + ", ".join(f"{k} {v:.3e}" for k, v in m.items()))
             chunk.row.update(m)  # the loss plot shows them
         return chunk
@@ -175,6 +225,7 @@ class _Pinn:
 
     def summary(self) -> dict:
         out: dict[str, Any] = {"autodiff_mode": self.cfg.autodiff.mode,
+               **({"windows": self.windows} if self.windows > 1 else {}),
                "parallel": {**parallel.describe(self.mesh), "interior_points": int(self.batch["interior"].shape[0])}}
         if self.refiner.on:
             pts = self.refiner.points
@@ -182,16 +233,16 @@ class _Pinn:
         return out
 
     def finish(self, state, run: loop.Run, out: str | None) -> dict:
-        params = parallel.to_host(state["params"])
-        pred, errors = evaluate(self.problem, params, self.reference, self.ev)
+        predict = self._predictor(parallel.to_host(state["params"]))
+        pred, errors = _errors(predict, self.equation, self.reference, self.ev)
         if out is not None:
-            eq = self.problem.equation
+            eq = self.equation
             fields_h5.write(os.path.join(out, "fields.h5"), self.ev, pred, self.reference, self.cfg.case, eq.units)
             if run.rows:
                 names = tuple(PHASE_NAMES[p.name] for p in self.phases)
                 plots.save(plots.loss_history(run.rows, f"{self.cfg.case}: loss", names, errors),
                            os.path.join(out, "plots", "loss.png"))
-        checked = _plots_and_checks(self.problem, params, self.ev, pred, self.reference, out)
+        checked = _plots_and_checks(predict, self.equation, self.ev, pred, self.reference, out)
         errors.update(checked["metrics"])
         return {"metrics": errors, **({"notes": checked["notes"]} if checked["notes"] else {})}
 
@@ -202,19 +253,23 @@ def _shapes(batch):
 
 def evaluate(problem: Problem, params, reference: dict | None, ev) -> tuple[dict, dict]:
     """Predictions on the evaluation grid (shaped like it) and relative L2 errors per field (inside only)."""
-    pred = {k: v.reshape(ev.shape) for k, v in problem.predict(params, ev.points).items()}
-    eq = problem.equation
+    return _errors(lambda pts: problem.predict(params, pts), problem.equation, reference, ev)
+
+
+def _errors(predict: Callable, eq, reference: dict | None, ev) -> tuple[dict, dict]:
+    pred = {k: v.reshape(ev.shape) for k, v in predict(ev.points).items()}
     return evaluation.errors(pred, reference, ev, eq.gauge_free, eq.vectors)
 
 
-def _plots_and_checks(problem: Problem, params, ev, pred, reference, out: str | None) -> dict:
+def _plots_and_checks(predict: Callable, equation, ev, pred, reference, out: str | None) -> dict:
     """Field maps on a few planes (:func:`.evaluation.levels`), a flow picture for velocity fields on the
-    plot plane, and the equation's checks (``out`` None: the checks' metrics without writing plots)."""
+    plot plane, and the equation's checks on ``predict(points, of=None)`` (``out`` None: the checks' metrics
+    without writing plots)."""
     metrics: dict[str, float] = {}
     notes: list[str] = []
     result = {"metrics": metrics, "notes": notes}
-    folder, units = os.path.join(out or "", "plots"), dict(problem.equation.units or {})
-    for check in problem.equation.checks(lambda pts, of=None: problem.predict(params, pts, of=of)):
+    folder, units = os.path.join(out or "", "plots"), dict(equation.units or {})
+    for check in equation.checks(predict):
         metrics.update(check.metrics)
         notes.extend(check.notes)
         if out is not None:
@@ -223,6 +278,8 @@ def _plots_and_checks(problem: Problem, params, ev, pred, reference, out: str | 
             for name, m in check.maps.items():
                 level = pinn_plots.Level(m["X"], m["Y"], m["values"], None, m["where"])
                 plots.save(pinn_plots.field_maps([level], m["field"], units), os.path.join(folder, f"{name}.png"))
+            for name, sr in check.series.items():
+                plots.save(pinn_plots.series(sr), os.path.join(folder, f"{name}.png"))
     if out is None:
         return result
     grids = ev.grids()

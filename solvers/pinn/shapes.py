@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+import jax.numpy as jnp
 import numpy as np
 
 from sciml.errors import Invalid
@@ -51,8 +52,11 @@ class Ball:
             return self.center + self.radius * d, normal_sign * d, np.ones(len(u), bool)
 
         on = lambda pts, tol: np.abs(np.linalg.norm(pts - self.center, axis=-1) - self.radius) <= tol
-        hole = (tuple(float(c) for c in self.center), self.radius) if normal_sign < 0 else None
-        return Piece(self.dim - 1, measure, point_map, on, sphere=hole)
+        center = tuple(float(c) for c in self.center)
+        hole = (center, self.radius) if normal_sign < 0 else None
+        distance = lambda pts: -normal_sign * (jnp.sqrt(sum((pts[..., i] - c) ** 2 for i, c in enumerate(center)))
+                                               - self.radius)
+        return Piece(self.dim - 1, measure, point_map, on, sphere=hole, distance=distance)
 
 
 class Shape(Domain):
@@ -132,7 +136,9 @@ class BoxShape(Shape):
         def on(pts, tol):
             return (np.abs(pts[:, axis] - value) <= tol) & self._outer_contains(pts, tol)
 
-        return Piece(dim - 1, float(np.prod(hi[free] - lo[free])), point_map, on, face=(axis, side))
+        distance = (lambda pts: pts[..., axis] - value) if side == 0 else (lambda pts: value - pts[..., axis])
+        return Piece(dim - 1, float(np.prod(hi[free] - lo[free])), point_map, on, face=(axis, side),
+                     distance=distance)
 
     def _outer_map(self, u):
         return self.lower + (self.upper - self.lower) * u, np.ones(len(u), bool)

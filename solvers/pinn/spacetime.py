@@ -44,7 +44,8 @@ class SpaceTime(Domain):
         def on(pts, tol):
             return piece.on(pts[:, :-1], tol) & (pts[:, -1] >= self.t0 - tol) & (pts[:, -1] <= self.t1 + tol)
 
-        return Piece(piece.k + 1, piece.measure * span, point_map, on, piece.face, piece.sphere)
+        distance = None if piece.distance is None else (lambda pts: piece.distance(pts[..., :-1]))
+        return Piece(piece.k + 1, piece.measure * span, point_map, on, piece.face, piece.sphere, distance)
 
     def _initial(self) -> Piece:
         d = self.space.dim
@@ -57,7 +58,7 @@ class SpaceTime(Domain):
 
         on = lambda pts, tol: (np.abs(pts[:, -1] - self.t0) <= tol) & self.space.contains(pts[:, :-1], tol)
         volume = float(np.prod(self.space.upper - self.space.lower))  # only used to weight groups
-        return Piece(d, volume, point_map, on)
+        return Piece(d, volume, point_map, on, distance=lambda pts: pts[..., -1] - self.t0)
 
     def interior_map(self, u):
         pts, _, valid = self.space.interior_map(u[:, :-1])

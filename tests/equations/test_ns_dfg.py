@@ -82,11 +82,46 @@ def test_other_set_ups_report_the_quantities_without_a_comparison(domain, cfg):
     assert "no comparison" in check.notes[0]
 
 
+def test_dfg_2d2_strouhal_number_and_maxima_of_an_oscillating_field():
+    """The steady field above with p = P(t) (x - x_c) + Q(t) (y - y_c): c_D(t) = k (8 pi rho nu a^4 - P(t) pi a^2),
+    c_L(t) = -k Q(t) pi a^2 (k = 2 / (rho U^2 D)), three periods of the lift in the interval."""
+    f, T = 3.0, 1.0
+    eq = make(SpaceTime(channel(), (0.0, T)), Re=100, velocity=1.0, length=0.1)
+    P = lambda t: -2.0 + 0.5 * jnp.cos(4 * jnp.pi * f * t)
+    Q = lambda t: -jnp.sin(2 * jnp.pi * f * t + 0.3)
+
+    def fields(pt):
+        psi = lambda q: (jnp.sum((q[:2] - jnp.asarray(C)) ** 2) - A**2) ** 2 * (q[1] - C[1])
+        g = jax.grad(psi)(pt)
+        x, y, t = pt[0] - C[0], pt[1] - C[1], pt[2]
+        return jnp.stack([g[1], -g[0], P(t) * x + Q(t) * y])
+
+    def predict(pts, of=None):
+        pts = jnp.asarray(pts)
+        val, jac = jax.vmap(fields)(pts), jax.vmap(jax.jacfwd(fields))(pts)
+        out = {"u": val[:, 0], "v": val[:, 1], "p": val[:, 2], "vorticity": jac[:, 1, 0] - jac[:, 0, 1]}
+        if of is not None:
+            out.update({"u_x": jac[:, 0, 0], "u_y": jac[:, 0, 1], "v_x": jac[:, 1, 0], "v_y": jac[:, 1, 1]})
+        return {k: np.asarray(v) for k, v in out.items()}
+
+    check = dfg_cylinder(eq, predict)
+    m, k = check.metrics, 2 / (eq.rho * 1.0**2 * 0.1)
+    assert m["St"] == pytest.approx(f * 0.1 / 1.0, rel=1e-3)
+    assert m["c_L_max"] == pytest.approx(k * np.pi * A**2, rel=1e-3)
+    assert m["c_D_max"] == pytest.approx(k * (8 * np.pi * 1e-3 * A**4 + 2.5 * np.pi * A**2), rel=1e-3)
+    assert m["St_rel_error"] == pytest.approx(abs(m["St"] - 0.3) / 0.3, rel=1e-12) and "DFG 2D-2" in check.notes[0]
+    forces = check.series["cylinder_forces"]
+    assert len(forces["t"]) == 201 and set(forces["curves"]) == {"c_D", "c_L"}
+    assert "t = 1" in check.maps["cylinder_vorticity"]["where"]
+    short = dfg_cylinder(make(SpaceTime(channel(), (0.0, 0.3)), Re=100, velocity=1.0, length=0.1), predict)
+    assert "St" not in short.metrics and "no Strouhal number" in short.notes[0]
+
+
 @pytest.mark.parametrize("domain", [
     lambda: channel(name="hole"),
-    lambda: SpaceTime(channel(), (0.0, 1.0)),
+    lambda: Rectangle((0.0, 2.2), (0.0, 0.41), holes=[((0.2, 0.2), 0.05, "hole")], parts={"cylinder": ["left"]}),
 ])
-def test_dfg_check_needs_a_steady_cylinder(domain):
+def test_dfg_check_needs_a_circular_cylinder(domain):
     with pytest.raises(Invalid) as e:
         make(domain(), Re=20)
     assert e.value.key == "checks"

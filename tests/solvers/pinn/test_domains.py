@@ -85,6 +85,21 @@ def test_sphere_of_a_hole_part():
     assert two.sphere("h") is None
 
 
+def test_distances_to_the_pieces_of_a_part():
+    dom = DOMAINS["rect_hole"]()
+    pts = np.array([[0.2, 0.3], [1.0, 0.1], [2.2, 0.41]])
+    (hole,) = dom.distances("hole")
+    np.testing.assert_allclose(hole(pts), np.hypot(pts[:, 0] - 0.2, pts[:, 1] - 0.2) - 0.05, rtol=1e-12)
+    bottom, top = dom.distances("walls")
+    np.testing.assert_allclose(bottom(pts), pts[:, 1]) and np.testing.assert_allclose(top(pts), 0.41 - pts[:, 1])
+    (rim,) = DOMAINS["disk"]().distances("circle")  # positive inside the disk
+    np.testing.assert_allclose(rim(np.array([[1.0, -1.0], [1.7, -1.0]])), [0.7, 0.0], atol=1e-12)
+    st = DOMAINS["spacetime"]()
+    x = np.array([[0.5, 1.5, 2.0]])
+    np.testing.assert_allclose(st.distances("hole")[0](x), 0.25) and np.testing.assert_allclose(
+        st.distances("initial")[0](x), 2.0)
+
+
 def test_disk_interior_is_uniform_in_area():
     dom = Disk((0, 0), 1.0)
     pts = dom.interior(20000, np.random.default_rng(0), "sobol")

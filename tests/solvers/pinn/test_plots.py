@@ -63,3 +63,13 @@ def test_unsteady_cases_show_time_levels_and_3d_cases_planes(domain, grid, expec
     assert [where for _, where in levels] == expected
     for index, _ in levels:
         assert evaluation.on_plane(ev, {"f": ev.points[:, 0].reshape(ev.shape)}, index)["f"].shape == (grid[0], grid[1])
+
+
+def test_series_draws_each_curve_against_time():
+    t = np.linspace(0.0, 1.0, 11)
+    fig = plots.series({"t": t, "curves": {"c_D": 3 + t, "c_L": np.sin(t)}, "xlabel": "t", "ylabel": "c",
+                        "title": "forces"})
+    (ax,) = fig.axes
+    assert [line.get_label() for line in ax.get_lines()] == ["c_D", "c_L"]
+    np.testing.assert_array_equal(ax.get_lines()[1].get_ydata(), np.sin(t))
+    assert ax.get_xlabel() == "t" and ax.get_title() == "forces"

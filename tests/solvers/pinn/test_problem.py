@@ -1,5 +1,6 @@
 """The PINN problem: each method against the network evaluated directly (jax.hessian of the MLP), on a small
 equation whose residuals are easy to write by hand."""
+import os
 from dataclasses import dataclass
 from typing import Literal
 
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 
 from sciml import cases, equations
+from sciml.errors import ConfigError
 from sciml.solvers.pinn import model
 from sciml.solvers.pinn.problem import Problem
 
@@ -142,6 +144,33 @@ def test_near_points_join_the_interior(tmp_path):
         equations.EQUATIONS.pop("test_shift")
     x = batch["interior"] + 1.0  # physical
     assert x.shape == (96, 2) and np.all(x[64:, 0] <= 0.1) and np.mean(x[:64, 0] > 0.1) > 0.9
+
+
+def test_exact_zero_conditions_multiply_the_network_by_a_vanishing_factor(tmp_path):
+    equations.register("test_shift", ShiftConfig, Shift)
+    try:
+        path = write_case(tmp_path, geometry={"type": "rectangle", "x": [0.0, 2.0], "y": [0.0, 2.0]},
+                          equation={"type": "test_shift"}, model={"hidden": [8, 8], "exact": {
+                              "parts": ["left", "top"], "length": 0.5}})
+        cfg = cases.load(path).config
+        prob, free = Problem(cfg), Problem(cases.load(path, ["model.exact=null"]).config)
+    finally:
+        equations.EQUATIONS.pop("test_shift")
+    assert prob.terms == ("pde", "bottom.u", "pin.u", "right.u")  # left and top hold exactly: not sampled
+    assert set(prob.sample(np.random.default_rng(0))["parts"]) == {"bottom", "right"}
+    params = prob.init(jax.random.PRNGKey(1))
+    pts = np.array([[0.0, 0.7], [1.3, 2.0], [1.0, 1.0], [2.0, 0.0]])
+    phi = (1 - np.exp(-pts[:, 0] / 0.5)) * (1 - np.exp(-(2.0 - pts[:, 1]) / 0.5))
+    np.testing.assert_allclose(prob.predict(params, pts)["u"], phi * free.predict(params, pts)["u"], rtol=1e-12)
+    assert np.all(prob.predict(params, pts[:2])["u"] == 0.0)
+
+
+def test_exact_conditions_must_set_an_output_to_zero():
+    dfg = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cases", "dfg_2d1.yaml")
+    with pytest.raises(ConfigError, match=r"model.exact.parts: the conditions of \['inlet', 'outlet'\] set no"):
+        cases.load(dfg, ["model.exact={parts: [inlet, outlet], length: 0.1}"])
+    problem = Problem(cases.load(dfg, ["model.exact={parts: [walls, cylinder], length: 0.1}"]).config)
+    assert not any(t.startswith(("walls.", "cylinder.")) for t in problem.terms) and "inlet.u" in problem.terms
 
 
 def test_extend_adds_physical_points_to_the_interior(problem):

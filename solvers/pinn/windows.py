@@ -1,0 +1,83 @@
+r"""Time windows (``training.windows``): a space-time case trained one window after another.
+
+The case's interval :math:`[t_0, t_1]` is cut into :math:`N` windows of equal length
+:math:`\Delta = (t_1 - t_0)/N`; window :math:`k` is the case on :math:`[t_0 + k\Delta, t_0 + (k+1)\Delta]`
+(:func:`case`), so its network sees a nondimensional time of its own in :math:`[-1, 1]`, and causal weighting
+(``loss.causal``) acts inside it. Window 0 keeps the case's initial condition; window :math:`k > 0` matches
+the fields of window :math:`k-1` at its first time instead (:class:`~.problem.Problem` with ``initial``) and
+starts from the parameters window :math:`k-1` ended with (each of its phases with a fresh optimizer). Window
+:math:`k` draws its points from a stream of its own, ``(seed, k)``, so a run resumed at any window gives the
+numbers of one never stopped.
+
+The driver (:mod:`.run`) writes window :math:`k`'s parameters to ``checkpoints/window_<k>.h5`` when it ends
+(attributes: the window and its interval); ``--resume`` restores the windows before the one it continues
+and, from the end of a window, goes on with the next one, also in a case given more windows of the same
+length (a longer interval). A time :math:`t` is predicted by the window holding it (:func:`index`: a time
+shared by two windows belongs to the earlier one, whose last time it is).
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable
+
+import numpy as np
+
+from sciml.errors import UserError
+from sciml.io import checkpoint
+
+from .config import PinnCase
+
+
+def bounds(cfg: PinnCase, k: int) -> tuple[float, float]:
+    """The time interval of window ``k``."""
+    t0, t1 = cfg.geometry.time
+    step = (t1 - t0) / cfg.training.windows
+    return t0 + k * step, (t1 if k == cfg.training.windows - 1 else t0 + (k + 1) * step)
+
+
+def case(cfg: PinnCase, k: int) -> PinnCase:
+    """The case restricted to window ``k`` (the whole case when it has one window)."""
+    if cfg.training.windows == 1:
+        return cfg
+    return dataclasses.replace(cfg, geometry=dataclasses.replace(cfg.geometry, time=bounds(cfg, k)))
+
+
+def index(cfg: PinnCase, t) -> np.ndarray:
+    """The window holding each time of ``t`` (module notes)."""
+    t0, t1 = cfg.geometry.time
+    n = cfg.training.windows
+    return np.clip(np.ceil((np.asarray(t, float) - t0) / (t1 - t0) * n - 1e-9).astype(int) - 1, 0, n - 1)
+
+
+def predict(cfg: PinnCase, trained: list[tuple], points, of: Callable | None = None) -> dict:
+    """The fields at physical ``points`` (time last), each from the window holding its time: ``trained`` lists
+    ``(problem, params)`` of windows 0, 1, ...; later times go to the last one given."""
+    points = np.asarray(points, float)
+    which = np.minimum(index(cfg, points[:, -1]), len(trained) - 1)
+    out: dict = {}
+    for k in np.unique(which):
+        problem, params = trained[k]
+        sel = which == k
+        for name, v in problem.predict(params, points[sel], of=of).items():
+            out.setdefault(name, np.empty(len(points), np.asarray(v).dtype))[sel] = v
+    return out
+
+
+def path(run_dir: str, k: int) -> str:
+    return os.path.join(run_dir, "checkpoints", f"window_{k}.h5")
+
+
+def save(run_dir: str, cfg: PinnCase, k: int, params) -> None:
+    """Window ``k``'s parameters (host arrays), atomically."""
+    checkpoint.save(path(run_dir, k), {"params": params}, window=k, time=np.asarray(bounds(cfg, k)))
+
+
+def load(run_dir: str, cfg: PinnCase, k: int, template):
+    """Window ``k``'s parameters, checked to cover the same interval in this case."""
+    file = path(run_dir, k)
+    saved = tuple(float(t) for t in checkpoint.attrs(file).get("time", (np.nan, np.nan)))
+    if not np.allclose(saved, bounds(cfg, k), rtol=1e-12, atol=1e-12):
+        raise UserError(f"{file}: window {k} covered t in {list(saved)}; in this case it covers "
+                        f"{list(bounds(cfg, k))} (keep the windows' length when resuming)")
+    return checkpoint.load_part(file, "params", template)

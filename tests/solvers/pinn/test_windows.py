@@ -1,0 +1,89 @@
+"""Time windows: intervals and dispatch, a window's initial values from the last one, runs that march windows
+and resume at the next one exactly."""
+import os
+import types
+from pathlib import Path
+
+import jax
+import numpy as np
+import pytest
+
+from sciml import cases
+from sciml.errors import ConfigError, UserError
+from sciml.solvers.pinn import run as driver
+from sciml.solvers.pinn import windows
+from sciml.solvers.pinn.problem import Problem
+
+CASE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cases", "taylor_green.yaml")
+TINY = ["model.hidden=[8,8]", "sampling.interior=64", "sampling.boundary=16", "sampling.parts.initial=32",
+        "training.adam.steps=10", "training.lbfgs.steps=0", "training.log_every=5", "evaluation.grid=[9,9,5]"]
+
+
+def load(*overrides):
+    return cases.load(CASE, [*TINY, *overrides]).config
+
+
+def test_intervals_cases_and_the_window_of_a_time():
+    cfg = load("geometry.time=[1.0,2.0]", "training.windows=4")
+    assert [windows.bounds(cfg, k) for k in (0, 3)] == [(1.0, 1.25), (1.75, 2.0)]
+    assert windows.case(cfg, 2).geometry.time == (1.5, 1.75) and windows.case(cfg, 2).geometry.x == cfg.geometry.x
+    np.testing.assert_array_equal(windows.index(cfg, [1.0, 1.1, 1.25, 1.2500001, 1.9, 2.0]), [0, 0, 0, 1, 3, 3])
+    one = load()
+    assert windows.case(one, 0) is one  # a case of one window is itself
+
+
+def test_predict_takes_each_time_from_its_window():
+    cfg = load("training.windows=2")
+    fake = lambda c: types.SimpleNamespace(predict=lambda params, pts, of=None: {"u": np.full(len(pts), c)})
+    pts = np.array([[0.1, 0.2, 0.9], [0.3, 0.1, 0.2], [0.0, 0.0, 0.5], [1.0, 1.0, 0.51]])
+    got = windows.predict(cfg, [(fake(1.0), None), (fake(2.0), None)], pts)
+    np.testing.assert_array_equal(got["u"], [2.0, 1.0, 1.0, 2.0])
+    np.testing.assert_array_equal(windows.predict(cfg, [(fake(1.0), None)], pts)["u"], 1.0)  # so far: one
+
+
+def test_a_later_window_matches_the_previous_fields_at_its_first_time():
+    cfg = load("training.windows=2")
+    first = Problem(windows.case(cfg, 0))
+    params = first.init(jax.random.PRNGKey(3))
+    initial = lambda pts: first.predict(params, pts, of=first.network_fields)
+    second = Problem(windows.case(cfg, 1), initial)
+    batch = second.sample(np.random.default_rng(0))
+    x = second.equation.to_physical(batch["parts"]["initial"]["x"])
+    assert np.allclose(x[:, -1], 0.5) and set(batch["parts"]["initial"]["target"]) == {"u", "v"}
+    key = jax.random.PRNGKey(0)
+    mine = second.init(jax.random.PRNGKey(4))
+    res = second.residuals(mine, batch, key)
+    ours = second.predict(mine, x, of=second.network_fields)
+    theirs = first.predict(params, x, of=first.network_fields)
+    for q in ("u", "v"):
+        np.testing.assert_allclose(res[f"initial.{q}"], ours[q] - theirs[q], rtol=1e-10, atol=1e-12)
+    assert second.terms == first.terms  # loss.weights name the same terms in every window
+
+
+def train(tmp_path, name, *overrides, resume=False):
+    folder = str(tmp_path / name)
+    return driver.train(load(*overrides), folder, resume=folder if resume else None, quiet=True), folder
+
+
+def test_windows_march_and_resume_with_the_next_window_exactly(tmp_path):
+    full, folder = train(tmp_path, "full", "geometry.time=[0.0,0.5]", "training.windows=2")
+    assert full["steps"] == 20 and full["windows"] == 2 and full["status"] == "completed"
+    assert {"rel_l2_u", "rel_l2_v"} <= set(full["metrics"])
+    assert os.path.isfile(windows.path(folder, 0)) and not os.path.exists(windows.path(folder, 1))  # last: latest
+    rows = Path(folder, "metrics.csv").read_text().splitlines()[1:]
+    assert [int(r.split(",")[0]) for r in rows] == [5, 10, 15, 20]
+    # the first window alone, then resumed in the case of two windows of its length: it goes on with the second
+    part, folder = train(tmp_path, "part", "geometry.time=[0.0,0.25]")
+    assert part["steps"] == 10 and "windows" not in part
+    resumed, _ = train(tmp_path, "part", "geometry.time=[0.0,0.5]", "training.windows=2", resume=True)
+    assert resumed["steps"] == 20 and resumed["windows"] == 2
+    assert resumed["metrics"] == full["metrics"] and resumed["final_loss"] == full["final_loss"]  # bit-identical
+    with pytest.raises(UserError, match=r"window_0.h5: window 0 covered t in \[0.0, 0.25\]; in this case"):
+        train(tmp_path, "part", "geometry.time=[0.0,0.6]", "training.windows=2", resume=True)
+
+
+def test_windows_need_time_and_an_initial_condition(tmp_path):
+    with pytest.raises(UserError, match="training.windows: time windows need a time interval"):
+        cases.load(os.path.join(os.path.dirname(CASE), "kovasznay.yaml"), ["training.windows=2"])
+    with pytest.raises(ConfigError, match="training.windows: time windows carry the fields of the initial"):
+        cases.load(CASE, ["training.windows=2", "equation.conditions.initial={}"])
