@@ -96,9 +96,9 @@ class _Pinn:
         self._enter(0)
         self.total = self.windows * (cfg.training.adam.steps + cfg.training.lbfgs.steps)
         # the whole case (every window) for the evaluation, its reference and checks
-        self.equation = self.problem.equation if self.windows == 1 else \
-            equations.create(cfg.equation, build_geometry(cfg.geometry))
-        self.ev = self.equation.domain.evaluation_points(cfg.evaluation.grid)
+        geometry = self.problem.geometry if self.windows == 1 else build_geometry(cfg.geometry)
+        self.equation = self.problem.equation if self.windows == 1 else equations.create(cfg.equation, geometry)
+        self.ev = geometry.evaluation_points(cfg.evaluation.grid)
         reference = self.equation.reference(self.ev.points)
         self.reference = None if reference is None else \
             {k: np.asarray(v).reshape(self.ev.shape) for k, v in reference.items()}

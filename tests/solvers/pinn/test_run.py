@@ -33,8 +33,8 @@ def test_training_lowers_error_and_loss(tmp_path):
 def test_nan_stops_and_keeps_last_good_checkpoint(tmp_path, monkeypatch):
     assemble = driver.assemble
 
-    def poisoned(cfg):
-        problem = assemble(cfg)
+    def poisoned(cfg, *rest):
+        problem = assemble(cfg, *rest)
         real = problem.loss
 
         def loss(params, batch, key):  # NaN once the first weights grow past 3 (lr = 1 gets there fast)
