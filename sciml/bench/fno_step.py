@@ -46,7 +46,7 @@ def _shapes(cfg) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 def build(case: str, overrides: list[str]):
     """``(step, state, x, y, steps_per_epoch)`` for a case with overrides, on random data."""
-    from sciml import cases
+    from sciml import cases, parallel
     from sciml.solvers.fno import run
     from sciml.solvers.fno.config import FnoCase
 
@@ -60,7 +60,8 @@ def build(case: str, overrides: list[str]):
     x, y = (rng.standard_normal(s).astype(np.float32) for s in (x_shape, y_shape))
     axes = tuple(range(x.ndim - 1))  # all but the channels
     state = run.initial_state(cfg, op, tx, (x.mean(axes), x.std(axes), y.mean(axes), y.std(axes)))
-    return step, state, x, y, per_epoch
+    mesh, place = run.layout(cfg)  # the driver's layout: the batch split over the devices of parallel.mesh
+    return step, place(state), *parallel.shard((x, y), mesh), per_epoch
 
 
 def measure(variants: dict, case: str, common: list[str], steps: int, rounds: int) -> list[dict]:
