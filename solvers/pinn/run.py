@@ -103,8 +103,8 @@ class _Pinn:
         self.share = lambda n: parallel.local_share(n, self.mesh)
         self.problem = problem = assemble(cfg)
         cur = cfg.training.curriculum
-        target = getattr(cfg.equation, "Re", None)  # a curriculum's case has one (checked when loaded)
-        self.stage_re = curriculum.stages(cur.Re, target) if cur is not None else []
+        # the equation of a curriculum's case has Re (checked when the case is loaded)
+        self.stage_re = [] if cur is None else curriculum.stages(cur.Re, cfg.equation.Re)  # type: ignore[attr-defined]
         self.problems = [assemble(curriculum.stage_case(cfg, re)) for re in self.stage_re[:-1]] + [problem]
         self.rng = parallel.rng(cfg.seed)
         self.key_init, self.key_train = jax.random.split(jax.random.PRNGKey(cfg.seed))
