@@ -8,6 +8,14 @@ learning rate; ``latest`` is due every ``training.checkpoint_every`` steps and a
 an Adam chunk, when due: new collocation points (``sampling.resample_every``) or residual-based refinement
 (``sampling.adaptive``, :mod:`.refinement`; the chunk compiles again for the larger batch).
 
+With a Reynolds curriculum (``training.curriculum``, :mod:`.curriculum`) the phases run once per stage, each
+stage with its own problem (the case at the stage's Re); the first stage (from random parameters) runs
+``training.adam`` and ``training.lbfgs``, every later one the curriculum's step counts. The parameters (and
+adaptive weights, and refined points) carry over, the step count runs on, and checkpoints carry the stage,
+so ``--resume`` continues the stage it stopped in. Rows carry the stage's
+``Re``; the row that ends a stage also its ``residual_rms`` and the equation's check metrics (Ghia's errors),
+which the summary lists as ``stages``, with whether the run ``converged``.
+
 Evaluation uses the domain's grid (:mod:`.evaluation`): errors over all points inside (space-time for
 unsteady cases), field maps on a few x-y planes (time levels, or z levels of a 3D
 domain), the loss history with the Adam → L-BFGS switch and the evaluation errors, then the equation's ``checks``.
@@ -21,7 +29,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import jax
@@ -32,7 +40,7 @@ from sciml import loop, parallel, plots
 from sciml.compile import Policy
 from sciml.errors import UserError
 
-from . import balancing, evaluation, fields_h5, optim
+from . import balancing, curriculum, evaluation, fields_h5, optim
 from . import plots as pinn_plots
 from .config import PinnCase
 from .problem import Problem, assemble
@@ -54,22 +62,33 @@ class _Phase:
     tx: optax.GradientTransformation
     chunk: jax.stages.Wrapped  # (state, batch, n) -> (state, losses), jitted
     schedule: Callable  # step -> learning rate
+    stage: int = 0  # its curriculum stage
+
+    @property
+    def key(self) -> tuple[int, str]:
+        return self.stage, self.name
 
 
-def _phases(cfg: PinnCase, problem: Problem) -> list[_Phase]:
-    """Each phase with steps: Adam, then L-BFGS."""
-    length = cfg.training.log_every
-    tx, sched = optim.adam(cfg.training.adam)
-    out, end = [], cfg.training.adam.steps
-    bal = cfg.loss.balancing
-    balance = balancing.grad_norm(problem.term_losses, bal.alpha) if bal is not None else None
-    if end:
-        out.append(_Phase("adam", end, tx, optim.adam_chunk(problem.loss, tx, length, balance,
-                                                            bal.every if bal else 1), sched))
-    if cfg.training.lbfgs.steps:
-        tx = optim.lbfgs(cfg.training.lbfgs)
-        out.append(_Phase("lbfgs", end + cfg.training.lbfgs.steps, tx, optim.lbfgs_chunk(problem.loss, tx, length),
-                          lambda s: float("nan")))
+def _phases(cfg: PinnCase, problems: list[Problem]) -> list[_Phase]:
+    """Each phase with steps: Adam, then L-BFGS, for each stage's problem (one stage without a curriculum)."""
+    length, bal, cur = cfg.training.log_every, cfg.loss.balancing, cfg.training.curriculum
+    out, end = [], 0
+    for stage, problem in enumerate(problems):
+        adam, lbfgs = cfg.training.adam, cfg.training.lbfgs
+        if stage > 0:  # a warm start
+            assert cur is not None, "several stages come from a curriculum"
+            adam, lbfgs = replace(adam, steps=cur.adam), replace(lbfgs, steps=cur.lbfgs)
+        tx, sched = optim.adam(adam)
+        balance = balancing.grad_norm(problem.term_losses, bal.alpha) if bal is not None else None
+        if adam.steps:
+            end += adam.steps
+            out.append(_Phase("adam", end, tx, optim.adam_chunk(problem.loss, tx, length, balance,
+                                                                bal.every if bal else 1), sched, stage))
+        if lbfgs.steps:
+            tx = optim.lbfgs(lbfgs)
+            end += lbfgs.steps
+            out.append(_Phase("lbfgs", end, tx, optim.lbfgs_chunk(problem.loss, tx, length),
+                              lambda s: float("nan"), stage))
     return out
 
 
@@ -83,20 +102,25 @@ class _Pinn:
         self.cfg, self.mesh = cfg, parallel.mesh(cfg.parallel)
         self.share = lambda n: parallel.local_share(n, self.mesh)
         self.problem = problem = assemble(cfg)
+        cur = cfg.training.curriculum
+        # the equation of a curriculum's case has Re (checked when the case is loaded)
+        self.stage_re = [] if cur is None else curriculum.stages(cur.Re, cfg.equation.Re)  # type: ignore[attr-defined]
+        self.problems = [assemble(curriculum.stage_case(cfg, re)) for re in self.stage_re[:-1]] + [problem]
         self.rng = parallel.rng(cfg.seed)
         self.key_init, self.key_train = jax.random.split(jax.random.PRNGKey(cfg.seed))
-        self.phases = _phases(cfg, problem)
+        self.phases = _phases(cfg, self.problems)
         self.total = self.phases[-1].end if self.phases else 0
         self.ev = problem.geometry.evaluation_points(cfg.evaluation.grid)
         reference = problem.equation.reference(self.ev.points)
         self.reference = None if reference is None else \
             {k: np.asarray(v).reshape(self.ev.shape) for k, v in reference.items()}
-        self.refiner = Refiner(cfg.sampling.adaptive, problem, self.rng, self.share)
+        self.refiner = Refiner(cfg.sampling.adaptive, self.rng, self.share)
         self.base = problem.sample(self.rng, self.share)
         self.batch = problem.place(self.base, self.mesh)
-        self.term_values = jax.jit(lambda p, b, k: problem.loss(p, b, k)[1])
+        self.term_values = [jax.jit(lambda p, b, k, pr=pr: pr.loss(p, b, k)[1]) for pr in self.problems]
+        self.residual_points = curriculum.residual_points(problem) if cur is not None else None
         self.step, self.shapes = 0, None
-        self.phase: str | None = None
+        self.phase: tuple[int, str] | None = None
         self.compiled: jax.stages.Compiled | None = None  # the phase's chunk for the batch's shapes
 
     def _fresh(self, phase: _Phase, key_init, key_train):
@@ -111,28 +135,30 @@ class _Pinn:
         return self._fresh(self.phases[0], self.key_init, self.key_train)
 
     def template(self, attrs: dict):
-        phase = attrs.get("phase", "adam")
-        names = [p.name for p in self.phases]
-        if phase not in names:
-            raise UserError(f"saved in phase {phase!r}, which this case no longer has")
-        return self._fresh(self.phases[names.index(phase)], jax.random.PRNGKey(0), jax.random.PRNGKey(0))
+        key = _saved_phase(attrs)
+        keys = [p.key for p in self.phases]
+        if key not in keys:
+            where = f"stage {key[0] + 1}, phase {key[1]!r}" if key[0] else f"phase {key[1]!r}"
+            raise UserError(f"saved in {where}, which this case no longer has")
+        return self._fresh(self.phases[keys.index(key)], jax.random.PRNGKey(0), jax.random.PRNGKey(0))
 
     def start(self, state, attrs: dict):
         self.step = int(state.get("step", 0))
-        self.phase = attrs.get("phase", self.phases[0].name if self.phases else None)
+        self.phase = _saved_phase(attrs) if "phase" in attrs else self.phases[0].key if self.phases else None
         return parallel.replicate(state, self.mesh), self.step
 
     def attrs(self) -> dict:
-        return {"step": self.step, "phase": self.phase}
+        stage, name = self.phase if self.phase is not None else (0, None)
+        return {"step": self.step, "phase": name, **({"stage": stage} if self.stage_re else {})}
 
     def advance(self, state, run: loop.Run) -> loop.Chunk | None:
         phase = next((p for p in self.phases if self.step < p.end), None)
         if phase is None:
             return None
-        if phase.name != self.phase:  # a new phase starts a fresh optimizer state from the params
+        if phase.key != self.phase:  # a new phase starts a fresh optimizer state from the params
             host = parallel.to_host(state)
             state = optim.init_state(host["params"], phase.tx, host["key"], self.step, host.get("weights"))
-            self.phase, self.shapes = phase.name, None
+            self.phase, self.shapes = phase.key, None
             return loop.Chunk(parallel.replicate(state, self.mesh))
         length = self.cfg.training.log_every
         if _shapes(self.batch) != self.shapes:  # first chunk of the phase, or a refined batch
@@ -146,15 +172,19 @@ class _Pinn:
         if not np.isfinite(chunk.losses).all():
             return chunk
         self.step = step + n
-        terms = self.term_values(new["params"], self.batch, new["key"])
+        terms = self.term_values[phase.stage](new["params"], self.batch, new["key"])
         chunk.row = {"step": self.step, "loss": float(chunk.losses[-1]),
                      **{f"loss.{k}": float(terms[k]) for k in self.problem.terms},
                      **{f"weight.{k}": float(v) for k, v in new.get("weights", {}).items()},
                      "lr": float(phase.schedule(self.step - 1)), "wall_time_s": run.wall(),
                      "phase": self.phases.index(phase)}
         chunk.latest = self.step % self.cfg.training.checkpoint_every < n or self.step == phase.end
+        if self.stage_re:
+            chunk.row["Re"] = self.stage_re[phase.stage]
+            if self.step == phase.end and phase is self._last_of(phase.stage):
+                chunk.row.update(self._stage_end(phase.stage, parallel.to_host(new["params"]), run))
         if phase.name == "adam":
-            self._new_points(new, n)
+            self._new_points(new, n, self.problems[phase.stage])
         every = self.cfg.evaluation.every
         if every and self.step % every < n and self.reference is not None:
             _, m = evaluate(self.problem, parallel.to_host(new["params"]), self.reference, self.ev)
@@ -162,14 +192,32 @@ class _Pinn:
             chunk.row.update(m)  # the loss plot shows them
         return chunk
 
-    def _new_points(self, state, n: int) -> None:
+    def _last_of(self, stage: int) -> _Phase:
+        return [p for p in self.phases if p.stage == stage][-1]
+
+    def _stage_end(self, stage: int, params, run: loop.Run) -> dict:
+        """The record of a curriculum stage's end: ``residual_rms`` and the checks' metrics, also printed."""
+        problem = self.problems[stage]
+        record = self._assess(problem, params)
+        run.write(f"stage {stage + 1}/{len(self.problems)} (Re {self.stage_re[stage]:g}) ends at step {self.step}: "
+                  + ", ".join(f"{k} {v:.3g}" for k, v in record.items()))
+        return record
+
+    def _assess(self, problem: Problem, params) -> dict:
+        """``residual_rms`` and the metrics of the equation's checks (no plots)."""
+        assert self.residual_points is not None, "a curriculum run"
+        checks = problem.equation.checks(lambda pts: problem.predict(params, pts))
+        return {"residual_rms": curriculum.residual_rms(problem, params, self.residual_points),
+                **{k: v for c in checks for k, v in c.metrics.items()}}
+
+    def _new_points(self, state, n: int, problem: Problem) -> None:
         """New collocation points when due (``sampling.resample_every``), refinement (``sampling.adaptive``)."""
         crossed = lambda k: bool(k) and self.step // k != (self.step - n) // k
         resample, refine = crossed(self.cfg.sampling.resample_every), crossed(self.refiner.every)
         if resample:
             self.base = self.problem.sample(self.rng, self.share)
         if refine:
-            self.refiner.refine(parallel.to_host(state["params"]))
+            self.refiner.refine(problem, parallel.to_host(state["params"]))
         if resample or refine:
             self.batch = self.problem.place(self.problem.extend(self.base, self.refiner.points), self.mesh)
 
@@ -188,12 +236,33 @@ class _Pinn:
             eq = self.problem.equation
             fields_h5.write(os.path.join(out, "fields.h5"), self.ev, pred, self.reference, self.cfg.case, eq.units)
             if run.rows:
-                names = tuple(PHASE_NAMES[p.name] for p in self.phases)
+                names = tuple((f"Re {self.stage_re[p.stage]:g} " if self.stage_re else "") + PHASE_NAMES[p.name]
+                              for p in self.phases)
                 plots.save(plots.loss_history(run.rows, f"{self.cfg.case}: loss", names, errors),
                            os.path.join(out, "plots", "loss.png"))
         checked = _plots_and_checks(self.problem, params, self.ev, pred, self.reference, out)
         errors.update(checked["metrics"])
-        return {"metrics": errors, **({"notes": checked["notes"]} if checked["notes"] else {})}
+        result = {"metrics": errors, **({"notes": checked["notes"]} if checked["notes"] else {})}
+        if self.stage_re:
+            result.update(self._verdict(params, errors, run))
+        return result
+
+    def _verdict(self, params, errors: dict, run: loop.Run) -> dict:
+        """The curriculum's summary entries: each stage's end record, and whether the run converged."""
+        cur = self.cfg.training.curriculum
+        assert cur is not None and self.residual_points is not None, "a curriculum run"
+        errors["residual_rms"] = curriculum.residual_rms(self.problem, params, self.residual_points)
+        converged, why = curriculum.verdict(errors, cur.ghia, cur.residual)
+        run.write(("converged: " if converged else "NOT converged: ") + why)
+        ends = [r for r in run.rows if np.isfinite(r.get("residual_rms", np.nan))]
+        stages = [{"Re": r["Re"], "step": int(r["step"]), "wall_time_s": r["wall_time_s"],
+                   **{k: r[k] for k in r if k == "residual_rms" or k.startswith("ghia_")}} for r in ends]
+        return {"stages": stages, "converged": converged, "convergence": why}
+
+
+def _saved_phase(attrs: dict) -> tuple[int, str]:
+    """The ``(stage, phase)`` a checkpoint was saved in (a checkpoint from before curricula: stage 0)."""
+    return int(attrs.get("stage", 0)), str(attrs.get("phase", "adam"))
 
 
 def _shapes(batch):
