@@ -114,9 +114,11 @@ class Equation(abc.ABC):
         """``name -> (physical points (N, D), residual)``: conditions at fixed points; default none."""
         return {}
 
-    def checks(self, predict: Callable[[np.ndarray], dict]) -> list:
-        """Extra metrics from ``predict(physical points) -> physical fields``: objects with ``metrics``
-        (dict), ``notes`` (list of str) and ``profiles`` (name -> plot data); default none."""
+    def checks(self, predict: Callable[..., dict]) -> list:
+        """Extra metrics from ``predict(physical points, of=None) -> physical fields`` (``of``: a function of
+        the fields :class:`Fields` to report instead of :meth:`derived`, e.g. gradients): objects with
+        ``metrics`` (dict), ``notes`` (list of str), ``profiles`` and ``maps`` (name -> plot data); default
+        none."""
         return []
 
     def reference(self, points: np.ndarray) -> dict | None:

@@ -76,8 +76,9 @@ class NavierStokesConfig:
     periodic: list[tuple[str, str]] = spec(factory=list, help="pairs of opposite parts, e.g. [[left, right]]")
     gauge: GaugeConfig | None = None
     force: dict[str, str | float] = spec(factory=dict, help="body force per unit mass by component (u, v, w)")
-    checks: list[Literal["ghia1982", "mass_flux", "symmetry"]] = spec(
-        factory=list, help="extra metrics: ghia1982 (cavity centrelines), mass_flux, symmetry")
+    checks: list[Literal["ghia1982", "mass_flux", "symmetry", "dfg_cylinder"]] = spec(
+        factory=list, help="extra metrics: ghia1982 (cavity centrelines), mass_flux, symmetry, dfg_cylinder "
+                           "(drag, lift and pressure difference of the hole named cylinder)")
 
     def check(self):
         if self.Re is None and self.nu is None:
@@ -184,6 +185,12 @@ class NavierStokes(Equation):
                     raise Invalid("checks", f"mass_flux needs boundary parts named inlet and outlet; parts are {parts}")
         if ("mass_flux" in config.checks or "symmetry" in config.checks) and (dim != 2 or unsteady):
             raise Invalid("checks", "mass_flux and symmetry are computed for steady 2D flows")
+        if "dfg_cylinder" in config.checks:
+            if dim != 2 or unsteady:
+                raise Invalid("checks", "dfg_cylinder is computed for steady 2D flows")
+            if "cylinder" not in parts or domain.sphere("cylinder") is None:
+                raise Invalid("checks", f"dfg_cylinder needs a circular hole whose part is named cylinder; parts "
+                                        f"are {parts}")
 
     def __init__(self, config: NavierStokesConfig, domain):
         self.config, self.domain = config, domain
@@ -321,6 +328,15 @@ class NavierStokes(Equation):
         out["speed"] = jnp.sqrt(sum(out[u] ** 2 for u in self.velocity))
         if len(self.space) == 2:
             out["vorticity"] = self.U / self.L * (d["v_x"] - d["u_y"])
+        return out
+
+    def gradients(self, d: Fields) -> dict:
+        """Velocity and pressure with their first spatial derivatives (``u_x``, ``p_y``, ...), physical units."""
+        out = {}
+        for f in self.velocity + ("p",):
+            scale = self.field_scale[f]
+            out[f] = scale * d[f]
+            out.update({f"{f}_{x}": scale / self.L * d[f"{f}_{x}"] for x in self.space})
         return out
 
     def checks(self, predict) -> list:

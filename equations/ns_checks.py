@@ -19,6 +19,7 @@ profiles (curves with reference points) for the driver to plot.
   cross-section deviation ``mass_flux_error_sections``.
 - ``symmetry``: about the horizontal mid-line of the bounding box, ``symmetry_u = ||u - Ru|| / ||u||``,
   ``symmetry_v = ||v + Rv|| / ||v||``, ``symmetry_p`` (``R``: the mirror image).
+- ``dfg_cylinder``: the DFG benchmark quantities of a cylinder in a channel (:mod:`.ns_dfg`).
 """
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ import os
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from .ns_dfg import dfg_cylinder
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 
@@ -38,6 +41,7 @@ class Check:
     metrics: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
     profiles: dict = field(default_factory=dict)  # name -> {s, pred, s_ref, ref, ref_label, xlabel, ylabel, title}
+    maps: dict = field(default_factory=dict)  # name -> {X, Y, values (NaN outside), field, where}
 
 
 def read_table(name: str) -> dict[str, np.ndarray]:
@@ -146,4 +150,4 @@ def symmetry(eq, predict) -> Check:
     return Check(out)
 
 
-CHECKS = {"ghia1982": ghia1982, "mass_flux": mass_flux, "symmetry": symmetry}
+CHECKS = {"ghia1982": ghia1982, "mass_flux": mass_flux, "symmetry": symmetry, "dfg_cylinder": dfg_cylinder}

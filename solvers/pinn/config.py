@@ -50,10 +50,20 @@ class AdaptiveConfig:
 
 
 @dataclass
+class NearConfig:
+    """Extra interior points in a layer along a boundary part (a boundary layer, a cylinder's wake)."""
+
+    points: int = spec(ge=1, help="points in the layer")
+    distance: float = spec(gt=0.0, help="its thickness, in the domain's units")
+
+
+@dataclass
 class SamplingConfig:
     interior: int = spec(2000, ge=1, help="collocation points inside the domain")
     boundary: int = spec(125, ge=1, help="points on each named boundary part")
     parts: dict[str, int] = spec(factory=dict, ge=1, help="points on given parts, e.g. {initial: 1000}")
+    near: dict[str, NearConfig] = spec(factory=dict, help="extra interior points near given parts, e.g. "
+                                                          "{cylinder: {points: 2000, distance: 0.05}}")
     method: Method = "sobol"
     resample_every: int = spec(0, ge=0, help="draw new points every k steps (0: never)")
     adaptive: AdaptiveConfig | None = spec(None, help="residual-based adaptive refinement")
@@ -177,9 +187,10 @@ class PinnCase:
             equations.check_geometry(self.equation, domain)
         except Invalid as e:
             raise Invalid(f"equation.{e.key}", e.message) from None
-        for part in self.sampling.parts:
-            if part not in domain.parts:
-                raise _unknown_part(f"sampling.parts.{part}", part, domain.parts)
+        for key in ("parts", "near"):
+            for part in getattr(self.sampling, key):
+                if part not in domain.parts:
+                    raise _unknown_part(f"sampling.{key}.{part}", part, domain.parts)
         grid = self.evaluation.grid
         if grid is not None and len(grid) != domain.dim:
             raise Invalid("evaluation.grid", f"expected {domain.dim} sizes, one per coordinate "

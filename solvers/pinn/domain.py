@@ -3,11 +3,12 @@
 A domain answers:
 
 - ``coords`` (e.g. ``("x", "y")`` or ``("x", "y", "z", "t")``), ``bounds`` (its bounding box per coordinate);
-- ``interior(n, rng, method)``: ``n`` points inside;
+- ``interior(n, rng, method)``: ``n`` points inside; ``near(part, n, distance, rng, method)``: inside, near a part;
 - ``parts`` and ``boundary(part, n, rng, method)``: ``(points, outward unit normals)`` on a named part;
 - ``contains(points)``, ``on_part(part, points)``: membership tests (for tests and masks);
 - ``evaluation_points(grid)``: a tensor grid over the bounding box with a mask of the points inside;
-- ``periodic_offset(a, b)``: the translation taking part ``a`` onto part ``b`` (periodic pairs).
+- ``periodic_offset(a, b)``: the translation taking part ``a`` onto part ``b`` (periodic pairs);
+- ``sphere(part)``: the centre and radius of a part that is one hole's circle or sphere.
 
 A *piece* is a primitive surface (an edge, a face, a circle): a map from ``[0, 1]^k`` onto it, its measure,
 and a membership test. A *part* is a named group of pieces; a case file may regroup and rename pieces
@@ -36,6 +37,7 @@ class Piece:
     map: Callable
     on: Callable  # (points, tol) -> bool mask
     face: tuple[int, int] | None = None  # (axis, side 0/1) for a face of the bounding box
+    sphere: tuple[tuple[float, ...], float] | None = None  # (centre, radius) for a hole's circle or sphere
 
 
 @dataclass(frozen=True)
@@ -153,12 +155,29 @@ class Domain:
         point_map, k = self.part_map(part)
         return draw(point_map, k, n, rng, method)
 
+    def near(self, part: str, n: int, distance: float, rng: np.random.Generator, method: Method = "uniform"):
+        """``n`` points inside within ``distance`` of ``part``: points of the part moved inwards along the
+        normal by a distance uniform in ``[0, distance]`` (those that leave the domain are redrawn)."""
+        point_map, k = self.part_map(part)
+
+        def moved(u):
+            pts, normals, valid = point_map(u[:, :k])
+            pts = pts - distance * u[:, k:] * normals
+            return pts, None, valid & self.contains(pts, 0.0)
+
+        return draw(moved, k + 1, n, rng, method)[0]
+
     def on_part(self, part: str, pts: np.ndarray, tol: float = 1e-9) -> np.ndarray:
         pieces = self._check_part(part)
         return np.any([p.on(pts, tol) for p in pieces], axis=0)
 
     def measure(self, part: str) -> float:
         return float(sum(p.measure for p in self._check_part(part)))
+
+    def sphere(self, part: str) -> tuple[tuple[float, ...], float] | None:
+        """``(centre, radius)`` when ``part`` is the surface of one hole (in space), else None."""
+        pieces = self._check_part(part)
+        return pieces[0].sphere if len(pieces) == 1 else None
 
     # --- evaluation -----------------------------------------------------------------------------
     def default_grid(self) -> list[int]:

@@ -84,10 +84,8 @@ class Problem:
             if cfg.loss.causal is not None else None
 
         # (params, nondimensional points (N, D)) -> {field: values}: the equation's derived fields
-        predict_mode = "taylor" if self._autodiff.mode == "stochastic" else self._autodiff.mode
-        derived_req = self._requests(eq.derived)
-        self.derived = jax.jit(lambda p, xh: eq.derived(
-            evaluator(self._net(p), derived_req, eq.fields, eq.coords, self._aliases, mode=predict_mode)(xh)))
+        self._outputs: dict[Callable, Callable] = {}
+        self.derived = self._output(eq.derived)
         # (params, nondimensional interior points (N, D)) -> (N,): the sum of squared interior residuals
         self.residual_score = jax.jit(self._residual_score)
 
@@ -114,7 +112,9 @@ class Problem:
         ``share(count)`` is this process's part of each count (``sampling`` section)."""
         s, eq, geo = self._sampling, self.equation, self.geometry
         count = lambda part: share(s.parts.get(part, s.boundary))
-        batch: dict = {"interior": eq.to_nondim(geo.interior(share(s.interior), rng, s.method)),
+        interior = [geo.interior(share(s.interior), rng, s.method)]
+        interior += [geo.near(p, share(c.points), c.distance, rng, s.method) for p, c in s.near.items()]
+        batch: dict = {"interior": eq.to_nondim(np.concatenate(interior)),
                        "parts": {}, "points": {}, "periodic": {}}
         for p in self._parts:
             pts, normals = geo.boundary(p, count(p), rng, s.method)
@@ -184,10 +184,21 @@ class Problem:
         return sum(jnp.square(r) for r in self.equation.interior(d).values())
 
     # --- output -------------------------------------------------------------------------------
-    def predict(self, params, points, chunk: int = 16384) -> dict:
-        """``{field: values (N,)}``: the derived fields at physical ``points (N, D)``, ``chunk`` at a time."""
+    def _output(self, of: Callable) -> Callable:
+        """``(params, nondimensional points) -> of(fields there)``, jitted once per function ``of``."""
+        if of not in self._outputs:
+            eq, req = self.equation, self._requests(of)
+            mode = "taylor" if self._autodiff.mode == "stochastic" else self._autodiff.mode
+            self._outputs[of] = jax.jit(lambda p, xh: of(
+                evaluator(self._net(p), req, eq.fields, eq.coords, self._aliases, mode=mode)(xh)))
+        return self._outputs[of]
+
+    def predict(self, params, points, chunk: int = 16384, of: Callable | None = None) -> dict:
+        """``{field: values (N,)}``: the derived fields at physical ``points (N, D)``, ``chunk`` at a time;
+        ``of``: another function of the fields to report (e.g. the equation's physical gradients)."""
         xh = jnp.asarray(self.equation.to_nondim(np.asarray(points, float)), self.dtype)
-        pieces = [self.derived(params, xh[i:i + chunk]) for i in range(0, len(xh), chunk)]
+        fn = self.derived if of is None else self._output(of)
+        pieces = [fn(params, xh[i:i + chunk]) for i in range(0, len(xh), chunk)]
         return {k: np.concatenate([np.asarray(p[k]) for p in pieces]) for k in pieces[0]}
 
 

@@ -282,15 +282,19 @@ def _plots_and_checks(problem: Problem, params, ev, pred, reference, out: str | 
     metrics: dict[str, float] = {}
     notes: list[str] = []
     result = {"metrics": metrics, "notes": notes}
-    for check in problem.equation.checks(lambda pts: problem.predict(params, pts)):
+    folder, units = os.path.join(out or "", "plots"), dict(problem.equation.units or {})
+    for check in problem.equation.checks(lambda pts, of=None: problem.predict(params, pts, of=of)):
         metrics.update(check.metrics)
         notes.extend(check.notes)
         if out is not None:
             for name, prof in check.profiles.items():
-                plots.save(pinn_plots.profile(prof), os.path.join(out, "plots", f"{name}.png"))
+                plots.save(pinn_plots.profile(prof), os.path.join(folder, f"{name}.png"))
+            for name, m in check.maps.items():
+                level = pinn_plots.Level(m["X"], m["Y"], m["values"], None, m["where"])
+                plots.save(pinn_plots.field_maps([level], m["field"], units), os.path.join(folder, f"{name}.png"))
     if out is None:
         return result
-    folder, units, grids = os.path.join(out, "plots"), dict(problem.equation.units or {}), ev.grids()
+    grids = ev.grids()
     planes = []
     for index, where in evaluation.levels(ev):
         p2, r2 = evaluation.on_plane(ev, pred, index) or {}, evaluation.on_plane(ev, reference, index) or {}

@@ -51,7 +51,8 @@ class Ball:
             return self.center + self.radius * d, normal_sign * d, np.ones(len(u), bool)
 
         on = lambda pts, tol: np.abs(np.linalg.norm(pts - self.center, axis=-1) - self.radius) <= tol
-        return Piece(self.dim - 1, measure, point_map, on)
+        hole = (tuple(float(c) for c in self.center), self.radius) if normal_sign < 0 else None
+        return Piece(self.dim - 1, measure, point_map, on, sphere=hole)
 
 
 class Shape(Domain):

@@ -44,7 +44,7 @@ class SpaceTime(Domain):
         def on(pts, tol):
             return piece.on(pts[:, :-1], tol) & (pts[:, -1] >= self.t0 - tol) & (pts[:, -1] <= self.t1 + tol)
 
-        return Piece(piece.k + 1, piece.measure * span, point_map, on, piece.face)
+        return Piece(piece.k + 1, piece.measure * span, point_map, on, piece.face, piece.sphere)
 
     def _initial(self) -> Piece:
         d = self.space.dim

@@ -62,6 +62,29 @@ def test_holes_are_removed_and_have_inward_pointing_boundary():
     assert abs(np.mean(w[:, 1] == 0.0) - 0.5) < 0.02
 
 
+def test_near_points_lie_in_a_layer_along_the_part():
+    dom = DOMAINS["rect_hole"]()
+    pts = dom.near("hole", 500, 0.03, np.random.default_rng(0), "sobol")
+    r = np.linalg.norm(pts - [0.2, 0.2], axis=1)
+    assert pts.shape == (500, 2) and dom.contains(pts).all() and r.min() >= 0.05 and r.max() <= 0.08
+    assert np.ptp(np.arctan2(pts[:, 1] - 0.2, pts[:, 0] - 0.2)) > 6.0  # all around the circle
+    assert abs(np.mean(r < 0.065) - 0.5) < 0.05  # uniform in the distance from the part
+    walls = dom.near("walls", 300, 0.05, np.random.default_rng(1), "uniform")
+    assert np.all((walls[:, 1] <= 0.05) | (walls[:, 1] >= 0.36)) and dom.contains(walls).all()
+    st = DOMAINS["spacetime"]()
+    pts = st.near("hole", 200, 0.1, np.random.default_rng(2), "halton")
+    r = np.linalg.norm(pts[:, :2] - [0.5, 1.0], axis=1)
+    assert st.contains(pts).all() and r.min() >= 0.25 and r.max() <= 0.35 and np.ptp(pts[:, 2]) > 2.5
+
+
+def test_sphere_of_a_hole_part():
+    assert DOMAINS["rect_hole"]().sphere("hole") == ((0.2, 0.2), 0.05)
+    assert DOMAINS["spacetime"]().sphere("hole") == ((0.5, 1.0), 0.25)
+    assert DOMAINS["rect_hole"]().sphere("walls") is None and DOMAINS["disk"]().sphere("circle") is None
+    two = Rectangle((0, 2), (0, 1), holes=[((0.5, 0.5), 0.1, "h"), ((1.5, 0.5), 0.1, "h")])
+    assert two.sphere("h") is None
+
+
 def test_disk_interior_is_uniform_in_area():
     dom = Disk((0, 0), 1.0)
     pts = dom.interior(20000, np.random.default_rng(0), "sobol")

@@ -22,14 +22,16 @@ def case_path(name):
 
 
 def error(problem, params, ev, reference):
-    """The case's headline error: velocity rel-L2, Ghia centrelines, or (no reference) the loss."""
+    """The case's headline error: velocity rel-L2, Ghia centrelines, the mass flux error."""
     _, metrics = evaluate(problem, params, reference, ev)
     if "rel_l2_velocity" in metrics:
         return metrics["rel_l2_velocity"]
-    checks = problem.equation.checks(lambda pts: problem.predict(params, pts))
+    checks = problem.equation.checks(lambda pts, of=None: problem.predict(params, pts, of=of))
     m = {k: v for c in checks for k, v in c.metrics.items()}
     if "ghia_u_rel_l2" in m:
         return m["ghia_u_rel_l2"] + m["ghia_v_rel_l2"]
+    if "mass_flux_error" in m:  # the DFG cylinder: its forces need longer training than this test's
+        return m["mass_flux_error"]
     return None
 
 
@@ -38,7 +40,7 @@ def error(problem, params, ev, reference):
     ("taylor_green", ["evaluation.grid=[17,17,3]", "loss.causal={chunks: 4, epsilon: 1.0}"], 150),
     ("beltrami", ["evaluation.grid=[7,7,7,3]"], 100),
     ("ldc", ["evaluation.grid=[21,21]"], 150),
-    ("cylinder", ["evaluation.grid=[41,21]"], 150),
+    ("dfg_2d1", ["evaluation.grid=[45,9]"], 150),
 ])
 def test_short_training_lowers_the_error(name, extra, steps):
     cfg = cases.load(case_path(name), [*TINY, *extra]).config
@@ -88,9 +90,9 @@ def test_cavity_run_folder_has_centreline_metrics_and_plots(tmp_path, capsys):
     ("ldc", ["sampling.parts.lidd=10"], "sampling.parts.lidd: unknown boundary part (did you mean 'lid'?)"),
     ("ldc", ["loss.causal.chunks=8"], "loss.causal: causal weighting needs a time interval"),
     ("ldc", ["evaluation.grid=[10,10,10]"], "evaluation.grid: expected 2 sizes"),
-    ("cylinder", ["geometry.parts.walls=[bottom]"], "equation.conditions: no condition for part(s) ['top']"),
-    ("cylinder", ["geometry.holes=[{center: [2.9, 0], radius: 0.5}]"], "geometry.holes[0]: must lie strictly inside"),
-    ("cylinder", ["equation.checks=[drag]"], "equation.checks[0]: must be one of"),
+    ("dfg_2d1", ["geometry.parts.walls=[bottom]"], "equation.conditions: no condition for part(s) ['top']"),
+    ("dfg_2d1", ["geometry.holes=[{center: [2.1, 0.2], radius: 0.15}]"], "geometry.holes[0]: must lie strictly inside"),
+    ("dfg_2d1", ["equation.checks=[drag]"], "equation.checks[0]: must be one of"),
     ("taylor_green", ["equation.periodic=[[left, top]]"], "equation.periodic[0]: parts 'left' and 'top' are not opposite"),
     ("taylor_green", ["equation.conditions.initial.u_n=0"], "equation.conditions.initial.u_n: unknown quantity"),
     ("beltrami", ["equation.formulation=stream_function"], "equation.formulation: the stream function is for 2D"),

@@ -121,6 +121,29 @@ def test_predict_gives_the_derived_fields_at_physical_points(problem):
     np.testing.assert_array_equal(prob.predict(params, pts, chunk=7)["u"], got["u"])
 
 
+def test_predict_of_another_function_of_the_fields(problem):
+    prob, cfg = problem
+    params = prob.init(jax.random.PRNGKey(1))
+    pts = np.random.default_rng(2).uniform(0.0, 2.0, (20, 2))
+    got = prob.predict(params, pts, of=lambda d: {"u_y": d["u_y"], "twice": 2 * d["u"]})
+    one = lambda x: _net(cfg, params)(x[None])[0]
+    np.testing.assert_allclose(got["u_y"], jax.vmap(jax.grad(one))(jnp.asarray(pts - 1.0))[:, 1], rtol=1e-12)
+    np.testing.assert_allclose(got["twice"], 2 * prob.predict(params, pts)["u"], rtol=1e-12)
+
+
+def test_near_points_join_the_interior(tmp_path):
+    equations.register("test_shift", ShiftConfig, Shift)
+    try:
+        path = write_case(tmp_path, geometry={"type": "rectangle", "x": [0.0, 2.0], "y": [0.0, 2.0]},
+                          equation={"type": "test_shift"},
+                          sampling={"interior": 64, "near": {"left": {"points": 32, "distance": 0.1}}})
+        batch = Problem(cases.load(path).config).sample(np.random.default_rng(0))
+    finally:
+        equations.EQUATIONS.pop("test_shift")
+    x = batch["interior"] + 1.0  # physical
+    assert x.shape == (96, 2) and np.all(x[64:, 0] <= 0.1) and np.mean(x[:64, 0] > 0.1) > 0.9
+
+
 def test_extend_adds_physical_points_to_the_interior(problem):
     prob, _ = problem
     batch = prob.sample(np.random.default_rng(0))

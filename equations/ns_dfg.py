@@ -1,0 +1,89 @@
+r"""The DFG benchmark "laminar flow around a cylinder" (Schäfer & Turek 1996) as the check ``dfg_cylinder``.
+
+The set-ups share a channel :math:`[0, 2.2]\times[0, 0.41]` and a cylinder of radius 0.05 centred at
+:math:`(0.2, 0.2)` (off the axis), :math:`\rho = 1`, :math:`\nu = 10^{-3}`, a parabolic inflow of mean speed
+:math:`U_{mean}`, no slip on the walls and the cylinder and a do-nothing outflow; they differ by
+:math:`Re = U_{mean} D/\nu` and whether the flow is steady (``DFG``: each with its reference values and source).
+
+The check computes, for the circular hole whose boundary part is named ``cylinder`` (diameter :math:`D`),
+with the equation's velocity scale as :math:`U_{mean}` (:mod:`.ns_forces`): ``c_D`` and ``c_L`` by the
+benchmark's formula, ``c_D_stress`` and ``c_L_stress`` by the full-stress integral (the two differ by the
+network's wall slip), ``delta_p`` between the front and back points of the cylinder (:math:`(0.15, 0.2)` and
+:math:`(0.25, 0.2)` in the benchmark) and ``cylinder_slip``, the largest speed on the cylinder over
+:math:`U_{mean}`. When the case is one of the set-ups (channel, cylinder, Reynolds number, steady or not, to
+1e-9) it adds ``<quantity>_rel_error = |ours - ref| / |ref|`` for each reference; otherwise a note says no
+comparison was made. Maps of the pressure and the vorticity near the cylinder go to the run's plots.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .ns_forces import circle, pressure_difference, surface_forces
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A DFG set-up: its Reynolds number ``U_mean D / nu``, whether it is unsteady, its reference values."""
+
+    Re: float
+    unsteady: bool
+    references: dict[str, float]
+    source: str
+
+
+DFG_CHANNEL = ((0.0, 2.2), (0.0, 0.41))
+DFG_CYLINDER = ((0.2, 0.2), 0.05)
+DFG = {
+    "2D-1": Benchmark(20.0, False, {"c_D": 5.57953523384, "c_L": 0.010618948146, "delta_p": 0.11752016697},
+                      "FeatFlow refined values, as quoted in V. John, Finite Element Methods for Incompressible "
+                      "Flow Problems (2016), Example D.5"),
+}
+
+
+def _close(a, b) -> bool:
+    return bool(np.allclose(np.asarray(a, float), np.asarray(b, float), rtol=1e-9, atol=1e-12))
+
+
+def dfg_setup(eq, cylinder) -> str | None:
+    """The name of the DFG set-up the case is (channel, cylinder, Reynolds number, time), or None."""
+    (center, radius), reynolds = cylinder, eq.U * 2 * cylinder[1] / eq.nu
+    if not (_close(eq.domain.bounds[:2], DFG_CHANNEL) and _close(center, DFG_CYLINDER[0])
+            and _close(radius, DFG_CYLINDER[1])):
+        return None
+    return next((name for name, b in DFG.items() if _close(b.Re, reynolds) and b.unsteady == eq.unsteady), None)
+
+
+def _near_cylinder(eq, predict, center, radius) -> dict:
+    """Maps of the pressure and the vorticity around the cylinder, across the channel."""
+    (y0, y1) = eq.domain.bounds[1]
+    X, Y = np.meshgrid(np.linspace(center[0] - 3 * radius, center[0] + 9 * radius, 241),
+                       np.linspace(y0, y1, 165), indexing="ij")
+    pts = np.stack([X.ravel(), Y.ravel()], -1)
+    inside = eq.domain.contains(pts, 1e-12).reshape(X.shape)
+    pred = predict(pts)
+    return {f"cylinder_{f}": {"X": X, "Y": Y, "values": np.where(inside, pred[f].reshape(X.shape), np.nan),
+                              "field": f, "where": "near the cylinder"} for f in ("p", "vorticity")}
+
+
+def dfg_cylinder(eq, predict):
+    """The check (a :class:`~.ns_checks.Check`): module notes."""
+    from .ns_checks import Check  # that module lists this check
+
+    center, radius = eq.domain.sphere("cylinder")
+    flow = lambda pts: predict(pts, of=eq.gradients)
+    forces = surface_forces(flow, center, radius, eq.nu, eq.rho)
+    metrics = forces.coefficients(eq.rho, eq.U, 2 * radius)
+    front, back = (center[0] - radius, center[1]), (center[0] + radius, center[1])
+    metrics["delta_p"] = pressure_difference(flow, front, back)
+    on = flow(circle(center, radius, 256)[0])
+    metrics["cylinder_slip"] = float(np.max(np.hypot(on["u"], on["v"])) / eq.U)
+    setup, notes = dfg_setup(eq, (center, radius)), []
+    if setup is None:
+        notes.append(f"dfg_cylinder: not one of the DFG set-ups {list(DFG)}; no comparison made")
+    else:
+        bench = DFG[setup]
+        metrics.update({f"{k}_rel_error": abs(metrics[k] - ref) / abs(ref) for k, ref in bench.references.items()})
+        notes.append(f"dfg_cylinder: DFG {setup}, references: {bench.source}")
+    return Check(metrics, notes, maps=_near_cylinder(eq, predict, center, radius))

@@ -1,0 +1,113 @@
+r"""Forces on a circular cylinder, pressure differences and the Strouhal number of a 2D flow.
+
+The quantities of the DFG benchmark "flow around a cylinder" (Schäfer & Turek 1996) as functions of a flow
+``flow(points (N, 2)) -> {"u", "v", "p", "u_x", "u_y", "v_x", "v_y": (N,)}`` in physical units (a trained
+network's values and autodiff derivatives, or an exact field).
+
+**Forces** on the circle :math:`S` of radius :math:`a` around :math:`c`, with :math:`n` the unit normal
+pointing into the fluid, :math:`t = (n_y, -n_x)` and :math:`u_t = u\cdot t`:
+
+.. math:: F_D = \int_S \Big(\rho\nu \frac{\partial u_t}{\partial n} n_y - p n_x\Big) dS, \qquad
+          F_L = -\int_S \Big(\rho\nu \frac{\partial u_t}{\partial n} n_x + p n_y\Big) dS
+
+(the benchmark's formula), and the integral of the full Cauchy stress
+:math:`\sigma = -pI + \rho\nu(\nabla u + \nabla u^T)`, :math:`F = \int_S \sigma n\, dS`. The two agree for a
+divergence-free field with no slip on :math:`S`; a network's small wall slip makes them differ, so both are
+reported. The integrands are smooth and periodic in the angle, so the trapezoid rule on ``n`` equally spaced
+points converges spectrally.
+
+**Coefficients**: :math:`c = 2F/(\rho U_{mean}^2 D)`, :math:`D = 2a`.
+
+**Oscillations** of a periodic run (:func:`oscillation`): the period from the upward zero crossings of
+:math:`c_L - \bar c_L` (linear interpolation between samples) over the last ``periods`` periods,
+:math:`St = D/(U_{mean} T)`, and the largest :math:`c_D` and :math:`c_L` over those periods (the sampled
+maximum refined by the parabola through it and its neighbours).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+Flow = Callable[[np.ndarray], dict]  # physical points (N, 2) -> {u, v, p, u_x, u_y, v_x, v_y}
+
+
+@dataclass(frozen=True)
+class Forces:
+    """Drag and lift by the benchmark's formula, and by the full-stress integral (``*_stress``)."""
+
+    drag: float
+    lift: float
+    drag_stress: float
+    lift_stress: float
+
+    def coefficients(self, rho: float, u_mean: float, diameter: float) -> dict[str, float]:
+        """``c_D``, ``c_L``, ``c_D_stress``, ``c_L_stress``: each force times ``2 / (rho U_mean^2 D)``."""
+        k = 2.0 / (rho * u_mean**2 * diameter)
+        return {"c_D": k * self.drag, "c_L": k * self.lift,
+                "c_D_stress": k * self.drag_stress, "c_L_stress": k * self.lift_stress}
+
+
+def circle(center, radius: float, n: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """``(points (n, 2), normals into the fluid (n, 2), weight)``: the trapezoid rule on the circle, every
+    point with the same weight ``2 pi radius / n``."""
+    theta = 2 * np.pi * np.arange(n) / n
+    normals = np.stack([np.cos(theta), np.sin(theta)], -1)
+    return np.asarray(center, float) + radius * normals, normals, 2 * np.pi * radius / n
+
+
+def surface_forces(flow: Flow, center, radius: float, nu: float, rho: float = 1.0, n: int = 512) -> Forces:
+    """The force of the fluid on the cylinder of ``radius`` around ``center`` (module notes)."""
+    pts, normals, w = circle(center, radius, n)
+    f = {k: np.asarray(v, float) for k, v in flow(pts).items()}
+    nx, ny = normals[:, 0], normals[:, 1]
+    mu = rho * nu
+    dut_dn = ny * (nx * f["u_x"] + ny * f["u_y"]) - nx * (nx * f["v_x"] + ny * f["v_y"])
+    drag = w * np.sum(mu * dut_dn * ny - f["p"] * nx)
+    lift = -w * np.sum(mu * dut_dn * nx + f["p"] * ny)
+    shear = f["u_y"] + f["v_x"]
+    drag_stress = w * np.sum(mu * (2 * f["u_x"] * nx + shear * ny) - f["p"] * nx)
+    lift_stress = w * np.sum(mu * (shear * nx + 2 * f["v_y"] * ny) - f["p"] * ny)
+    return Forces(float(drag), float(lift), float(drag_stress), float(lift_stress))
+
+
+def pressure_difference(flow: Flow, a, b) -> float:
+    """``p(a) - p(b)``."""
+    p = np.asarray(flow(np.asarray([a, b], float))["p"], float)
+    return float(p[0] - p[1])
+
+
+def _crossings(t: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Times where ``c`` crosses zero upwards, by linear interpolation between samples."""
+    i = np.flatnonzero((c[:-1] < 0) & (c[1:] >= 0))
+    return t[i] + (t[i + 1] - t[i]) * (-c[i]) / (c[i + 1] - c[i])
+
+
+def _peak(t: np.ndarray, y: np.ndarray) -> float:
+    """The largest value of the samples ``y(t)``, refined by the parabola through the largest and its
+    neighbours (the sampled maximum at an end)."""
+    k = int(np.argmax(y))
+    if k == 0 or k == len(y) - 1:
+        return float(y[k])
+    (t0, t1, t2), (y0, y1, y2) = t[k - 1:k + 2], y[k - 1:k + 2]
+    d1 = (y1 - y0) / (t1 - t0)
+    a = ((y2 - y1) / (t2 - t1) - d1) / (t2 - t0)  # Newton's form: y0 + d1 (t - t0) + a (t - t0)(t - t1)
+    if a >= 0:
+        return float(y1)
+    tv = (t0 + t1) / 2 - d1 / (2 * a)
+    return float(y0 + d1 * (tv - t0) + a * (tv - t0) * (tv - t1))
+
+
+def oscillation(t, c_l, c_d, diameter: float, u_mean: float, periods: int = 2) -> dict[str, float]:
+    """``{period, St, c_D_max, c_L_max}`` over the last ``periods`` periods of ``c_L(t)``, ``c_D(t)``
+    (samples in increasing time; module notes). Raises ``ValueError`` when fewer periods were sampled."""
+    t, c_l, c_d = (np.asarray(a, float) for a in (t, c_l, c_d))
+    ups = _crossings(t, c_l - (c_l.max() + c_l.min()) / 2)
+    if len(ups) < periods + 1:
+        raise ValueError(f"c_L crosses its mean upwards {len(ups)} times; {periods} periods need {periods + 1}")
+    start, end = ups[-1 - periods], ups[-1]
+    period = (end - start) / periods
+    inside = (t >= start) & (t <= end)
+    return {"period": float(period), "St": diameter / (u_mean * period),
+            "c_D_max": _peak(t[inside], c_d[inside]), "c_L_max": _peak(t[inside], c_l[inside])}

@@ -1,0 +1,92 @@
+"""The DFG cylinder check on a field whose forces are known, and which set-up it compares with."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from sciml.config import build
+from sciml.equations import create
+from sciml.equations.navier_stokes import NavierStokesConfig
+from sciml.equations.ns_dfg import DFG, dfg_cylinder
+from sciml.errors import Invalid
+from sciml.solvers.pinn.geometry import Rectangle, SpaceTime
+
+C, A = (0.2, 0.2), 0.05
+PARTS = {"inlet": ["left"], "outlet": ["right"], "walls": ["bottom", "top"]}
+
+
+def channel(center=C, radius=A, name="cylinder"):
+    return Rectangle((0.0, 2.2), (0.0, 0.41), holes=[(center, radius, name)], parts=PARTS)
+
+
+def make(domain, **cfg):
+    raw = {"type": "navier_stokes", "conditions": {p: {} for p in domain.parts}, "checks": ["dfg_cylinder"], **cfg}
+    return create(build(NavierStokesConfig, raw), domain)
+
+
+def predict_of(center, P):
+    """psi = (r^2 - a^2)^2 (y - y_c) and p = P (x - x_c): no slip on the cylinder, drag 8 pi rho nu a^4 - P pi a^2
+    (tests/equations/test_ns_forces.py), lift 0; p(front) - p(back) = -2 P a."""
+    def fields(pt):
+        psi = lambda q: (jnp.sum((q - jnp.asarray(center)) ** 2) - A**2) ** 2 * (q[1] - center[1])
+        g = jax.grad(psi)(pt)
+        return jnp.stack([g[1], -g[0], P * (pt[0] - center[0])])
+
+    def predict(pts, of=None):
+        pts = jnp.asarray(pts)
+        val, jac = jax.vmap(fields)(pts), jax.vmap(jax.jacfwd(fields))(pts)
+        out = {"u": val[:, 0], "v": val[:, 1], "p": val[:, 2]}
+        if of is not None:
+            out.update({"u_x": jac[:, 0, 0], "u_y": jac[:, 0, 1], "v_x": jac[:, 1, 0], "v_y": jac[:, 1, 1],
+                        "p_x": jac[:, 2, 0], "p_y": jac[:, 2, 1]})
+        else:
+            out["vorticity"] = jac[:, 1, 0] - jac[:, 0, 1]
+        return {k: np.asarray(v) for k, v in out.items()}
+
+    return predict
+
+
+def test_dfg_2d1_quantities_and_errors_against_the_references():
+    eq = make(channel(), Re=20, velocity=0.2, length=0.1)
+    P = -2.0
+    check = dfg_cylinder(eq, predict_of(C, P))
+    m = check.metrics
+    k = 2 / (eq.rho * 0.2**2 * 0.1)
+    drag = 8 * np.pi * eq.rho * 1e-3 * A**4 - P * np.pi * A**2
+    assert eq.nu == pytest.approx(1e-3)
+    assert m["c_D"] == pytest.approx(k * drag, rel=1e-10) and m["c_D_stress"] == pytest.approx(k * drag, rel=1e-10)
+    assert m["c_L"] == pytest.approx(0.0, abs=1e-10) and m["c_L_stress"] == pytest.approx(0.0, abs=1e-10)
+    assert m["delta_p"] == pytest.approx(-2 * P * A, rel=1e-12)
+    assert m["cylinder_slip"] == pytest.approx(0.0, abs=1e-12)
+    refs = DFG["2D-1"].references
+    for q in ("c_D", "c_L", "delta_p"):
+        assert m[f"{q}_rel_error"] == pytest.approx(abs(m[q] - refs[q]) / refs[q], rel=1e-12)
+    assert "DFG 2D-1" in check.notes[0]
+    assert set(check.maps) == {"cylinder_p", "cylinder_vorticity"}
+    near = check.maps["cylinder_p"]
+    inside = np.isfinite(near["values"])
+    r = np.hypot(near["X"] - C[0], near["Y"] - C[1])
+    assert not inside[r < A - 1e-9].any() and inside[r > A + 1e-9].all()
+
+
+@pytest.mark.parametrize("domain,cfg", [
+    (lambda: channel(), {"Re": 30, "velocity": 0.3, "length": 0.1}),  # another Reynolds number
+    (lambda: channel(center=(0.2, 0.205)), {"Re": 20, "velocity": 0.2, "length": 0.1}),  # the symmetric channel
+])
+def test_other_set_ups_report_the_quantities_without_a_comparison(domain, cfg):
+    dom = domain()
+    eq = make(dom, **cfg)
+    check = dfg_cylinder(eq, predict_of(dom.sphere("cylinder")[0], 1.0))
+    assert {"c_D", "c_L", "delta_p", "c_D_stress"} <= set(check.metrics)
+    assert not any(k.endswith("_rel_error") for k in check.metrics)
+    assert "no comparison" in check.notes[0]
+
+
+@pytest.mark.parametrize("domain", [
+    lambda: channel(name="hole"),
+    lambda: SpaceTime(channel(), (0.0, 1.0)),
+])
+def test_dfg_check_needs_a_steady_cylinder(domain):
+    with pytest.raises(Invalid) as e:
+        make(domain(), Re=20)
+    assert e.value.key == "checks"
