@@ -10,8 +10,10 @@ one ended with (the driver, :mod:`.run`, keeps one step count across stages).
   the target (so every stage of a cavity has its Ghia error); a list is checked (rising, ends at the target).
 - :func:`stage_case`: the case at one stage's Re (its ``equation`` section with ``Re`` replaced).
 - :func:`residual_rms`: the rms interior residual :math:`\sqrt{\overline{\sum_k r_k^2}}` (nondimensional,
-  e.g. both momentum equations) on a fixed grid of cell midpoints inside the domain (64 × 64 in 2D),
-  none of them a collocation point.
+  e.g. both momentum equations) on a fixed grid of cell midpoints (64 × 64 in 2D, none of them a
+  collocation point) in the core of the domain, ``CORE`` (5 %) of the bounding box's extent away from each
+  of its faces: the corners of a cavity's lid are singular, and their residual would swamp the rest (at
+  Re 100, the rms over the whole box is 0.8 where the core's is 0.01 and the median 0.006).
 - :func:`verdict`: whether the run converged: rms residual at most ``residual`` and, where the case has
   Ghia's check, the Ghia errors of u and v at most ``ghia`` (thresholds in the case file).
 """
@@ -27,7 +29,8 @@ from sciml.equations.ns_checks import GHIA_RE
 from sciml.errors import Invalid
 
 AUTO = "auto"
-RESIDUAL_POINTS = 4096  # the grid of residual_rms: 64 x 64 cell midpoints in 2D
+RESIDUAL_POINTS = 4096  # the grid of residual_rms: 64 x 64 cell midpoints in 2D ...
+CORE = 0.05  # ... this fraction of the bounding box away from its faces
 
 
 def stages(spec: list[float] | str, target: float) -> list[float]:
@@ -69,7 +72,10 @@ def check(cfg, domain) -> None:
 
 def residual_points(problem) -> np.ndarray:
     """The physical points of :func:`residual_rms` (the same for every stage and run of a case)."""
-    return problem.geometry.interior(RESIDUAL_POINTS, np.random.default_rng(0), "grid")
+    pts = problem.geometry.interior(RESIDUAL_POINTS, np.random.default_rng(0), "grid")
+    lo, hi = np.asarray(problem.geometry.bounds, float)[:pts.shape[1]].T
+    margin = CORE * (hi - lo)
+    return pts[np.all((pts > lo + margin) & (pts < hi - margin), axis=1)]
 
 
 def residual_rms(problem, params, points: np.ndarray) -> float:

@@ -117,3 +117,12 @@ def test_case_file_mistakes_are_one_line_naming_the_key(capsys, overrides, expec
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
     assert expected in err, err
+
+
+def test_the_residual_is_measured_in_the_core_of_the_cavity():
+    """A 64 x 64 grid of cell midpoints, less those within 5 % of a wall (the lid's corners are singular)."""
+    cfg = cases.load(LDC, ["geometry.x=[0, 2]", "geometry.y=[-1, 0]"]).config
+    pts = curriculum.residual_points(driver.assemble(cfg))
+    assert pts.shape == (58 * 58, 2)
+    assert pts[:, 0].min() > 0.1 and pts[:, 0].max() < 1.9 and pts[:, 1].min() > -0.95 and pts[:, 1].max() < -0.05
+    assert np.allclose(np.sort(np.unique(pts[:, 1])), -1 + (np.arange(3, 61) + 0.5) / 64)
