@@ -35,8 +35,11 @@ lint: lint-imports
 	$(BIN)/ruff check sciml equations solvers
 	cd $(VIEW) && $(CURDIR)/$(BIN)/mypy --cache-dir $(CURDIR)/$(VENV)/mypy-cache sciml
 
+# two pytest workers (pytest-xdist), a test file each at a time: most tests compile more than they compute, and
+# compiling takes one core
+TEST_WORKERS ?= 2
 test: lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 bench: $(STAMP)
 	$(BIN)/sciml bench smoke --check cases/suites/baselines/cpu/smoke.json

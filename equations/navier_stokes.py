@@ -43,6 +43,7 @@ from sciml.errors import Invalid
 
 from .base import Equation
 from .fields import Fields
+from .ns_checks import GHIA_RE, ghia_re
 from .ns_exact import SOLUTIONS
 
 VELOCITY = ("u", "v", "w")
@@ -175,6 +176,9 @@ class NavierStokes(Equation):
             _check_value(value, variables, None, f"force.{q}")
         if "ghia1982" in config.checks and (dim != 2 or unsteady):
             raise Invalid("checks", "ghia1982 compares a steady 2D cavity")
+        if "ghia1982" in config.checks and ghia_re(config.reynolds) is None:
+            raise Invalid("checks", f"ghia1982 has tables for Re = {', '.join(f'{r:g}' for r in GHIA_RE)} only; "
+                                    f"this case has Re = {config.reynolds:g} (leave ghia1982 out of the checks)")
         if "mass_flux" in config.checks:
             for p in ("inlet", "outlet"):
                 if p not in parts:

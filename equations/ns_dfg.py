@@ -78,7 +78,8 @@ def _quantities(eq, snap, center, radius) -> dict[str, float]:
 def _history(eq, predict, center, radius, count: int = 201) -> tuple[dict, list, dict]:
     """``(metrics, notes, series)`` of an unsteady flow: the quantities at ``count`` times, the Strouhal
     number and the maxima over the last two periods of the lift (over all times if it has fewer)."""
-    t = np.linspace(*eq.domain.time, count)
+    t0, t1 = eq.domain.time
+    t = np.linspace(t0, t1, count)
     history = [_quantities(eq, _snapshot(predict, ti), center, radius) for ti in t]
     c = {k: np.array([h[k] for h in history]) for k in ("c_D", "c_L", "delta_p", "cylinder_slip")}
     notes: list[str] = []

@@ -94,7 +94,7 @@ plot_loss(cavity, "lid-driven cavity: training loss")
 # %% [markdown]
 # **Centreline profiles**: u along the vertical line x = 0.5 and v along the horizontal line y = 0.5, read
 # from the evaluation grid, with Ghia's points. The relative L2 errors are those of the summary, taken at
-# Ghia's 17 points.
+# Ghia's 15 interior points (the wall values are not scored).
 
 # %%
 X, Y, fields = read_fields(cavity, ("u", "v"))

@@ -163,7 +163,7 @@ def functions(cfg: FnoCase, c_in: int, c_out: int, per_epoch: int):
     return _CACHE[key]
 
 
-def _layout(cfg: FnoCase):
+def layout(cfg: FnoCase):
     """``(mesh, place_state)``: the device mesh and how the state is laid out on it."""
     mesh = parallel.mesh(cfg.parallel)
     size = parallel.data_size(mesh)
@@ -190,7 +190,7 @@ class _Fno:
     def __init__(self, cfg: FnoCase, quiet: bool):
         self.cfg, self.quiet = cfg, quiet
         self.np_dtype = Policy.of(cfg.dtype).param_dtype  # inputs come in the parameters' dtype
-        self.mesh, self.place_state = _layout(cfg)
+        self.mesh, self.place_state = layout(cfg)
         data.check(cfg.data, case=cfg.case)
         self.train_set, self.tests = data.open_splits(cfg.data.path, cfg.data.resolutions)
         self.per_epoch = self.train_set.num_batches(cfg.training.batch_size, drop_last=True)

@@ -13,6 +13,7 @@ from sciml.errors import Invalid
 from sciml.nn.mlp import Activation
 from sciml.parallel import ParallelConfig
 
+from . import curriculum
 from .geometry import GeometryConfig, Method, build_geometry
 
 EquationConfig = Annotated[Section, Registry(EQUATIONS)]  # grows with sciml.equations.register
@@ -102,11 +103,28 @@ class LbfgsConfig:
 
 
 @dataclass
+class CurriculumConfig:
+    """A Reynolds-number curriculum (:mod:`.curriculum`): stages at rising Re up to ``equation.Re``, each
+    warm-started from the last one's parameters; the first stage (from random parameters) runs
+    ``training.adam`` and ``training.lbfgs``, every later one ``adam`` then ``lbfgs`` steps. The run has
+    converged when, at the end, the rms interior residual is at most ``residual`` and (with the ``ghia1982``
+    check) Ghia's u and v errors at most ``ghia``."""
+
+    Re: list[float] | Literal["auto"] = spec("auto", gt=0.0, help="the stages' Re, rising to equation.Re; auto: "
+                                                                "Ghia's 100, 400, 1000, 3200 below it, then it")
+    adam: int = spec(0, ge=0, help="Adam steps of each stage after the first")
+    lbfgs: int = spec(3000, ge=0, help="L-BFGS steps of each stage after the first")
+    ghia: float = spec(0.05, gt=0.0, help="converged: Ghia rel-L2 of u and of v at most this")
+    residual: float = spec(1e-2, gt=0.0, help="converged: rms interior residual (nondimensional) at most this")
+
+
+@dataclass
 class TrainingConfig:
     adam: AdamConfig = field(default_factory=AdamConfig)
     lbfgs: LbfgsConfig = field(default_factory=LbfgsConfig)
     windows: int = spec(1, ge=1, help="time windows trained one after another, each by the phases above and "
                                       "from the last one's network (space-time cases)")
+    curriculum: CurriculumConfig | None = spec(None, help="Reynolds curriculum: {Re: auto} (or a list)")
     log_every: int = spec(100, ge=1, help="steps between metrics rows, NaN checks and progress updates")
     checkpoint_every: int = spec(1000, ge=1)
 
@@ -197,3 +215,8 @@ class PinnCase:
             raise Invalid("loss.causal", "causal weighting needs a time interval (geometry.time)")
         if self.training.windows > 1 and domain.time is None:
             raise Invalid("training.windows", "time windows need a time interval (geometry.time)")
+        if self.training.windows > 1 and self.training.curriculum is not None:
+            raise Invalid("training.windows", "time windows and a Reynolds curriculum do not combine (train "
+                                              "the steady flow at the target Re first, then march in time)")
+        if self.training.curriculum is not None:
+            curriculum.check(self, domain)

@@ -73,7 +73,9 @@ class Problem:
         # what each residual asks for, collected once; parts whose condition has no residual are not sampled
         dim = len(eq.coords)
         self._interior = self._requests(eq.interior)
-        self._parts, keys, carried = {}, {}, ()
+        self._parts: dict = {}
+        keys: dict[str, set[str]] = {}
+        carried: tuple[str, ...] = ()
         for p in self.geometry.parts:
             probe: dict = {}
             req = self._requests(lambda d, p=p, probe=probe: probe.update(eq.boundary(p, d, jnp.ones((1, dim)))))
@@ -84,7 +86,9 @@ class Problem:
             raise ConfigError("time windows carry the fields of the initial condition from one window to the "
                               "next; this case's initial part sets none", key="training.windows")
         self._initial = None if initial is None else (initial, carried)
-        self._exact, self._exact_fields, self._exact_parts = None, set(), set()
+        self._exact: Callable | None = None
+        self._exact_fields: set[str] = set()
+        self._exact_parts: set[str] = set()
         if cfg.model.exact is not None:  # exact conditions leave the loss; a part with no other is not sampled
             self._exact, self._exact_fields = self._exact_factor(cfg.model.exact)
             self._exact_parts = set(cfg.model.exact.parts)
@@ -121,7 +125,8 @@ class Problem:
     def _net(self, params) -> Callable:
         if self._exact is None:
             return lambda xh: self._apply(params, xh)
-        return lambda xh: self._apply(params, xh) * self._exact(xh)
+        exact = self._exact
+        return lambda xh: self._apply(params, xh) * exact(xh)
 
     def _exact_factor(self, c: ExactConfig) -> tuple[Callable, set[str]]:
         """``(xh -> (N, fields), those fields)``: ``phi(x)`` for the fields the conditions of ``c.parts`` all set
@@ -140,7 +145,7 @@ class Problem:
 
         def factor(xh):
             x = eq.to_physical(xh)
-            phi = 1.0
+            phi = jnp.ones(x.shape[:-1], x.dtype)
             for d in distances:
                 phi = phi * (1.0 - jnp.exp(-d(x) / c.length))
             return 1.0 + mask * (phi[..., None] - 1.0)

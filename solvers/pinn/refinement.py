@@ -16,16 +16,16 @@ from .problem import Problem
 class Refiner:
     """Keeps the added interior points (physical coordinates); off when ``cfg`` is None."""
 
-    def __init__(self, cfg: AdaptiveConfig | None, problem: Problem, rng: np.random.Generator,
+    def __init__(self, cfg: AdaptiveConfig | None, rng: np.random.Generator,
                  share: Callable[[int], int] = lambda n: n):
-        self.cfg, self.problem, self.rng, self.share = cfg, problem, rng, share
+        self.cfg, self.rng, self.share = cfg, rng, share
         self.on = cfg is not None
         self.every = cfg.every if cfg is not None else 0
         self.points: np.ndarray | None = None
 
-    def refine(self, params) -> None:
-        """Add this refinement's points, scored with ``params`` (host arrays)."""
-        c, geo, eq = self.cfg, self.problem.geometry, self.problem.equation
+    def refine(self, problem: Problem, params) -> None:
+        """Add this refinement's points, scored by ``problem``'s residual with ``params`` (host arrays)."""
+        c, geo, eq = self.cfg, problem.geometry, problem.equation
         assert c is not None, "refinement is off"
         have = 0 if self.points is None else len(self.points)
         add = min(self.share(c.add), self.share(c.max_points) - have)  # this process's share
@@ -33,6 +33,6 @@ class Refiner:
             return
         cand = geo.interior(c.candidates, self.rng, "uniform")
         dtype = jax.tree_util.tree_leaves(params)[0].dtype
-        score = np.asarray(self.problem.residual_score(params, jax.numpy.asarray(eq.to_nondim(cand), dtype)))
+        score = np.asarray(problem.residual_score(params, jax.numpy.asarray(eq.to_nondim(cand), dtype)))
         best = cand[np.argsort(-score)[:add]]
         self.points = best if self.points is None else np.concatenate([self.points, best])

@@ -8,14 +8,22 @@ learning rate; ``latest`` is due every ``training.checkpoint_every`` steps and a
 an Adam chunk, when due: new collocation points (``sampling.resample_every``) or residual-based refinement
 (``sampling.adaptive``, :mod:`.refinement`; the chunk compiles again for the larger batch).
 
+A run is a plan of stages (:mod:`.stages`: one for a plain case, one per Re of a curriculum, one per time
+window); the phases run once per stage, each stage with its own problem, from the parameters (and adaptive
+weights) the last one ended with; the step count runs on, and checkpoints carry the stage, so ``--resume``
+continues the stage it stopped in.
+
+- A Reynolds curriculum (``training.curriculum``, :mod:`.curriculum`) keeps one set of points (refined points
+  carry over). Rows carry the stage's ``Re``; the row that ends a stage also its ``residual_rms`` and the
+  equation's check metrics (Ghia's errors), which the summary lists as ``stages``, with whether the run
+  ``converged``.
+- Time windows (``training.windows``, :mod:`.windows`): each window draws its own points; a window's
+  parameters go to ``checkpoints/window_<k>.h5`` when it ends (``--resume`` reads those of the windows before
+  the one it continues), and evaluation takes each time from its window's network.
+
 Evaluation uses the domain's grid (:mod:`.evaluation`): errors over all points inside (space-time for
 unsteady cases), field maps on a few x-y planes (time levels, or z levels of a 3D
 domain), the loss history with the Adam → L-BFGS switch and the evaluation errors, then the equation's ``checks``.
-
-Time windows (``training.windows``, :mod:`.windows`): the phases run once per window, each window a problem
-of its own that starts from the last window's parameters; the step count runs on across windows, a window's
-parameters go to ``checkpoints/window_<k>.h5`` when it ends, and the evaluation takes each time from its
-window's network.
 
 Devices (``parallel``): the batch is placed once when it is made (and again when it is re-made) with its
 points sharded along the mesh's data axis (counts rounded up to fill it) and the state replicated, so the
@@ -38,7 +46,7 @@ from sciml import equations, loop, parallel, plots
 from sciml.compile import Policy
 from sciml.errors import UserError
 
-from . import balancing, evaluation, fields_h5, optim, windows
+from . import balancing, curriculum, evaluation, fields_h5, optim, stages, windows
 from . import plots as pinn_plots
 from .config import PinnCase
 from .geometry import build_geometry
@@ -57,32 +65,45 @@ def train(cfg: PinnCase, out: str, resume: str | None = None, quiet: bool = Fals
 @dataclass(frozen=True)
 class _Phase:
     name: str
-    end: int  # the step it ends at
+    start: int  # the step it starts at ...
+    end: int  # ... and ends at
     tx: optax.GradientTransformation
-    chunk: jax.stages.Wrapped  # (state, batch, n) -> (state, losses), jitted
-    schedule: Callable  # step -> learning rate
+    schedule: Callable  # step of the phase -> learning rate
+    stage: int = 0  # its stage of the plan
+
+    @property
+    def key(self) -> tuple[int, str]:
+        return self.stage, self.name
 
 
-def _phases(cfg: PinnCase, problem: Problem, start: int = 0) -> list[_Phase]:
-    """Each phase with steps: Adam, then L-BFGS (from step ``start``: a time window's first)."""
-    length = cfg.training.log_every
-    tx, sched = optim.adam(cfg.training.adam)
-    out, end = [], start + cfg.training.adam.steps
-    bal = cfg.loss.balancing
-    balance = balancing.grad_norm(problem.term_losses, bal.alpha) if bal is not None else None
-    if end:
-        out.append(_Phase("adam", end, tx, optim.adam_chunk(problem.loss, tx, length, balance,
-                                                            bal.every if bal else 1), sched))
-    if cfg.training.lbfgs.steps:
-        tx = optim.lbfgs(cfg.training.lbfgs)
-        out.append(_Phase("lbfgs", end + cfg.training.lbfgs.steps, tx, optim.lbfgs_chunk(problem.loss, tx, length),
-                          lambda s: float("nan")))
+def _phases(plan: list[stages.Stage]) -> list[_Phase]:
+    """Each phase with steps: Adam, then L-BFGS, for each stage of the plan."""
+    out: list[_Phase] = []
+    end = 0
+    for k, stage in enumerate(plan):
+        if stage.adam.steps:
+            tx, sched = optim.adam(stage.adam)
+            out.append(_Phase("adam", end, end + stage.adam.steps, tx, sched, k))
+            end += stage.adam.steps
+        if stage.lbfgs.steps:
+            out.append(_Phase("lbfgs", end, end + stage.lbfgs.steps, optim.lbfgs(stage.lbfgs),
+                              lambda s: float("nan"), k))
+            end += stage.lbfgs.steps
     return out
 
 
+def _chunk(cfg: PinnCase, phase: _Phase, problem: Problem) -> jax.stages.Wrapped:
+    """The jitted chunk of ``phase`` on ``problem``'s loss (``(state, batch, n) -> (state, losses)``)."""
+    length, bal = cfg.training.log_every, cfg.loss.balancing
+    if phase.name == "lbfgs":
+        return optim.lbfgs_chunk(problem.loss, phase.tx, length)
+    balance = balancing.grad_norm(problem.term_losses, bal.alpha) if bal is not None else None
+    return optim.adam_chunk(problem.loss, phase.tx, length, balance, bal.every if bal else 1)
+
+
 class _Pinn:
-    """The PINN's side of :func:`sciml.loop.run`: phases of jitted chunks, resampling and refinement of the
-    collocation points, evaluation on the domain's grid."""
+    """The PINN's side of :func:`sciml.loop.run`: the plan's stages and their phases of jitted chunks,
+    resampling and refinement of the collocation points, evaluation on the domain's grid."""
 
     unit = "step"
 
@@ -90,41 +111,53 @@ class _Pinn:
         self.cfg, self.out, self.mesh = cfg, out, parallel.mesh(cfg.parallel)
         self.share = lambda n: parallel.local_share(n, self.mesh)
         self.key_init, self.key_train = jax.random.split(jax.random.PRNGKey(cfg.seed))
-        self.windows = cfg.training.windows
-        self.trained: list[tuple[Problem, Any]] = []  # (problem, host parameters) of the windows done
-        self.step = 0
+        self.plan = stages.plan(cfg)
+        self.phases = _phases(self.plan)
+        self.total = self.phases[-1].end if self.phases else 0
+        self.trained: list[tuple[Problem, Any]] = []  # (problem, host parameters) of the time windows done
+        self.stage, self.step, self.shapes = -1, 0, None
+        self.phase: tuple[int, str] | None = None
+        self.compiled: jax.stages.Compiled | None = None  # the phase's chunk for the batch's shapes
         self._enter(0)
-        self.total = self.windows * (cfg.training.adam.steps + cfg.training.lbfgs.steps)
-        # the whole case (every window) for the evaluation, its reference and checks
-        geometry = self.problem.geometry if self.windows == 1 else build_geometry(cfg.geometry)
-        self.equation = self.problem.equation if self.windows == 1 else equations.create(cfg.equation, geometry)
+        # the whole case (every stage's Re is the same flow's, every window a part of its interval) is evaluated
+        geometry = self.problem.geometry if len(self.plan) == 1 else build_geometry(cfg.geometry)
+        self.equation = self.problem.equation if len(self.plan) == 1 else equations.create(cfg.equation, geometry)
         self.ev = geometry.evaluation_points(cfg.evaluation.grid)
         reference = self.equation.reference(self.ev.points)
         self.reference = None if reference is None else \
             {k: np.asarray(v).reshape(self.ev.shape) for k, v in reference.items()}
+        self.curriculum = cfg.training.curriculum is not None
+        self.residual_points = curriculum.residual_points(self.problem) if self.curriculum else None
 
     def _enter(self, k: int) -> None:
-        """Window ``k``: its problem (the previous window's fields as its initial values), phases, points."""
-        self.window = k
+        """Stage ``k``: its problem (a time window after the first: the previous window's fields as initial
+        values) and, for the run's first stage and every time window, fresh points."""
+        stage, first = self.plan[k], self.stage < 0
+        self.stage = k
         initial = None
-        if k:
-            previous, params = self.trained[k - 1]
+        if stage.window:
+            previous, params = self.trained[-1]
             initial = lambda pts: previous.predict(params, pts, of=previous.network_fields)
-        self.problem = problem = assemble(windows.case(self.cfg, k), initial)
-        self.rng = parallel.rng(self.cfg.seed, *((k,) if k else ()))
-        self.phases = _phases(self.cfg, problem, k * (self.cfg.training.adam.steps + self.cfg.training.lbfgs.steps))
-        self.refiner = Refiner(self.cfg.sampling.adaptive, problem, self.rng, self.share)
-        self.base = problem.sample(self.rng, self.share)
-        self.batch = problem.place(self.base, self.mesh)
-        self.term_values = jax.jit(lambda p, b, k: problem.loss(p, b, k)[1])
-        self.shapes = None
-        self.phase: str | None = None
-        self.compiled: jax.stages.Compiled | None = None  # the phase's chunk for the batch's shapes
+        self.problem = problem = assemble(stage.case, initial)
+        self.term_values = jax.jit(lambda p, b, key: problem.loss(p, b, key)[1])
+        if first or stage.window is not None:
+            self.rng = parallel.rng(self.cfg.seed, *((stage.window,) if stage.window else ()))
+            self.refiner = Refiner(self.cfg.sampling.adaptive, self.rng, self.share)
+            self.base = problem.sample(self.rng, self.share)
+            self.batch = problem.place(self.base, self.mesh)
+
+    def _leave(self, params) -> None:
+        """The end of the current stage: a time window's parameters (host arrays) are kept, and written."""
+        window = self.plan[self.stage].window
+        if window is not None:
+            self.trained.append((self.problem, params))
+            if self.out is not None and parallel.is_writer():
+                windows.save(self.out, self.cfg, window, params)
 
     def _predictor(self, params) -> Callable:
-        """``predict(physical points, of=None)`` of the run so far: each time from its window's network
-        (``params`` the current window's)."""
-        if self.windows == 1:
+        """``predict(physical points, of=None)`` of the run so far (``params``: the current stage's); with time
+        windows, each time from its window's network."""
+        if self.plan[self.stage].window is None:
             return lambda pts, of=None: self.problem.predict(params, pts, of=of)
         trained = [*self.trained, (self.problem, params)]
         return lambda pts, of=None: windows.predict(self.cfg, trained, pts, of)
@@ -141,49 +174,50 @@ class _Pinn:
         return self._fresh(self.phases[0], self.key_init, self.key_train)
 
     def template(self, attrs: dict):
-        phase = attrs.get("phase", "adam")
-        names = [p.name for p in self.phases]
-        if phase not in names:
-            raise UserError(f"saved in phase {phase!r}, which this case no longer has")
-        return self._fresh(self.phases[names.index(phase)], jax.random.PRNGKey(0), jax.random.PRNGKey(0))
+        key = _saved_phase(attrs)
+        keys = [p.key for p in self.phases]
+        if key not in keys:
+            where = f"stage {key[0] + 1}, phase {key[1]!r}" if key[0] else f"phase {key[1]!r}"
+            raise UserError(f"saved in {where}, which this case no longer has")
+        return self._fresh(self.phases[keys.index(key)], jax.random.PRNGKey(0), jax.random.PRNGKey(0))
 
     def start(self, state, attrs: dict):
         self.step = int(state.get("step", 0))
-        k = int(attrs.get("window", 0))
-        if k:  # the windows before this one, from their files
+        self.phase = _saved_phase(attrs) if "phase" in attrs else self.phases[0].key if self.phases else None
+        k = self.phase[0] if self.phase is not None else 0
+        if k and self.plan[k].window is not None:  # the windows before this one, from their files
             if self.out is None:
                 raise UserError("resuming a run of time windows needs its run folder")
             template = self.problem.init(jax.random.PRNGKey(0))
             for j in range(k):
-                self._enter(j)
+                if j:
+                    self._enter(j)
                 self.trained.append((self.problem, windows.load(self.out, self.cfg, j, template)))
+        if k:
             self._enter(k)
-        self.phase = attrs.get("phase", self.phases[0].name if self.phases else None)
         return parallel.replicate(state, self.mesh), self.step
 
     def attrs(self) -> dict:
-        return {"step": self.step, "phase": self.phase, **({"window": self.window} if self.windows > 1 else {})}
+        stage, name = self.phase if self.phase is not None else (0, None)
+        return {"step": self.step, "phase": name, **({"stage": stage} if len(self.plan) > 1 else {})}
 
     def advance(self, state, run: loop.Run) -> loop.Chunk | None:
         phase = next((p for p in self.phases if self.step < p.end), None)
-        if phase is None and self.window + 1 < self.windows:  # the next window, from this one's parameters
-            params = parallel.to_host(state)["params"]
-            self.trained.append((self.problem, params))
-            if self.out is not None and parallel.is_writer():
-                windows.save(self.out, self.cfg, self.window, params)
-            self._enter(self.window + 1)
-            return loop.Chunk(state)
         if phase is None:
             return None
-        if phase.name != self.phase:  # a new phase starts a fresh optimizer state from the params
+        if phase.stage != self.stage:  # the next stage, from this one's parameters
+            self._leave(parallel.to_host(state)["params"])
+            self._enter(phase.stage)
+        if phase.key != self.phase:  # a new phase starts a fresh optimizer state from the params
             host = parallel.to_host(state)
             state = optim.init_state(host["params"], phase.tx, host["key"], self.step, host.get("weights"))
-            self.phase, self.shapes = phase.name, None
+            self.phase, self.shapes = phase.key, None
             return loop.Chunk(parallel.replicate(state, self.mesh))
         length = self.cfg.training.log_every
         if _shapes(self.batch) != self.shapes:  # first chunk of the phase, or a refined batch
             with run.compiling():
-                self.compiled, self.shapes = phase.chunk.lower(state, self.batch, length).compile(), _shapes(self.batch)
+                self.compiled = _chunk(self.cfg, phase, self.problem).lower(state, self.batch, length).compile()
+                self.shapes = _shapes(self.batch)
         step, n = self.step, min(length, phase.end - self.step)
         assert self.compiled is not None  # compiled above for these shapes
         new, losses = self.compiled(state, self.batch, n)
@@ -196,21 +230,42 @@ class _Pinn:
         chunk.row = {"step": self.step, "loss": float(chunk.losses[-1]),
                      **{f"loss.{k}": float(terms[k]) for k in self.problem.terms},
                      **{f"weight.{k}": float(v) for k, v in new.get("weights", {}).items()},
-                     "lr": float(phase.schedule(self.step - 1)), "wall_time_s": run.wall(),
+                     "lr": float(phase.schedule(self.step - 1 - phase.start)), "wall_time_s": run.wall(),
                      "phase": self.phases.index(phase)}
         chunk.latest = self.step % self.cfg.training.checkpoint_every < n or self.step == phase.end
+        if self.curriculum:
+            chunk.row["Re"] = self.plan[phase.stage].Re
+            if self.step == phase.end and phase is self._last_of(phase.stage):
+                chunk.row.update(self._stage_end(phase.stage, parallel.to_host(new["params"]), run))
         if phase.name == "adam":
             self._new_points(new, n)
         every = self.cfg.evaluation.every
         if every and self.step % every < n and self.reference is not None:
-            ev = self.ev
-            if self.windows > 1:  # the times trained so far
-                end = windows.bounds(self.cfg, self.window)[1]
+            ev, window = self.ev, self.plan[self.stage].window
+            if window is not None:  # the times trained so far
+                end = windows.bounds(self.cfg, window)[1]
                 ev = dataclasses.replace(ev, mask=ev.mask & (ev.points[:, -1] <= end + 1e-12))
             _, m = _errors(self._predictor(parallel.to_host(new["params"])), self.equation, self.reference, ev)
             run.write(f"step {self.step}: " + ", ".join(f"{k} {v:.3e}" for k, v in m.items()))
             chunk.row.update(m)  # the loss plot shows them
         return chunk
+
+    def _last_of(self, stage: int) -> _Phase:
+        return [p for p in self.phases if p.stage == stage][-1]
+
+    def _stage_end(self, stage: int, params, run: loop.Run) -> dict:
+        """The record of a curriculum stage's end: ``residual_rms`` and the checks' metrics, also printed."""
+        record = self._assess(self.problem, params)
+        run.write(f"stage {stage + 1}/{len(self.plan)} ({self.plan[stage].label}) ends at step {self.step}: "
+                  + ", ".join(f"{k} {v:.3g}" for k, v in record.items()))
+        return record
+
+    def _assess(self, problem: Problem, params) -> dict:
+        """``residual_rms`` and the metrics of the equation's checks (no plots)."""
+        assert self.residual_points is not None, "a curriculum run"
+        checks = problem.equation.checks(lambda pts: problem.predict(params, pts))
+        return {"residual_rms": curriculum.residual_rms(problem, params, self.residual_points),
+                **{k: v for c in checks for k, v in c.metrics.items()}}
 
     def _new_points(self, state, n: int) -> None:
         """New collocation points when due (``sampling.resample_every``), refinement (``sampling.adaptive``)."""
@@ -219,13 +274,13 @@ class _Pinn:
         if resample:
             self.base = self.problem.sample(self.rng, self.share)
         if refine:
-            self.refiner.refine(parallel.to_host(state["params"]))
+            self.refiner.refine(self.problem, parallel.to_host(state["params"]))
         if resample or refine:
             self.batch = self.problem.place(self.problem.extend(self.base, self.refiner.points), self.mesh)
 
     def summary(self) -> dict:
-        out: dict[str, Any] = {"autodiff_mode": self.cfg.autodiff.mode,
-               **({"windows": self.windows} if self.windows > 1 else {}),
+        n = self.cfg.training.windows
+        out: dict[str, Any] = {"autodiff_mode": self.cfg.autodiff.mode, **({"windows": n} if n > 1 else {}),
                "parallel": {**parallel.describe(self.mesh), "interior_points": int(self.batch["interior"].shape[0])}}
         if self.refiner.on:
             pts = self.refiner.points
@@ -233,18 +288,39 @@ class _Pinn:
         return out
 
     def finish(self, state, run: loop.Run, out: str | None) -> dict:
-        predict = self._predictor(parallel.to_host(state["params"]))
+        params = parallel.to_host(state["params"])
+        predict = self._predictor(params)
         pred, errors = _errors(predict, self.equation, self.reference, self.ev)
         if out is not None:
             eq = self.equation
             fields_h5.write(os.path.join(out, "fields.h5"), self.ev, pred, self.reference, self.cfg.case, eq.units)
             if run.rows:
-                names = tuple(PHASE_NAMES[p.name] for p in self.phases)
+                names = tuple(f"{self.plan[p.stage].label} {PHASE_NAMES[p.name]}".strip() for p in self.phases)
                 plots.save(plots.loss_history(run.rows, f"{self.cfg.case}: loss", names, errors),
                            os.path.join(out, "plots", "loss.png"))
         checked = _plots_and_checks(predict, self.equation, self.ev, pred, self.reference, out)
         errors.update(checked["metrics"])
-        return {"metrics": errors, **({"notes": checked["notes"]} if checked["notes"] else {})}
+        result = {"metrics": errors, **({"notes": checked["notes"]} if checked["notes"] else {})}
+        if self.curriculum:
+            result.update(self._verdict(params, errors, run))
+        return result
+
+    def _verdict(self, params, errors: dict, run: loop.Run) -> dict:
+        """The curriculum's summary entries: each stage's end record, and whether the run converged."""
+        cur = self.cfg.training.curriculum
+        assert cur is not None and self.residual_points is not None, "a curriculum run"
+        errors["residual_rms"] = curriculum.residual_rms(self.problem, params, self.residual_points)
+        converged, why = curriculum.verdict(errors, cur.ghia, cur.residual)
+        run.write(("converged: " if converged else "NOT converged: ") + why)
+        ends = [r for r in run.rows if np.isfinite(r.get("residual_rms", np.nan))]
+        stages = [{"Re": r["Re"], "step": int(r["step"]), "wall_time_s": r["wall_time_s"],
+                   **{k: r[k] for k in r if k == "residual_rms" or k.startswith("ghia_")}} for r in ends]
+        return {"stages": stages, "converged": converged, "convergence": why}
+
+
+def _saved_phase(attrs: dict) -> tuple[int, str]:
+    """The ``(stage, phase)`` a checkpoint was saved in (a checkpoint from before curricula: stage 0)."""
+    return int(attrs.get("stage", 0)), str(attrs.get("phase", "adam"))
 
 
 def _shapes(batch):

@@ -44,7 +44,8 @@ class SpaceTime(Domain):
         def on(pts, tol):
             return piece.on(pts[:, :-1], tol) & (pts[:, -1] >= self.t0 - tol) & (pts[:, -1] <= self.t1 + tol)
 
-        distance = None if piece.distance is None else (lambda pts: piece.distance(pts[..., :-1]))
+        inner = piece.distance
+        distance = None if inner is None else (lambda pts: inner(pts[..., :-1]))
         return Piece(piece.k + 1, piece.measure * span, point_map, on, piece.face, piece.sphere, distance)
 
     def _initial(self) -> Piece:

@@ -31,9 +31,14 @@ from .config import PinnCase
 
 def bounds(cfg: PinnCase, k: int) -> tuple[float, float]:
     """The time interval of window ``k``."""
-    t0, t1 = cfg.geometry.time
+    t0, t1 = _interval(cfg)
     step = (t1 - t0) / cfg.training.windows
     return t0 + k * step, (t1 if k == cfg.training.windows - 1 else t0 + (k + 1) * step)
+
+
+def _interval(cfg: PinnCase) -> tuple[float, float]:
+    assert cfg.geometry.time is not None, "windows need a time interval (checked when the case is loaded)"
+    return cfg.geometry.time
 
 
 def case(cfg: PinnCase, k: int) -> PinnCase:
@@ -45,7 +50,7 @@ def case(cfg: PinnCase, k: int) -> PinnCase:
 
 def index(cfg: PinnCase, t) -> np.ndarray:
     """The window holding each time of ``t`` (module notes)."""
-    t0, t1 = cfg.geometry.time
+    t0, t1 = _interval(cfg)
     n = cfg.training.windows
     return np.clip(np.ceil((np.asarray(t, float) - t0) / (t1 - t0) * n - 1e-9).astype(int) - 1, 0, n - 1)
 

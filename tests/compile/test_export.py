@@ -75,8 +75,8 @@ def test_one_fno_export_answers_on_every_grid(tmp_path, capsys):
 
     case = cases.load("cases/darcy_fno.yaml", [f"data.path={tmp_path}/d.h5", "data.n_train=4", "data.n_test=2",
                                                 "data.super_resolution=[]", "model.width=4", "model.layers=1",
-                                                "model.projection=[8]", "training.epochs=1",
-                                                "training.batch_size=2", "evaluation.batch_size=2"])
+                                                "model.projection=[8]", "training.epochs=1", "training.batch_size=2",
+                                                "training.schedule.warmup=0", "evaluation.batch_size=2"])
     cases.datagen(case, quiet=True)
     cases.run(case, out=str(tmp_path / "run"), quiet=True)
     model = export_model(case.config, str(tmp_path / "run"))[0]

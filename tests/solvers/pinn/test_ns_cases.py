@@ -81,6 +81,7 @@ def test_cavity_run_folder_has_centreline_metrics_and_plots(tmp_path, capsys):
 @pytest.mark.parametrize("name,overrides,expected", [
     ("ldc", ["equation.conditions.lidd={u: 1}"], "equation.conditions.lidd: unknown boundary part (did you mean 'lid'?)"),
     ("ldc", ["equation.Re=null"], "equation.Re: missing: give Re (or nu)"),
+    ("ldc", ["equation.Re=2000"], "equation.checks: ghia1982 has tables for Re = 100, 400, 1000, 3200 only"),
     ("ldc", ["equation.conditions.lid.uu=1"], "equation.conditions.lid.uu: unknown quantity (did you mean 'u'?)"),
     ("ldc", ["equation.conditions.lid.u=exact"], "equation.conditions.lid.u: 'exact' needs an exact solution"),
     ("ldc", ["equation.conditions.lid.u=sin(q)"], "equation.conditions.lid.u: unknown name 'q'"),

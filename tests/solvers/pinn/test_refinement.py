@@ -16,9 +16,9 @@ def test_adaptive_refinement_adds_the_worst_points():
                             "sampling.adaptive={every: 1, candidates: 400, add: 20, max_points: 30}"]).config
     problem = assemble(cfg)
     params = problem.init(jax.random.PRNGKey(0))
-    refiner = Refiner(cfg.sampling.adaptive, problem, np.random.default_rng(0))
-    refiner.refine(params)
-    refiner.refine(params)
+    refiner = Refiner(cfg.sampling.adaptive, np.random.default_rng(0))
+    refiner.refine(problem, params)
+    refiner.refine(problem, params)
     assert refiner.points.shape == (30, 2) and problem.geometry.contains(refiner.points).all()
     score = lambda pts: np.asarray(problem.residual_score(params, jnp.asarray(problem.equation.to_nondim(pts))))
     cand = problem.geometry.interior(400, np.random.default_rng(5), "uniform")

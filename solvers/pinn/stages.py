@@ -1,0 +1,39 @@
+"""A run's stages: the sub-problems trained one after another, each from the parameters the last one ended with.
+
+A plain case is one stage. A Reynolds curriculum (``training.curriculum``, :mod:`.curriculum`) is a stage per
+Re, the case at that Re, sharing one set of collocation points; the first runs ``training.adam`` and
+``training.lbfgs``, every later one the curriculum's step counts. Time windows (``training.windows``,
+:mod:`.windows`) are a stage per window, the case on that window's interval, each with the full step counts,
+points drawn from a stream of its own, and (after the first) the previous window's fields as initial values.
+The two do not combine (the case file says so). The driver (:mod:`.run`) turns a plan into phases and keeps
+one step count across stages.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from . import curriculum, windows
+from .config import AdamConfig, LbfgsConfig, PinnCase
+
+
+@dataclass(frozen=True)
+class Stage:
+    case: PinnCase  # the case this stage trains
+    adam: AdamConfig
+    lbfgs: LbfgsConfig
+    label: str = ""  # how logs and plots name it ("Re 400", "window 2"); empty for a plain case
+    Re: float | None = None  # a curriculum stage's Re
+    window: int | None = None  # a time window's index
+
+
+def plan(cfg: PinnCase) -> list[Stage]:
+    """The stages of case ``cfg`` (module notes); the last one's case is ``cfg`` itself unless it has windows."""
+    t, cur = cfg.training, cfg.training.curriculum
+    if cur is not None:
+        res = curriculum.stages(cur.Re, cfg.equation.Re)  # type: ignore[attr-defined]  # has Re: checked on loading
+        later = replace(t.adam, steps=cur.adam), replace(t.lbfgs, steps=cur.lbfgs)
+        return [Stage(cfg if i == len(res) - 1 else curriculum.stage_case(cfg, re),
+                      *((t.adam, t.lbfgs) if i == 0 else later), f"Re {re:g}", Re=re) for i, re in enumerate(res)]
+    if t.windows > 1:
+        return [Stage(windows.case(cfg, k), t.adam, t.lbfgs, f"window {k + 1}", window=k) for k in range(t.windows)]
+    return [Stage(cfg, t.adam, t.lbfgs)]

@@ -1,0 +1,128 @@
+"""The Reynolds curriculum: its stages, each stage warm-started from the last, the stage records and the
+verdict in the summary, resume in the middle of a stage; case-file mistakes name the key."""
+import os
+import signal
+
+import h5py
+import jax
+import numpy as np
+import pytest
+
+from sciml import cases, loop
+from sciml.cli import main
+from sciml.errors import Interrupted
+from sciml.solvers.pinn import curriculum
+from sciml.solvers.pinn import run as driver
+
+LDC = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cases", "ldc.yaml")
+# two stages (Re 100, then 400) of 20 Adam steps each, a tiny plain MLP in u, v, p (quicker to compile)
+TINY = ["model.type=mlp", "model.hidden=[8,8]", "equation.formulation=velocity_pressure", "equation.Re=400",
+        "sampling.interior=64", "sampling.boundary=16", "evaluation.grid=[11,11]", "training.log_every=10",
+        "training.checkpoint_every=1000", "training.adam.steps=20", "training.lbfgs.steps=0",
+        "training.curriculum={Re: auto, adam: 20, lbfgs: 0}"]
+
+
+def train(folder, resume=None):
+    cfg = cases.load(LDC, TINY).config
+    return driver.train(cfg, str(folder), resume=str(folder) if resume else None, quiet=True)
+
+
+@pytest.mark.parametrize("target,expected", [
+    (100, [100]), (50, [50]), (400, [100, 400]), (1000, [100, 400, 1000]), (3200, [100, 400, 1000, 3200]),
+    (2000, [100, 400, 1000, 2000]),
+])
+def test_auto_stages_are_ghias_reynolds_numbers_below_the_target(target, expected):
+    assert curriculum.stages("auto", target) == expected
+
+
+def test_a_stage_list_rises_to_the_target():
+    assert curriculum.stages([100, 300, 1000], 1000) == [100, 300, 1000]
+    with pytest.raises(ValueError, match="must rise"):
+        curriculum.stages([400, 100, 1000], 1000)
+    with pytest.raises(ValueError, match="the last stage must be equation.Re = 1000, got 400"):
+        curriculum.stages([100, 400], 1000)
+
+
+@pytest.fixture(scope="module")
+def full(tmp_path_factory):
+    """One whole curriculum run, with what the driver hands the optimizer at each phase's start ``(step,
+    params)`` and what it assesses at each stage's end and at the verdict ``(Re, params)``."""
+    starts, ends = [], []
+    init_state, residual_rms = driver.optim.init_state, curriculum.residual_rms
+
+    def spy_init(params, tx, key, step=0, weights=None):
+        starts.append((int(step), jax.device_get(params)))
+        return init_state(params, tx, key, step, weights)
+
+    def spy_rms(problem, params, points):
+        ends.append((problem.equation.config.Re, jax.device_get(params)))
+        return residual_rms(problem, params, points)
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(driver.optim, "init_state", spy_init)
+        m.setattr(curriculum, "residual_rms", spy_rms)
+        folder = tmp_path_factory.mktemp("full")
+        return {"summary": train(folder), "folder": folder, "starts": starts, "ends": ends}
+
+
+def test_each_stage_starts_from_the_parameters_the_last_one_ended_with(full):
+    starts, ends, summary = full["starts"], full["ends"], full["summary"]
+    assert [s for s, _ in starts] == [0, 20]  # the fresh state, then stage 2's optimizer
+    assert [re for re, _ in ends] == [100, 400, 400]  # stage ends, then the final verdict
+    same = lambda a, b: all(np.array_equal(x, y) for x, y in zip(jax.tree_util.tree_leaves(a),
+                                                                  jax.tree_util.tree_leaves(b)))
+    assert same(starts[1][1], ends[0][1])  # stage 2 starts where stage 1 (Re 100) ended
+    assert not same(starts[0][1], ends[0][1])  # ... which stage 1 trained
+    assert same(ends[1][1], ends[2][1])
+
+    rows = (full["folder"] / "metrics.csv").read_text().splitlines()
+    header = rows[0].split(",")
+    assert [r.split(",")[header.index("Re")] for r in rows[1:]] == ["100", "100", "400", "400"]
+    first, second = summary["stages"]
+    assert (first["Re"], first["step"], second["Re"], second["step"]) == (100, 20, 400, 40)
+    assert {"residual_rms", "ghia_u_rel_l2", "ghia_v_rel_l2"} <= set(first)
+    for k in ("residual_rms", "ghia_u_rel_l2", "ghia_v_rel_l2"):
+        assert second[k] == pytest.approx(summary["metrics"][k], rel=1e-7)  # the same parameters, at Re 400
+        assert first[k] != second[k]
+    assert summary["converged"] is False  # 40 steps of a tiny net
+    assert summary["convergence"].startswith("residual_rms ") and "> 0.05" in summary["convergence"]
+
+
+def test_resume_in_the_middle_of_a_stage_continues_it_exactly(tmp_path, monkeypatch, full):
+    rows = iter(range(100))
+    monkeypatch.setattr(loop._Stop, "requested", lambda self: signal.SIGTERM if next(rows) == 2 else 0)
+    with pytest.raises(Interrupted):  # after the row of step 30: stage 2 (Re 400), 10 of its 20 steps done
+        train(tmp_path / "cut")
+    with h5py.File(tmp_path / "cut" / "checkpoints" / "latest.h5") as f:
+        assert (int(f.attrs["step"]), int(f.attrs["stage"]), f.attrs["phase"]) == (30, 1, "adam")
+    monkeypatch.undo()
+    resumed = train(tmp_path / "cut", resume=True)
+    assert resumed["steps"] == 40 and resumed["metrics"] == full["summary"]["metrics"]  # bit-identical
+    assert len(resumed["stages"]) == len(full["summary"]["stages"]) == 2
+    for a, b in zip(resumed["stages"], full["summary"]["stages"]):  # stage 1's record read back from metrics.csv
+        assert a.keys() == b.keys() and all(a[k] == pytest.approx(b[k], rel=1e-7) for k in a if k != "wall_time_s")
+
+
+@pytest.mark.parametrize("overrides,expected", [
+    (["equation.Re=1000", "training.curriculum={Re: [100, 700, 1000]}"],
+     "training.curriculum.Re[1]: stage Re = 700: equation.checks: ghia1982 has tables for Re = 100, 400, 1000"),
+    (["training.curriculum={Re: [100, 400]}"],
+     "training.curriculum.Re: the last stage must be equation.Re = 100, got 400"),
+    (["equation.Re=null", "equation.nu=0.01", "equation.checks=[]", "training.curriculum={}"],
+     "training.curriculum: a Reynolds curriculum needs equation.Re"),
+    (["training.curriculum={Re: autoo}"], "training.curriculum.Re: must be one of ['auto'], got 'autoo'"),
+])
+def test_case_file_mistakes_are_one_line_naming_the_key(capsys, overrides, expected):
+    code = main(["show", LDC, *overrides])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert expected in err, err
+
+
+def test_the_residual_is_measured_in_the_core_of_the_cavity():
+    """A 64 x 64 grid of cell midpoints, less those within 5 % of a wall (the lid's corners are singular)."""
+    cfg = cases.load(LDC, ["geometry.x=[0, 2]", "geometry.y=[-1, 0]"]).config
+    pts = curriculum.residual_points(driver.assemble(cfg))
+    assert pts.shape == (58 * 58, 2)
+    assert pts[:, 0].min() > 0.1 and pts[:, 0].max() < 1.9 and pts[:, 1].min() > -0.95 and pts[:, 1].max() < -0.05
+    assert np.allclose(np.sort(np.unique(pts[:, 1])), -1 + (np.arange(3, 61) + 0.5) / 64)
