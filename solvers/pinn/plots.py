@@ -90,12 +90,7 @@ def profile(p: dict):
     else:
         ax.plot(p["s_axis"], p["s"], "-", lw=1.8, label="PINN")
         ax.plot(p["ref_axis"], p["ref"], "o", mfc="none", label=p.get("ref_label", "reference"))
-    ax.set_xlabel(p["xlabel"])
-    ax.set_ylabel(p["ylabel"])
-    ax.set_title(p["title"], fontsize=9)
-    ax.grid(True, alpha=0.3)
-    ax.legend()
-    return fig
+    return _labelled(fig, ax, p)
 
 
 def series(p: dict):
@@ -103,6 +98,11 @@ def series(p: dict):
     fig, ax = figure(size=(7, 4))
     for name, values in p["curves"].items():
         ax.plot(p["t"], values, lw=1.6, label=name)
+    return _labelled(fig, ax, p)
+
+
+def _labelled(fig, ax, p: dict):
+    """``fig`` with the axes' labels and title from ``p`` (``xlabel``, ``ylabel``, ``title``), a grid, a legend."""
     ax.set_xlabel(p["xlabel"])
     ax.set_ylabel(p["ylabel"])
     ax.set_title(p["title"], fontsize=9)
