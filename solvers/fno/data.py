@@ -15,15 +15,20 @@ the training resolution and at a finer one is the same function. With ``data.n_t
 grids hold that many samples of their own instead, solved on the finest of them: the training data can then
 be solved on the training grid itself (:meth:`DataConfig.sample_sets`). Each chunk is committed as it completes
 (:mod:`.parts`: an interrupted ``datagen`` continues after the last complete chunk, and gives the file one
-uninterrupted run gives); the file is assembled from them and renamed into place at the end. Its datasets
+uninterrupted run gives); the file is assembled from them and renamed into place at the end. SIGTERM or
+SIGINT while solving stops at once (the worker processes with it): the chunks committed stay, the chunks in
+flight are lost, and :class:`~sciml.errors.Interrupted` says how many were kept (the CLI exits 143 or 130). Its datasets
 carry HDF5's Fletcher-32 checksum per chunk, and every way of reading it (:func:`check`, :class:`Split`)
 turns a missing, truncated, damaged or foreign file into one line naming it.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
+import signal
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -32,7 +37,7 @@ import h5py
 import numpy as np
 from tqdm.auto import tqdm
 
-from sciml.errors import BadFile, ConfigError, UserError
+from sciml.errors import BadFile, ConfigError, Interrupted, UserError
 from sciml.io import hdf5
 from sciml.io.atomic import atomic_h5
 from sciml.version import __version__
@@ -119,12 +124,51 @@ def _solve_parts(cfg: DataConfig, parts: dataset_parts.Parts, todo: list[Chunk],
             _solve_part(cfg, parts, chunk, progress)
         return
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        for n in pool.map(_solve_part, [cfg] * len(todo), [parts] * len(todo), todo):
+    # leaving the block (a signal's exception included) terminates the workers: none outlives the command
+    with multiprocessing.get_context("spawn").Pool(workers, initializer=_worker_init) as pool:
+        for n in pool.imap(_solve_part_args, [(cfg, parts, chunk) for chunk in todo]):
             if progress is not None:
                 progress(n)
+
+
+def _solve_part_args(args: tuple) -> int:
+    return _solve_part(*args)
+
+
+def _worker_init() -> None:
+    """A worker leaves SIGINT (Ctrl-C reaches the whole process group) to the command, which ends it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class _Stop(Exception):
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _stopping(path: str, parts: dataset_parts.Parts, total: int):
+    """SIGTERM and SIGINT stop the solving at once (module notes): :class:`~sciml.errors.Interrupted` names the
+    chunks kept, counted once the workers have ended. Nothing changes outside the main thread, where Python
+    delivers no signals."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise _Stop(signum)
+
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    except _Stop as e:
+        kept = sum(parts.done(i) for i in range(total))
+        raise Interrupted(f"stopped by {signal.Signals(e.signum).name}: {kept} of {total} chunks of {path} are kept "
+                          f"in {parts.folder}; the same command continues from them", e.signum) from None
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 def write(cfg: DataConfig, path: str, progress=None, workers: int = 1, fresh: bool = False) -> None:
@@ -150,7 +194,8 @@ def write(cfg: DataConfig, path: str, progress=None, workers: int = 1, fresh: bo
     if progress is not None and len(todo) < len(every):
         progress(sum(c.n for c in every if c not in todo))
     # the finest grids first: their long solves start first when processes share the chunks
-    _solve_parts(cfg, parts, sorted(todo, key=lambda c: -c.grid), progress, workers)
+    with _stopping(path, parts, len(every)):
+        _solve_parts(cfg, parts, sorted(todo, key=lambda c: -c.grid), progress, workers)
     assembled = os.path.join(parts.folder, "dataset.h5")
     with atomic_h5(assembled) as f:
         f.attrs.update({"generator": cfg.generator, "params": json.dumps(cfg.params), "seed": cfg.seed,

@@ -2,6 +2,10 @@
 (one line, exit 2)."""
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 
 import h5py
 import numpy as np
@@ -169,6 +173,56 @@ def test_workers_write_the_same_dataset(tmp_path, case_file, capsys, own):
     for k, a in arrays["1"].items():
         assert a.std() > 0
         np.testing.assert_array_equal(arrays["2"][k], a)
+
+
+def _children(pid: int) -> list[int]:
+    """The live processes whose parent is ``pid`` (from /proc)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            out.append(int(entry))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads processes from /proc")
+def test_sigterm_stops_the_workers_at_once_and_keeps_the_committed_chunks(tmp_path, case_file):
+    """SIGTERM while two worker processes solve (the real Darcy solver, a chunk per sample): the command exits
+    143 with one line naming the chunks kept, no worker outlives it, and the same command goes on from them."""
+    path = case_file(tmp_path, data__resolution=17, data__super_resolution=[33], data__n_train=300, data__n_test=8,
+                     data__chunk=1)
+    folder = cases.load(path).config.data.path + ".parts"
+    command = [sys.executable, "-m", "sciml.cli", "datagen", path, "--quiet", "--workers", "2"]
+    p = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not (os.path.isdir(folder) and any(f.startswith("part-") for f in os.listdir(folder))):
+        assert p.poll() is None and time.monotonic() < deadline, p.communicate()
+        time.sleep(0.005)
+    workers = _children(p.pid)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 143 and err.count("\n") == 1, err
+    assert err.startswith("stopped by SIGTERM: ") and f"chunks of {cases.load(path).config.data.path} are kept" in err
+    kept = int(err.split(": ")[1].split()[0])
+    assert 1 <= kept < 308 and kept == sum(f.startswith("part-") for f in os.listdir(folder)), err
+    assert len(workers) >= 2
+    while any(_alive(w) for w in workers):  # the pool ends its workers as the command stops
+        assert time.monotonic() < deadline, [w for w in workers if _alive(w)]
+        time.sleep(0.05)
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and not os.path.exists(folder), again.stderr
 
 
 def test_workers_must_be_positive(tmp_path, case_file, capsys):
