@@ -16,8 +16,8 @@ def two_streams(assemble):
     """``assemble`` whose problem samples what ``REFERENCE_STREAMS`` processes draw together."""
     import jax
 
-    def wrapped(cfg):
-        problem = assemble(cfg)
+    def wrapped(cfg, *rest):
+        problem = assemble(cfg, *rest)
         draw = problem.sample
         streams = [np.random.default_rng([cfg.seed, p]) for p in range(REFERENCE_STREAMS)]
 
