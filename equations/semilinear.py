@@ -13,9 +13,11 @@ and :math:`g = \Delta u^* + N(u^*)` for the exact solution :math:`u^* = (1 - |x|
 
 With :math:`\varphi = 1 - |x|^2` (:math:`\Delta\varphi = -2d`, :math:`\nabla\varphi = -2x`) the source is
 :math:`\Delta u^* = -2d\, s - 4\, x\cdot\nabla s + \varphi\, \Delta s`, each term a sum over the chain's links, so
-:math:`g` costs :math:`O(d)` per point (no derivative of :math:`u^*` is taken numerically). The interior
-residual is divided by :math:`d` (the size of :math:`\Delta` on a function of unit size in the unit ball), so
-that it stays comparable to the boundary residual :math:`u - u^*` as :math:`d` grows. Coordinates are the
+:math:`g` costs :math:`O(d)` per point (no derivative of :math:`u^*` is taken numerically). The network gives
+:math:`\hat u = u / U` with :math:`U = |c|_2` (the size of :math:`s`, which grows like :math:`\sqrt d`), so
+that its output stays of unit size in any dimension; the interior residual is divided by :math:`d\,U` (the
+size of :math:`\Delta u`) and the boundary one, :math:`\hat u - u^*/U`, by :math:`U`. The reported field is
+:math:`u = U \hat u`. Coordinates are the
 domain's; the map to the network's inputs is the identity.
 
 On the unit sphere :math:`u^* = 0`: points sampled there have :math:`|x|^2 = 1` only to rounding, so
@@ -105,6 +107,7 @@ class Semilinear(Equation):
     def __init__(self, config: SemilinearConfig, domain):
         self.config, self.domain = config, domain
         self.c = coefficients(config.solution, len(domain.coords), config.seed)
+        self.scale = float(np.linalg.norm(self.c))  # U: the network gives u / U
         self._n = FORMS[config.form]
 
     @property
@@ -123,11 +126,15 @@ class Semilinear(Equation):
 
     def interior(self, d):
         u_star, lap_star = self.exact(d.points)
-        u = d["u"]
-        return {"pde": (d.lap("u") + self._n(u) - lap_star - self._n(u_star)) / len(self.coords)}
+        U = self.scale
+        u = U * d["u"]
+        return {"pde": (U * d.lap("u") + self._n(u) - lap_star - self._n(u_star)) / (len(self.coords) * U)}
 
     def boundary(self, part, d, normal):
-        return {"u": d["u"] - self.exact(d.points)[0]}
+        return {"u": d["u"] - self.exact(d.points)[0] / self.scale}
+
+    def derived(self, d):
+        return {"u": self.scale * d["u"]}
 
     def reference(self, points):
         return {"u": np.asarray(self.exact(jnp.asarray(points))[0])}

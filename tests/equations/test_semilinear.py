@@ -33,7 +33,7 @@ def test_exact_solution_has_zero_residual(form):
         cfg = semilinear.SemilinearConfig(type="semilinear", form=form, solution="two_body", seed=1)
         eq = semilinear.Semilinear(cfg, Ball(dim))
         x = jnp.asarray(Ball(dim).interior(10, np.random.default_rng(2), "uniform"))
-        u_fn = lambda y: eq.exact(y)[0][..., None]
+        u_fn = lambda y: eq.exact(y)[0][..., None] / eq.scale  # the network's field is u / U
         lap = ad.laplacian_op(dim)
         values = ad.derivatives(u_fn, [(0,) * dim, lap])(x)
         d = Fields(x, values, eq.fields, eq.coords)
@@ -41,4 +41,5 @@ def test_exact_solution_has_zero_residual(form):
         np.testing.assert_allclose(eq.boundary("sphere", d, x)["u"], 0.0, atol=1e-12)
         wrong = Fields(x, {k: v * 1.01 for k, v in values.items()}, eq.fields, eq.coords)
         assert np.abs(eq.interior(wrong)["pde"]).max() > 1e-3
-        np.testing.assert_allclose(eq.reference(np.asarray(x))["u"], values[(0,) * dim][:, 0], rtol=1e-12)
+        np.testing.assert_allclose(eq.reference(np.asarray(x))["u"], eq.derived(d)["u"], rtol=1e-12)
+        assert eq.scale == pytest.approx(np.linalg.norm(eq.c)) and eq.scale > 1
