@@ -27,6 +27,11 @@ carries ``S`` order-1 coefficients of the primal's size per variable: memory and
 (through the first layer), with no ``d × d`` object, since ``Δ`` and ``Δ²`` arrive as
 :class:`~sciml.autodiff.operators.Polyharmonic` requests whose terms are never listed here. Multi-index
 requests are computed exactly by the Taylor engine in the same propagation; other operators are refused.
+
+What the high-dimensional work added to this mode: the ``"sparse"`` jets, the :data:`DISTRIBUTIONS` table, and
+reading ``Δ``/``Δ²`` off a :class:`~sciml.autodiff.operators.Polyharmonic` request (before, the request's
+``d²`` (``Δ``) or ``d³/2`` (``Δ²``) term entries were listed and compared with the operator's, which bounded
+``d`` to a few thousand); the estimators, the plan and the collapse are unchanged.
 """
 from __future__ import annotations
 
