@@ -9,10 +9,12 @@ import dataclasses
 from .base import Equation, missing
 from .navier_stokes import NavierStokes, NavierStokesConfig
 from .plate import KirchhoffPlate, PlateConfig
+from .semilinear import Semilinear, SemilinearConfig
 
 EQUATIONS: dict[str, tuple[type, type[Equation]]] = {
     "kirchhoff_plate": (PlateConfig, KirchhoffPlate),
     "navier_stokes": (NavierStokesConfig, NavierStokes),
+    "semilinear": (SemilinearConfig, Semilinear),
 }
 
 
@@ -46,4 +48,4 @@ def create(config, domain) -> Equation:
 
 
 __all__ = ["EQUATIONS", "Equation", "KirchhoffPlate", "NavierStokes", "NavierStokesConfig", "PlateConfig",
-           "check_geometry", "create", "register"]
+           "Semilinear", "SemilinearConfig", "check_geometry", "create", "register"]

@@ -15,8 +15,8 @@ mode's keywords:
 - ``"stochastic"``: unbiased randomized estimates of ``Δ``/``Δ²`` (:mod:`.taylor.stochastic`; multi-indices are
   computed exactly, other operators refused). Options: ``key`` (a ``jax.random`` key, required), ``samples``
   (random directions per evaluation, default 16), ``distribution`` (``"rademacher"``, the default for ``Δ``,
-  or ``"gaussian"``, required for ``Δ²``), ``per_point`` (``True``: new directions at every point), ``layout``,
-  ``chunk``.
+  ``"sparse"``: scaled coordinate directions ``√d e_i``, or ``"gaussian"``, required for ``Δ²``), ``per_point``
+  (``True``: new directions at every point), ``layout``, ``chunk``.
 
 ``"taylor"`` ignores the stochastic mode's keywords, so a configuration can switch between the two.
 Everything returns ordinary JAX functions: they compose with ``jit``, ``vmap``, ``grad`` and sharding. A

@@ -3,12 +3,18 @@
 A *request* is either a multi-index ``alpha`` (a tuple of ints, one per input coordinate, meaning
 ``∂^alpha = ∂_1^alpha_1 ... ∂_d^alpha_d``) or a :class:`LinearOperator` ``Σ_α c_α ∂^α``. Requests are
 hashable, so a set of them is a plan the engine can compute in one propagation.
+
+``Δ`` and ``Δ²`` are :class:`Polyharmonic` operators: held as ``(power, dim)``, their terms (``d`` multi-indices
+of ``d`` entries for ``Δ``, ``d(d+1)/2`` for ``Δ²``: a ``d × d`` object, ``d³/2`` for ``Δ²``) are listed only when
+an exact engine asks for them, so that a request for ``Δu`` in ``d = 10⁵`` dimensions costs nothing until it is
+evaluated, and the stochastic mode never lists them.
 """
 from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 MultiIndex = tuple[int, ...]
 
@@ -62,17 +68,66 @@ def multi_indices(dim: int, order: int) -> list[MultiIndex]:
     )
 
 
-def laplacian_op(dim: int) -> LinearOperator:
-    """``Δ = Σ_i ∂_i²``."""
-    return LinearOperator.of({unit(dim, i, 2): 1.0 for i in range(dim)}, "laplacian")
+def _laplacian_terms(dim: int) -> dict[MultiIndex, float]:
+    return {unit(dim, i, 2): 1.0 for i in range(dim)}
 
 
-def biharmonic_op(dim: int) -> LinearOperator:
-    """``Δ² = Σ_i ∂_i⁴ + 2 Σ_{i<j} ∂_i² ∂_j²``."""
+def _biharmonic_terms(dim: int) -> dict[MultiIndex, float]:
     coeffs: dict[MultiIndex, float] = {unit(dim, i, 4): 1.0 for i in range(dim)}
     for i, j in itertools.combinations(range(dim), 2):
         coeffs[tuple(2 if k in (i, j) else 0 for k in range(dim))] = 2.0
-    return LinearOperator.of(coeffs, "biharmonic")
+    return coeffs
+
+
+# power -> (name, its terms in dim coordinates)
+POWERS = {1: ("laplacian", _laplacian_terms), 2: ("biharmonic", _biharmonic_terms)}
+
+
+class Polyharmonic(LinearOperator):
+    """``Δ^power`` on ``dim`` coordinates (``power`` 1: the Laplacian, 2: the biharmonic operator), known by
+    ``(power, dim)``; :attr:`terms` are listed on first use (see the module notes). Equal to another
+    ``Polyharmonic`` of the same power and dimension only."""
+
+    power: int
+
+    def __init__(self, power: int, dim: int):
+        if power not in POWERS:
+            raise ValueError(f"Polyharmonic powers are {sorted(POWERS)}, not {power!r}")
+        if dim < 1:
+            raise ValueError(f"dimension must be positive, not {dim!r}")
+        object.__setattr__(self, "power", int(power))
+        object.__setattr__(self, "_dim", int(dim))
+        object.__setattr__(self, "name", POWERS[power][0])
+
+    @cached_property
+    def terms(self) -> tuple[tuple[MultiIndex, float], ...]:  # type: ignore[override]
+        return LinearOperator.of(POWERS[self.power][1](self._dim), self.name).terms
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    @property
+    def orders(self) -> tuple[int, ...]:
+        return (2 * self.power,)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Polyharmonic):
+            return NotImplemented
+        return (self.power, self._dim) == (other.power, other._dim)
+
+    def __hash__(self) -> int:
+        return hash(("Polyharmonic", self.power, self._dim))
+
+
+def laplacian_op(dim: int) -> Polyharmonic:
+    """``Δ = Σ_i ∂_i²``."""
+    return Polyharmonic(1, dim)
+
+
+def biharmonic_op(dim: int) -> Polyharmonic:
+    """``Δ² = Σ_i ∂_i⁴ + 2 Σ_{i<j} ∂_i² ∂_j²``."""
+    return Polyharmonic(2, dim)
 
 
 def validate(request: Request, dim: int) -> Request:

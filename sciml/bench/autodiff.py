@@ -120,9 +120,11 @@ def _compile(fn, *args):
     return compiled, compile_s, out
 
 
-def time_all(fns: dict, args: tuple, rounds: int) -> tuple[dict, dict, dict]:
-    """Compile, warm up and time ``fns`` in interleaved rounds: (median seconds, compile seconds, outputs)."""
-    compiled, compile_s, outputs = {}, {}, {}
+def time_all(fns: dict, args: tuple, rounds: int, keep: dict | None = None) -> tuple[dict, dict, dict]:
+    """Compile, warm up and time ``fns`` in interleaved rounds: (median seconds, compile seconds, outputs);
+    ``keep``, when given, receives the compiled executables (for their memory analysis)."""
+    compiled: dict = {} if keep is None else keep
+    compile_s, outputs = {}, {}
     for name, fn in fns.items():
         compiled[name], compile_s[name], outputs[name] = _compile(fn, *args)
         jax.block_until_ready(compiled[name](*args))  # second warm-up

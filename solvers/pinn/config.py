@@ -158,6 +158,9 @@ class LossConfig:
 class AutodiffConfig:
     mode: Literal["taylor", "nested", "stochastic"] = "taylor"
     samples: int = spec(16, ge=1, help="random directions per point for mode: stochastic")
+    distribution: Literal["rademacher", "gaussian", "sparse"] | None = spec(
+        None, help="mode: stochastic: the directions (dense rademacher or gaussian, or sparse √d e_i); default: "
+                   "rademacher for Δ, gaussian for Δ²")
 
 
 @dataclass

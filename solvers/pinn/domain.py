@@ -6,7 +6,8 @@ A domain answers:
 - ``interior(n, rng, method)``: ``n`` points inside; ``near(part, n, distance, rng, method)``: inside, near a part;
 - ``parts`` and ``boundary(part, n, rng, method)``: ``(points, outward unit normals)`` on a named part;
 - ``contains(points)``, ``on_part(part, points)``: membership tests (for tests and masks);
-- ``evaluation_points(grid)``: a tensor grid over the bounding box with a mask of the points inside;
+- ``evaluation_points(grid)``: a tensor grid over the bounding box with a mask of the points inside (a
+  high-dimensional domain: scattered held-out points, :attr:`EvalPoints.gridded` False);
 - ``periodic_offset(a, b)``: the translation taking part ``a`` onto part ``b`` (periodic pairs);
 - ``sphere(part)``: the centre and radius of a part that is one hole's circle or sphere;
 - ``distances(part)``: each piece's distance function (to its plane or sphere, positive inside).
@@ -55,6 +56,12 @@ class EvalPoints:
 
     def grids(self) -> tuple[np.ndarray, ...]:
         return tuple(self.points[:, i].reshape(self.shape) for i in range(len(self.shape)))
+
+    @property
+    def gridded(self) -> bool:
+        """True for a tensor grid (one axis per coordinate); False for scattered points (``shape == (N,)``, no
+        ``axes``: a high-dimensional domain's held-out points), which have no planes to plot or write."""
+        return len(self.axes) == len(self.coords)
 
 
 def regroup(pieces: Sequence[str], default: Mapping[str, tuple[str, ...]],

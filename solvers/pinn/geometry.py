@@ -1,8 +1,9 @@
 """Geometry for collocation: the case file's ``geometry`` section and the domains it builds.
 
-``type``: ``rectangle`` (2D), ``box`` (3D) or ``disk`` (2D); rectangles, boxes and disks may have circular
-or spherical ``holes`` (boolean difference); ``time: [t0, t1]`` makes the domain space-time (coordinate
-``t``, new part ``initial``); ``parts`` regroups and renames boundary parts, e.g.
+``type``: ``rectangle`` (2D), ``box`` (3D), ``disk`` (2D) or ``ball`` (any dimension ``dim``, :mod:`.ball`);
+rectangles, boxes and disks may have circular or spherical ``holes`` (boolean difference); ``time: [t0, t1]``
+makes the domain space-time (coordinate ``t``, new part ``initial``); ``parts`` regroups and renames boundary
+parts, e.g.
 ``parts: {lid: [top], walls: [left, right, bottom]}``. Domains and samplers live in :mod:`.domain`,
 :mod:`.shapes`, :mod:`.spacetime` and :mod:`.sampling`; this module holds the schema and the registry.
 """
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Literal, Union
 from sciml.config import spec
 from sciml.errors import Invalid
 
+from .ball import Ball
 from .domain import Domain, EvalPoints, Piece
 from .sampling import Method, draw, unit_cube
 from .shapes import Box, Disk, Rectangle
@@ -96,6 +98,18 @@ class DiskConfig:
         build_geometry(self)
 
 
+@dataclass
+class BallConfig:
+    """``type: ball``: the ball of ``radius`` around the origin in ``dim`` dimensions (coordinates ``x1 … xd``,
+    boundary part ``sphere``), evaluated on ``test_points`` held-out points (:mod:`.ball`)."""
+
+    type: Literal["ball"]
+    dim: int = spec(ge=1, help="dimension d")
+    radius: float = spec(1.0, gt=0.0)
+    test_points: int = spec(10000, ge=1, help="held-out points the errors are measured on")
+    parts: dict[str, list[str]] = spec(factory=dict, help="named groups of parts")
+
+
 def _with_time(space: Domain, cfg) -> Domain:
     return SpaceTime(space, cfg.time) if cfg.time is not None else space
 
@@ -105,9 +119,10 @@ GEOMETRIES = {
     "rectangle": (RectangleConfig, lambda c: _with_time(Rectangle(c.x, c.y, _holes(c), c.parts), c)),
     "box": (BoxConfig, lambda c: _with_time(Box(c.x, c.y, c.z, _holes(c), c.parts), c)),
     "disk": (DiskConfig, lambda c: _with_time(Disk(c.center, c.radius, _holes(c), c.parts), c)),
+    "ball": (BallConfig, lambda c: Ball(c.dim, c.radius, c.parts, c.test_points)),
 }
 if TYPE_CHECKING:  # mypy cannot read a union built at run time: the same union, written out
-    GeometryConfig = RectangleConfig | BoxConfig | DiskConfig
+    GeometryConfig = RectangleConfig | BoxConfig | DiskConfig | BallConfig
 else:  # the union of the registered kinds, built from the table (`|` cannot spread a tuple)
     GeometryConfig = Union[tuple(cfg for cfg, _ in GEOMETRIES.values())]  # noqa: UP007
 
@@ -117,6 +132,6 @@ def build_geometry(cfg) -> Domain:
     return GEOMETRIES[cfg.type][1](cfg)
 
 
-__all__ = ["GEOMETRIES", "Box", "BoxConfig", "Disk", "DiskConfig", "Domain", "EvalPoints", "GeometryConfig",
-           "HoleConfig", "Method", "Piece", "Rectangle", "RectangleConfig", "SpaceTime", "build_geometry", "draw",
-           "unit_cube"]
+__all__ = ["GEOMETRIES", "Ball", "BallConfig", "Box", "BoxConfig", "Disk", "DiskConfig", "Domain", "EvalPoints",
+           "GeometryConfig", "HoleConfig", "Method", "Piece", "Rectangle", "RectangleConfig", "SpaceTime",
+           "build_geometry", "draw", "unit_cube"]

@@ -169,7 +169,7 @@ class Problem:
     def _fields_at(self, f, requests, key, x) -> Fields:
         options: dict = {"mode": self._autodiff.mode}
         if self._autodiff.mode == "stochastic":
-            options.update(key=key, samples=self._autodiff.samples)
+            options.update(key=key, samples=self._autodiff.samples, distribution=self._autodiff.distribution)
         return evaluator(f, requests, self.equation.fields, self.equation.coords, self._aliases, **options)(x)
 
     # --- points -------------------------------------------------------------------------------

@@ -23,7 +23,8 @@ continues the stage it stopped in.
 
 Evaluation uses the domain's grid (:mod:`.evaluation`): errors over all points inside (space-time for
 unsteady cases), field maps on a few x-y planes (time levels, or z levels of a 3D
-domain), the loss history with the Adam → L-BFGS switch and the evaluation errors, then the equation's ``checks``.
+domain; a high-dimensional ball's held-out points: errors only), the loss history with the Adam → L-BFGS
+switch and the evaluation errors, then the equation's ``checks``.
 
 Devices (``parallel``): the batch is placed once when it is made (and again when it is re-made) with its
 points sharded along the mesh's data axis (counts rounded up to fill it) and the state replicated, so the
@@ -293,7 +294,9 @@ class _Pinn:
         pred, errors = _errors(predict, self.equation, self.reference, self.ev)
         if out is not None:
             eq = self.equation
-            fields_h5.write(os.path.join(out, "fields.h5"), self.ev, pred, self.reference, self.cfg.case, eq.units)
+            if self.ev.gridded:  # scattered held-out points (a high-dimensional ball) have no grid to write
+                fields_h5.write(os.path.join(out, "fields.h5"), self.ev, pred, self.reference, self.cfg.case,
+                                eq.units)
             if run.rows:
                 names = tuple(f"{self.plan[p.stage].label} {PHASE_NAMES[p.name]}".strip() for p in self.phases)
                 plots.save(plots.loss_history(run.rows, f"{self.cfg.case}: loss", names, errors),
@@ -356,7 +359,7 @@ def _plots_and_checks(predict: Callable, equation, ev, pred, reference, out: str
                 plots.save(pinn_plots.field_maps([level], m["field"], units), os.path.join(folder, f"{name}.png"))
             for name, sr in check.series.items():
                 plots.save(pinn_plots.series(sr), os.path.join(folder, f"{name}.png"))
-    if out is None:
+    if out is None or not ev.gridded:
         return result
     grids = ev.grids()
     planes = []

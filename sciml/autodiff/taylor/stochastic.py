@@ -11,10 +11,27 @@ and for ``v ~ N(0, I)`` the fourth moments ``E[v_i v_j v_k v_l] = δ_ij δ_kl + 
 With ``S`` samples ``v_s`` the estimates are ``(1/S) Σ_s D²f[v_s]`` and ``(1/(3S)) Σ_s D⁴f[v_s]``. Only the sum of the
 top coefficients is needed, so the ``S`` directions are collapsed into one channel (collapsed Taylor mode):
 the cost grows with ``S`` only through the lower orders. Directions are drawn independently for every point
-(``per_point=True``, the default) or shared by the batch. Rademacher directions (lower variance,
-``Var = 2 Σ_{i≠j} H_ij²``) are the default for ``Δ``; ``Δ²`` needs Gaussian ones (Rademacher fourth moments are
-not isotropic). Multi-index requests are computed exactly by the Taylor engine in the same propagation;
-other operators are refused.
+(``per_point=True``, the default) or shared by the batch. The distributions (:data:`DISTRIBUTIONS`), all with
+``E[v vᵀ] = I``:
+
+- ``"rademacher"`` (dense, ``v_i = ±1``; the default for ``Δ``): ``Var D²f[v] = 2 Σ_{i≠j} H_ij²``, exact for a
+  diagonal Hessian;
+- ``"gaussian"`` (dense, ``v ~ N(0, I)``): ``Var = 2 ‖H‖_F²``; the only one for ``Δ²`` (Rademacher and sparse
+  fourth moments are not isotropic);
+- ``"sparse"`` (STDE's sparse random jets, the randomisation of SDGD, Hu et al. 2023): ``v = √d e_i`` with
+  ``i`` uniform in ``{1, …, d}``, drawn with replacement, so ``D²f[v] = d ∂_i² f`` and
+  ``Var = d Σ_i (∂_i² f)² - (Δf)²``, zero when the diagonal of ``H`` is constant.
+
+In ``d`` dimensions the directions of a batch of ``N`` points are one ``(S, N, d)`` array, and the propagation
+carries ``S`` order-1 coefficients of the primal's size per variable: memory and time grow linearly in ``d``
+(through the first layer), with no ``d × d`` object, since ``Δ`` and ``Δ²`` arrive as
+:class:`~sciml.autodiff.operators.Polyharmonic` requests whose terms are never listed here. Multi-index
+requests are computed exactly by the Taylor engine in the same propagation; other operators are refused.
+
+What the high-dimensional work added to this mode: the ``"sparse"`` jets, the :data:`DISTRIBUTIONS` table, and
+reading ``Δ``/``Δ²`` off a :class:`~sciml.autodiff.operators.Polyharmonic` request (before, the request's
+``d²`` (``Δ``) or ``d³/2`` (``Δ²``) term entries were listed and compared with the operator's, which bounded
+``d`` to a few thousand); the estimators, the plan and the collapse are unchanged.
 """
 from __future__ import annotations
 
@@ -23,8 +40,9 @@ from collections.abc import Callable
 from functools import lru_cache
 
 import jax
+import jax.numpy as jnp
 
-from ..operators import LinearOperator, biharmonic_op, laplacian_op
+from ..operators import POWERS, LinearOperator, Polyharmonic, biharmonic_op, laplacian_op
 from .engine import DEFAULT_CHUNK, run_plan
 from .plan import Plan, _proportional, make_plan
 
@@ -33,6 +51,8 @@ def _classify(request, dim: int):
     """``("laplacian" | "biharmonic", c)`` for ``c Δ`` / ``c Δ²``, ``None`` for a multi-index."""
     if not isinstance(request, LinearOperator):
         return None
+    if isinstance(request, Polyharmonic):  # known by its power: its terms are not listed
+        return POWERS[request.power][0], 1.0
     terms = dict(request.terms)
     for name, op in (("laplacian", laplacian_op(dim)), ("biharmonic", biharmonic_op(dim))):
         c = _proportional(terms, dict(op.terms))
@@ -40,6 +60,21 @@ def _classify(request, dim: int):
             return name, c
     raise ValueError(f"mode='stochastic' estimates only the Laplacian and the biharmonic operator (up to a "
                      f"factor), not {request!r} {request.terms}; use mode='taylor' for it")
+
+
+def _sparse(key, shape, dtype):
+    """``√d e_i`` with ``i`` uniform in ``{0, …, d-1}``: ``shape[:-1]`` independent draws (``d = shape[-1]``)."""
+    d = shape[-1]
+    i = jax.random.randint(key, shape[:-1], 0, d)
+    return jax.nn.one_hot(i, d, dtype=dtype) * jnp.sqrt(jnp.asarray(d, dtype))
+
+
+# name -> (draw(key, shape, dtype) -> directions with E[v vᵀ] = I, whether E[v⊗v⊗v⊗v] is Gaussian's (Δ²))
+DISTRIBUTIONS = {
+    "rademacher": (jax.random.rademacher, False),
+    "gaussian": (jax.random.normal, True),
+    "sparse": (_sparse, False),
+}
 
 
 @lru_cache(maxsize=64)
@@ -73,7 +108,8 @@ def derivatives(f: Callable, requests: tuple, *, key=None, samples: int = 16, di
     """``x -> {request: value}`` with ``Δ``/``Δ²`` requests estimated from ``samples`` random directions.
 
     ``key`` (a ``jax.random`` key, required) seeds the directions; ``distribution`` is ``"rademacher"``
-    (default for ``Δ`` alone) or ``"gaussian"`` (default, and required, when ``Δ²`` is requested).
+    (default for ``Δ`` alone), ``"sparse"`` or ``"gaussian"`` (default, and required, when ``Δ²`` is
+    requested); see :data:`DISTRIBUTIONS`.
     """
     unknown = set(options)
     if unknown:
@@ -94,13 +130,13 @@ def derivatives(f: Callable, requests: tuple, *, key=None, samples: int = 16, di
             raise ValueError("mode='stochastic' needs a PRNG key: derivatives(..., key=jax.random.PRNGKey(0))")
         need4 = any(kind == "biharmonic" for _, kind, _ in estimated)
         dist = distribution or ("gaussian" if need4 else "rademacher")
-        if dist not in ("gaussian", "rademacher"):
-            raise ValueError(f"distribution must be 'gaussian' or 'rademacher', not {dist!r}")
-        if need4 and dist != "gaussian":
+        if dist not in DISTRIBUTIONS:
+            raise ValueError(f"distribution must be one of {sorted(DISTRIBUTIONS)}, not {dist!r}")
+        draw, isotropic4 = DISTRIBUTIONS[dist]
+        if need4 and not isotropic4:
             raise ValueError("the biharmonic estimator E[D⁴f[v]] = 3Δ²f needs Gaussian directions")
         plan = stochastic_plan(exact, estimated, d, int(samples))
         shape = (samples,) + (tuple(x.shape) if per_point else (d,))
-        draw = jax.random.normal if dist == "gaussian" else jax.random.rademacher
         v = draw(key, shape, x.dtype)
         dirs = list(plan.directions[: len(plan.directions) - samples]) + [v[s] for s in range(samples)]
         return run_plan(plan, f, x, stacked=layout == "stacked", directions=dirs, chunk=chunk)
