@@ -4,21 +4,21 @@ With the trained network held fixed, let :math:`r(\phi)` be the loss's residuals
 :math:`L = r^\top r` (each term's points times :math:`\sqrt{w_t / N_t}`: the data misfit and the physics
 residuals through which a coefficient reaches the data), :math:`\phi_i = \log\theta_i` the unknowns' logs and
 :math:`J = \partial r / \partial \phi` (forward mode, one pass per unknown). The Gauss–Newton matrix
-:math:`F = J^\top J` (eigenpairs :math:`\lambda_k, v_k`) gives the loss near the end as
-:math:`L(\phi + \delta) \approx L + \delta^\top F \delta`, so the change of :math:`\log\theta_i` that raises
-the loss by its own value :math:`L` is the **resolution**
+:math:`F = J^\top J` has eigenpairs :math:`(\lambda_k, v_k)`.
 
-.. math:: \rho_i = \Big(L \sum_k v_{ki}^2 / \lambda_k\Big)^{1/2}, \qquad
-          \text{with } 1/\lambda_k = \infty \text{ when } \lambda_k \le 10^{-10} \max_k \lambda_k
-          \text{ (and } v_{ki}^2 > 10^{-6}).
+**Criterion:** unknown :math:`i` is *not identifiable* when :math:`F` is near-singular along it: some
+eigenvector with :math:`\lambda_k \le 10^{-10} \max(\lambda_{\max}, L)` has a share :math:`v_{ki}^2 > 10^{-6}`
+in it. (The loss :math:`L` is the floor of a single unknown, whose :math:`F` is a number: one the loss does not
+see has :math:`\lambda = 0`.) Deflections of a plate fix only :math:`q_0/D`: with both unknown, :math:`J`'s two
+columns are opposite, :math:`F` is singular along :math:`(1, 1)/\sqrt 2`, and both are reported not
+identifiable; either alone is fixed.
 
-**Criterion:** an unknown is *not identifiable* when :math:`\rho_i > 0.1` (the loss cannot tell its value from
-one 10 % away, or it lies along a direction the data do not see at all). Deflections of a plate fix only
-:math:`q_0/D`: with both unknown, :math:`J`'s two columns are opposite, :math:`F` is singular along
-:math:`(1, 1)/\sqrt 2`, and both are reported not identifiable; either alone is fixed.
+Reported beside it, each unknown's **resolution**: the change of :math:`\log\theta_i` that doubles the loss,
+:math:`\rho_i = (L \sum_k v_{ki}^2/\lambda_k)^{1/2}` over the eigenvalues above the floor (None along a
+singular direction), a scale for how finely the data fix it.
 
 The test holds the network fixed, so it finds the coefficients that reach the loss only in combination (as
-:math:`q_0/D`), not ones the network could make up for by changing shape; the summary states the criterion.
+:math:`q_0/D`), not ones the network could make up for by changing shape.
 """
 from __future__ import annotations
 
@@ -26,12 +26,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-RCOND = 1e-10  # eigenvalues below this fraction of the largest count as zero
-SHARE = 1e-6  # ... for the unknowns with at least this share (v_ki^2) of their eigenvector
-RESOLUTION = 0.1  # the largest resolution in log(value) of an identifiable unknown
-CRITERION = (f"not identifiable: the change of log(value) that doubles the final loss, from the Gauss-Newton "
-             f"matrix J^T J in the unknowns' logs (network fixed), exceeds {RESOLUTION} (eigenvalues below "
-             f"{RCOND:g} x the largest count as zero)")
+RCOND = 1e-10  # eigenvalues below this fraction of max(largest, loss) count as zero
+SHARE = 1e-6  # ... for the unknowns with more than this share (v_ki^2) of their eigenvector
+CRITERION = (f"not identifiable: the Gauss-Newton matrix J^T J of the loss in the unknowns' logs (network fixed) "
+             f"is near-singular along it (an eigenvalue below {RCOND:g} x max(largest eigenvalue, loss) whose "
+             f"eigenvector has a share above {SHARE:g} in it); resolution: the change of log(value) that doubles "
+             f"the loss")
 
 
 def fisher(problem, params, batch) -> tuple[np.ndarray, float]:
@@ -45,23 +45,21 @@ def fisher(problem, params, batch) -> tuple[np.ndarray, float]:
         return problem.stacked_residuals(p, batch, key)
 
     z = jnp.stack([params["unknowns"][n] for n in names])
-    jac = jax.jit(jax.jacfwd(stacked))(z)  # (rows, unknowns) in the raw scalars z
+    r, jac = jax.jit(lambda z: (stacked(z), jax.jacfwd(stacked)(z)))(z)  # jac: (rows, unknowns), in z
     dlog = jnp.stack([jax.grad(lambda zi, n=n: jnp.log(problem.unknowns.value_of(n, zi)))(z[i])
                       for i, n in enumerate(names)])
     J = np.asarray(jac / dlog)
-    return J.T @ J, float(jnp.sum(jax.jit(stacked)(z) ** 2))
+    return J.T @ J, float(jnp.sum(r**2))
 
 
-def resolutions(F: np.ndarray, loss: float) -> np.ndarray:
-    """The resolution of each unknown's log (module notes); ``inf`` along a near-singular direction."""
+def verdict(F: np.ndarray, loss: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(identifiable, resolution)`` of each unknown (module notes); resolution ``inf`` where not."""
     lam, v = np.linalg.eigh(F)
-    top = max(float(lam.max()), 0.0)
-    inv = np.where(lam > RCOND * top, 1.0 / np.where(lam > 0, lam, 1.0), np.inf) if top > 0 else \
-        np.full_like(lam, np.inf)
+    singular = lam <= RCOND * max(float(lam.max()), loss)
     share = v**2
-    with np.errstate(invalid="ignore"):  # 0 * inf where an unknown has no share of a null direction
-        var = np.where(share > SHARE, share * inv[None, :], 0.0).sum(axis=1)
-    return np.sqrt(loss * var)
+    identifiable = ~(share[:, singular] > SHARE).any(axis=1)
+    var = (share[:, ~singular] / lam[~singular]).sum(axis=1)
+    return identifiable, np.where(identifiable, np.sqrt(loss * var), np.inf)
 
 
 def report(problem, params, batch, metrics: dict) -> dict:
@@ -70,11 +68,10 @@ def report(problem, params, batch, metrics: dict) -> dict:
     section's value for each identifiable unknown."""
     names = list(problem.unknowns.specs)
     F, loss = fisher(problem, params, batch)
-    res = resolutions(F, loss)
+    identifiable, res = verdict(F, loss)
     values, truth = problem.unknown_values(params), problem.unknowns.truth()
     out = {}
-    for n, rho in zip(names, res):
-        ok = bool(np.isfinite(rho) and rho <= RESOLUTION)
+    for n, ok in zip(names, identifiable):
         out[n] = values[n] if ok else "not identifiable"
         if ok:
             metrics[f"{n}_rel_error"] = abs(values[n] - truth[n]) / abs(truth[n])
