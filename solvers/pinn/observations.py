@@ -157,7 +157,7 @@ def datagen(cfg: PinnCase, quiet: bool = False, force: bool = False, workers: in
     """Write the case's observations to ``data.path`` (kept if the file exists, unless ``force``); its path."""
     d = cfg.data
     if d is None:
-        raise UserError("this case has no data section; nothing to generate")
+        raise ConfigError("the case has no observations to generate (no data section)", key="data")
     if d.sensors is None:
         raise ConfigError("sciml datagen places the observations by data.sensors, e.g. {layout: grid, points: "
                           "[5, 5]}; this case gives none", key="data.sensors")
