@@ -69,3 +69,12 @@ def test_training_records_d_reports_it_and_resumes_exactly(tmp_path):
     resumed = driver.train(made["case"].config, str(tmp_path / "half"), resume=str(tmp_path / "half"), quiet=True)
     assert resumed["steps"] == 40
     assert resumed["unknowns"] == full["unknowns"] and resumed["metrics"] == full["metrics"]
+
+
+def test_an_equation_that_needs_the_number_as_a_constant_is_refused_on_loading():
+    """Kovasznay's exact boundary values take Re through math.sqrt: loading says so, naming the section."""
+    from sciml.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"kovasznay.yaml: unknowns: the equation cannot take \['Re'\] as "
+                                          "trained values"):
+        cases.load("cases/kovasznay.yaml", ["unknowns={Re: {initial: 20, bounds: [1, 100]}}"])
