@@ -57,7 +57,7 @@ def verdict(F: np.ndarray, loss: float) -> tuple[np.ndarray, np.ndarray]:
     lam, v = np.linalg.eigh(F)
     singular = lam <= RCOND * max(float(lam.max()), loss)
     share = v**2
-    identifiable = ~(share[:, singular] > SHARE).any(axis=1)
+    identifiable = np.asarray(~(share[:, singular] > SHARE).any(axis=1))
     var = (share[:, ~singular] / lam[~singular]).sum(axis=1)
     return identifiable, np.where(identifiable, np.sqrt(loss * var), np.inf)
 

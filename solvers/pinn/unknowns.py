@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import jax
 import jax.numpy as jnp
@@ -92,7 +92,8 @@ class Unknowns:
 
     def equation(self, params):
         """The case's equation with the unknowns at their values in ``params``."""
-        return self.cls(dataclasses.replace(self.section, **self.values(params)), self.domain)
+        section: Any = self.section  # a dataclass (the equation's config)
+        return self.cls(dataclasses.replace(section, **self.values(params)), self.domain)
 
     def truth(self) -> dict[str, float]:
         """The equation section's own values (what ``sciml datagen`` made the data with)."""
