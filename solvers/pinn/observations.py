@@ -21,7 +21,6 @@ reference at the section's own values (the plate's Navier series, an exact flow)
 from __future__ import annotations
 
 import csv
-import io
 import os
 import shlex
 from collections.abc import Callable
@@ -30,10 +29,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sciml import equations
-from sciml.compile import Policy
+from sciml.compile import Policy, points
 from sciml.errors import BadFile, ConfigError, Invalid, UserError
 from sciml.io import hdf5
-from sciml.io.atomic import write_text
 
 from .geometry import build_geometry
 
@@ -165,21 +163,18 @@ def datagen(cfg: PinnCase, quiet: bool = False, force: bool = False, workers: in
         if not quiet:
             print(f"{d.path} exists (use --force to make it again)")
         return d.path
+    domain = build_geometry(cfg.geometry)
     with Policy.of(cfg.dtype).precision():
-        cols = generate(cfg, build_geometry(cfg.geometry))
-    write(d.path, cols)
+        cols = generate(cfg, domain)
+    write(d.path, cols, domain.coords)
     if not quiet:
         print(f"{len(next(iter(cols.values())))} observations of {list(d.fields)} (noise {d.noise:g}) in {d.path}")
     return d.path
 
 
-def write(path: str, cols: dict[str, np.ndarray]) -> None:
-    """``cols`` as a CSV with a header, written atomically (its folder made if missing)."""
+def write(path: str, cols: dict[str, np.ndarray], coords) -> None:
+    """``cols`` as a CSV with a header (coordinates first), written atomically; its folder made if missing."""
     if os.path.dirname(path):
         os.makedirs(os.path.dirname(path), exist_ok=True)
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(list(cols))
-    for row in zip(*cols.values()):
-        w.writerow([f"{v:.17g}" for v in row])
-    write_text(path, buf.getvalue())
+    points.write(path, np.stack([cols[x] for x in coords], -1), list(coords),
+                 {q: v for q, v in cols.items() if q not in coords})
