@@ -1,7 +1,8 @@
 r"""Kirchhoff plate bending: :math:`D\,\Delta^2 w = q` on a rectangle.
 
 Nondimensionalisation (done here, so a steel plate trains like ``D = 1``): with the plate's centre
-:math:`x_c`, half the longer side :math:`L`, the load scale :math:`q_0 = \max|q|` and the deflection scale
+:math:`x_c`, half the longer side :math:`L`, the load scale :math:`q_0 = \max|q|` (the section's ``q0``
+when it gives one: ``load`` is then the load's shape, scaled to that peak) and the deflection scale
 :math:`W = q_0 / (D \pi^4 (\kappa_x^2 + \kappa_y^2)^2)`, put :math:`x = x_c + L \hat x`, :math:`w = W \hat w`. The
 wavenumbers follow the supports: :math:`\kappa_x = 1/a` when both edges across :math:`x` are supported (simply
 supported or clamped), :math:`1/(2a)` when one is (a cantilever spans like a beam of twice its length), 0
@@ -64,6 +65,8 @@ class PlateConfig:
     E: float | None = spec(None, gt=0.0, help="Young's modulus in Pa")
     thickness: float | None = spec(None, gt=0.0, help="plate thickness in m")
     D: float | None = spec(None, gt=0.0, help="flexural rigidity E h^3 / (12 (1 - nu^2)) in N m")
+    q0: float | None = spec(None, gt=0.0, help="the load's peak in Pa: load is then its shape, scaled to peak "
+                                               "q0 (default: load as it is)")
     edges: Edges = spec(factory=Edges)
 
     def check(self):
@@ -143,7 +146,8 @@ class KirchhoffPlate(Equation):
         q = np.broadcast_to(np.asarray(self.load(np, x=gx, y=gy), dtype=float), gx.shape)
         if not np.all(np.isfinite(q)):
             raise ValueError("the load is not finite everywhere on the plate")
-        self.q0 = float(np.max(np.abs(q))) or 1.0
+        self.peak = float(np.max(np.abs(q))) or 1.0  # of the load expression
+        self.q0 = self.peak if config.q0 is None else config.q0  # of the load
         e = config.edges
         kx, ky = _wavenumber(e.left, e.right, self.a), _wavenumber(e.bottom, e.top, self.b)
         modal = math.pi**4 * (kx**2 + ky**2) ** 2
@@ -162,7 +166,7 @@ class KirchhoffPlate(Equation):
 
     def load_hat(self, xh):
         x = self.to_physical(xh)
-        return self.load(jnp, x=x[..., 0], y=x[..., 1]) / self.q0 + 0.0 * xh[..., 0]
+        return self.load(jnp, x=x[..., 0], y=x[..., 1]) / self.peak + 0.0 * xh[..., 0]
 
     # --- residuals ----------------------------------------------------------------------------
     def interior(self, d: Fields) -> dict:
@@ -211,5 +215,6 @@ class KirchhoffPlate(Equation):
 
         e = self.config.edges
         edges = {"left": e.left, "right": e.right, "bottom": e.bottom, "top": e.top}
-        load = lambda xx, yy: np.broadcast_to(np.asarray(self.load(np, x=xx, y=yy), float), np.shape(xx))
+        factor = self.q0 / self.peak
+        load = lambda xx, yy: factor * np.broadcast_to(np.asarray(self.load(np, x=xx, y=yy), float), np.shape(xx))
         return plate_solution(self.bounds, edges, self.D, self.nu, load, points[:, 0], points[:, 1])

@@ -143,4 +143,7 @@ def datagen(case: Case, quiet: bool = True, force: bool = False, workers: int = 
     A solver that trains on no dataset (``datagen`` is ``None``) is one :class:`UserError` line."""
     if case.solver.datagen is None:
         raise UserError(f"{case.path}: solver {case.solver.name!r} trains on no dataset; nothing to generate")
-    return case.solver.datagen(case.config, quiet=quiet, force=force, workers=workers)
+    try:
+        return case.solver.datagen(case.config, quiet=quiet, force=force, workers=workers)
+    except ConfigError as e:  # a key of the case (a PINN case without observations)
+        raise e.within(case.path, case.overrides) from None

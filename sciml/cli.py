@@ -123,7 +123,7 @@ def _datagen(args) -> int:
     from . import cases
 
     case = cases.load(_case(args, "datagen"), args.overrides)
-    if args.out and case.solver.datagen is not None:  # a quoted YAML string: the path as it is typed
+    if args.out and getattr(case.config, "data", None) is not None:  # a quoted YAML string: the path as typed
         case = cases.load(args.case, [*args.overrides, "data.path=" + json.dumps(args.out)])
     path = cases.datagen(case, quiet=args.quiet, force=args.force, workers=args.workers)
     print(f"dataset: {path}")

@@ -69,6 +69,20 @@ ROWS = [
     ("a-list", b"- case: a\n", [], "a case file holds a mapping of sections, got list"),
     ("nested-too-deep", b"a: " + b"[" * 600 + b"]" * 600 + b"\n", [], "malformed YAML: nested too deeply"),
     ("no-solver", b"case: a\n", [], "solver: missing; one of ['fno', 'pinn']"),
+    # inverse problems: unknowns and data
+    ("unknown-not-in-equation", None, ["unknowns={Re: {initial: 1, bounds: [0.5, 2]}}"],
+     "unknowns.Re: the equation (kirchhoff_plate) sets no number 'Re'"),
+    ("unknown-no-bounds", None, ["unknowns={D: {initial: 1}}"], "unknowns.D.bounds: missing"),
+    ("unknown-initial-outside", None, ["unknowns={D: {initial: 5, bounds: [0.5, 2]}}"],
+     "unknowns.D.initial: 5 is not strictly inside the bounds [0.5, 2]"),
+    ("unknown-log-nonpositive", None, ["unknowns={D: {initial: 1, bounds: [0, 2]}}"],
+     "unknowns.D.bounds: scale: log needs positive bounds"),
+    ("unknown-bounds-reversed", None, ["unknowns={D: {initial: 1, bounds: [2, 0.5]}}"],
+     "unknowns.D.bounds: expected [low, high] with low < high"),
+    ("data-field-unknown", None, ["data={path: d.csv, fields: [pressure]}"],
+     "data.fields[0]: 'pressure' is not a field of the equation"),
+    ("data-grid-counts", None, ["data={path: d.csv, fields: [w], sensors: {layout: grid, points: [5]}}"],
+     "data.sensors.points: a grid needs 2 counts"),
 ]
 
 
@@ -113,3 +127,16 @@ def test_a_missing_file_and_a_folder(tmp_path, capsys):
     assert one_error_line(capsys, ["show", str(tmp_path / "nope.yaml")]).startswith(
         f"{tmp_path}/nope.yaml: no such case file")
     assert one_error_line(capsys, ["show", str(tmp_path)]) == f"{tmp_path}: not a file"
+
+
+def test_inverse_data_files_in_one_line(tmp_path, capsys):
+    """A missing data file names the command that makes it; a file without the observed columns names them."""
+    path = write_case(tmp_path, unknowns={"D": {"initial": 1.0, "bounds": [0.5, 2.0]}},
+                      data__path=str(tmp_path / "obs.csv"), data__fields=["w"])
+    out = str(tmp_path / "run")
+    line = one_error_line(capsys, ["run", path, "--out", out, "--quiet"])
+    assert line == f"{path}: data.path: data file {tmp_path}/obs.csv does not exist; make it with " \
+                   f"`sciml datagen {path}`", line
+    (tmp_path / "obs.csv").write_text("x,y,u\n1,1,0.5\n")
+    line = one_error_line(capsys, ["run", path, "--out", out, "--force", "--quiet"])
+    assert line == f"{tmp_path}/obs.csv: no column(s) ['w']; the data file needs columns ['x', 'y', 'w']", line

@@ -26,9 +26,12 @@ def test_load_picks_the_record(tmp_path, data, schema):
     assert case.solver is cases.SOLVERS[case.config.solver] and isinstance(case.config, schema)
 
 
-def test_datagen_without_a_dataset_is_one_line(tmp_path, capsys):
-    path = write_case(tmp_path)  # a PINN case: its record has no datagen
-    assert cases.SOLVERS["pinn"].datagen is None
+def test_datagen_without_a_dataset_is_one_line(tmp_path, capsys, monkeypatch):
+    path = write_case(tmp_path)  # a PINN case without observations
+    assert cli.main(["datagen", path]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {path}: data: the case has no observations to generate (no data section)\n"
+    monkeypatch.setitem(cases.SOLVERS, "pinn", dataclasses.replace(cases.SOLVERS["pinn"], datagen=None))
     assert cli.main(["datagen", path]) == 2
     err = capsys.readouterr().err
     assert err == f"error: {path}: solver 'pinn' trains on no dataset; nothing to generate\n"
@@ -78,7 +81,7 @@ def test_the_pinn_check_assembles_only_a_case_with_weights(tmp_path, monkeypatch
     from sciml.solvers.pinn import problem
 
     assembled = []
-    monkeypatch.setattr(problem, "Problem", assembled.append)
+    monkeypatch.setattr(problem, "Problem", lambda cfg, **options: assembled.append(cfg))
     cases.load(write_case(tmp_path))
     assert assembled == []
     config = cases.load(write_case(tmp_path, loss={"weights": {"pde": 2.0}})).config

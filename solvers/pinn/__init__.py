@@ -3,9 +3,10 @@ from sciml.solver import Solver
 
 from .config import PinnCase
 from .export import export_model
+from .observations import datagen
 from .problem import Problem, assemble, check
 from .run import train
 
-SOLVER = Solver("pinn", PinnCase, train, export_model=export_model, check=check)
+SOLVER = Solver("pinn", PinnCase, train, datagen=datagen, export_model=export_model, check=check)
 
-__all__ = ["PinnCase", "Problem", "SOLVER", "assemble", "export_model", "train"]
+__all__ = ["PinnCase", "Problem", "SOLVER", "assemble", "datagen", "export_model", "train"]

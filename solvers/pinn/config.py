@@ -13,7 +13,7 @@ from sciml.errors import Invalid
 from sciml.nn.mlp import Activation
 from sciml.parallel import ParallelConfig
 
-from . import curriculum
+from . import curriculum, observations, unknowns
 from .geometry import GeometryConfig, Method, build_geometry
 
 EquationConfig = Annotated[Section, Registry(EQUATIONS)]  # grows with sciml.equations.register
@@ -170,6 +170,60 @@ class EvaluationConfig:
     every: int = spec(0, ge=0, help="evaluate against the reference every k steps (0: at the end only)")
 
 
+@dataclass
+class UnknownConfig:
+    """An equation coefficient learnt in training (:mod:`.unknowns`): a trained scalar ``z`` carried beside the
+    network's parameters, mapped into the bounds, ``lo (hi / lo)^sigmoid(z)`` (``scale: log``) or
+    ``lo + (hi - lo) sigmoid(z)`` (``linear``), starting at ``initial``. The equation section's own value of it
+    is then the truth (what ``sciml datagen`` makes the data with, and what the reported error is against);
+    training never reads it."""
+
+    initial: float = spec(help="the value training starts from (strictly inside the bounds)")
+    bounds: list[float] = spec(help="[low, high]: the value stays strictly between them")
+    scale: Literal["log", "linear"] = spec("log", help="log: sigmoid in log(value) (positive bounds); linear: in "
+                                                       "the value")
+
+    def check(self):
+        shown = "[" + ", ".join(f"{b:g}" for b in self.bounds) + "]"
+        if len(self.bounds) != 2 or not self.bounds[0] < self.bounds[1]:
+            raise Invalid("bounds", f"expected [low, high] with low < high, got {shown}")
+        if self.scale == "log" and self.bounds[0] <= 0:
+            raise Invalid("bounds", f"scale: log needs positive bounds, got {shown} (or use scale: linear)")
+        if not self.bounds[0] < self.initial < self.bounds[1]:
+            raise Invalid("initial", f"{self.initial:g} is not strictly inside the bounds {shown}")
+
+
+@dataclass
+class SensorsConfig:
+    """Where ``sciml datagen`` places the observations (:mod:`.observations`)."""
+
+    layout: Literal["grid", "random"] = spec(help="grid: a regular grid strictly inside the domain's box (its "
+                                                  "edges left out); random: uniform in the domain")
+    points: list[int] = spec(ge=1, help="grid: points per coordinate, e.g. [5, 5]; random: [count]")
+
+
+@dataclass
+class DataConfig:
+    """Observations of the derived fields (:mod:`.observations`): a ``data.<field>`` loss term each (group
+    ``data``), the mean square of ``(prediction - observation) / rms(observations)``."""
+
+    path: str = spec(help="CSV (a header naming the coordinates and fields) or HDF5 (a dataset per name); made "
+                          "by `sciml datagen CASE.yaml` from the equation's reference")
+    fields: list[str] = spec(help="the observed fields, e.g. [w] or [u, v]")
+    weight: float = spec(1.0, ge=0.0, help="the data terms' weight (as loss.weights.data)")
+    noise: float = spec(0.0, ge=0.0, help="datagen: Gaussian noise, std relative to each field's rms over the "
+                                          "sensors")
+    seed: int = spec(0, ge=0, help="datagen: the seed of the random sensors and the noise")
+    sensors: SensorsConfig | None = spec(None, help="datagen: where the observations are, e.g. "
+                                                    "{layout: grid, points: [5, 5]}")
+
+    def check(self):
+        if not self.fields:
+            raise Invalid("fields", "name at least one observed field")
+        if self.sensors is not None and self.sensors.layout == "random" and len(self.sensors.points) != 1:
+            raise Invalid("sensors.points", f"random: one count, e.g. [200], got {self.sensors.points}")
+
+
 def _unknown_part(key: str, name: str, parts) -> Invalid:
     return Invalid(key, f"unknown boundary part{suggest(name, parts)}; parts are {list(parts)}")
 
@@ -191,6 +245,9 @@ class PinnCase:
     autodiff: AutodiffConfig = field(default_factory=AutodiffConfig)
     evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
     parallel: ParallelConfig = field(default_factory=ParallelConfig)
+    unknowns: dict[str, UnknownConfig] = spec(factory=dict, help="equation coefficients learnt from the data, by "
+                                                                 "name, e.g. {D: {initial: 10, bounds: [1, 100]}}")
+    data: DataConfig | None = spec(None, help="observations: a data-misfit term per observed field")
 
     def check(self):
         """Cross-section rules: the equation against the domain, part names, grid and time options."""
@@ -223,3 +280,5 @@ class PinnCase:
                                               "the steady flow at the target Re first, then march in time)")
         if self.training.curriculum is not None:
             curriculum.check(self, domain)
+        unknowns.check(self)
+        observations.check(self, domain)

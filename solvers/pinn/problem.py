@@ -20,6 +20,11 @@ residuals; ``points[name]`` for the equation's point sets (plate corners, a pres
 residual>`` (group ``pde``), ``<part>.<quantity>``, ``<point set>.<q>`` and ``periodic.<a|b>.<q>`` (group
 ``bc``).
 
+**Inverse problems**: with ``unknowns`` (:mod:`.unknowns`) the parameters are ``{"net", "unknowns"}`` and every
+residual and derived field is the equation's at the unknowns' values (:meth:`Problem.equation_at`); with
+``data`` (:mod:`.observations`) the batch holds the observations (``batch["data"]``, replicated) and each
+observed field adds a term ``data.<field>`` (group ``data``, weighed by ``data.weight``).
+
 **Exact zero conditions** (``model.exact``): the network's outputs that the conditions of some parts set to 0
 are multiplied by a factor vanishing on those parts (:meth:`Problem._exact_factor`), so those conditions
 hold exactly and leave the loss (a part with no other condition is not sampled).
@@ -50,8 +55,13 @@ from sciml.errors import ConfigError
 from . import model
 from .config import CausalConfig, ExactConfig, PinnCase
 from .geometry import build_geometry
+from .observations import GROUP as DATA
+from .observations import Observations
+from .unknowns import Unknowns
 
 INITIAL = "initial"  # the part of a space-time domain at its first time
+_TRACER_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
+                  jax.errors.TracerIntegerConversionError)
 
 
 class Problem:
@@ -61,14 +71,21 @@ class Problem:
     first), ``dtype`` (of parameters and points).
     """
 
-    def __init__(self, cfg: PinnCase, initial: Callable[[np.ndarray], dict] | None = None):
+    def __init__(self, cfg: PinnCase, initial: Callable[[np.ndarray], dict] | None = None, observe: bool = True):
         self.geometry = build_geometry(cfg.geometry)
         self.equation = eq = equations.create(cfg.equation, self.geometry)
         self.dtype = Policy.of(cfg.dtype).param_dtype
         self._sampling, self._autodiff = cfg.sampling, cfg.autodiff
         self._init, self._apply = model.build(cfg.model, len(eq.coords), len(eq.fields), self.dtype)
+        self.unknowns = Unknowns(cfg, self.geometry) if cfg.unknowns else None
+        if self.unknowns is not None:  # the unknowns ride beside the network's parameters
+            self._init, self._apply = self.unknowns.wrap(self._init, self._apply, self.dtype)
         self._aliases = eq.aliases or None
         self._names = tuple(eq.fields) + tuple(a for a in (eq.aliases or {}) if a not in eq.fields)
+        self.observations = None if cfg.data is None else \
+            Observations.of(cfg.data, eq) if observe else Observations.stand_in(cfg.data, eq)
+        if self.observations is not None:
+            self._data_requests = self._requests(self._observed)
 
         # what each residual asks for, collected once; parts whose condition has no residual are not sampled
         dim = len(eq.coords)
@@ -104,9 +121,16 @@ class Problem:
 
         # term names, from one abstract evaluation
         first = self.sample(np.random.default_rng(0))  # outside the trace: it may evaluate a previous window
-        probe_terms = jax.eval_shape(lambda k: self.residuals(self.init(k), first, k), jax.random.PRNGKey(0))
+        try:
+            probe_terms = jax.eval_shape(lambda k: self.residuals(self.init(k), first, k), jax.random.PRNGKey(0))
+        except _TRACER_ERRORS as e:  # an equation that takes a number of its section as a constant
+            if self.unknowns is None:
+                raise
+            raise ConfigError(f"the equation cannot take {list(cfg.unknowns)} as trained values: "
+                              f"{str(e).splitlines()[0]}", key="unknowns") from None
         self.terms = tuple(sorted(probe_terms, key=lambda t: _group(t) != "pde"))
-        self._weights = _weights(cfg.loss.weights, self.terms)
+        self._weights = _weights({DATA: cfg.data.weight, **cfg.loss.weights} if cfg.data else cfg.loss.weights,
+                                 self.terms)
         interior_terms = tuple(t for t in self.terms if _group(t) == "pde")
         self._causal = _causal(cfg.loss.causal, _time_window(eq, self.geometry), interior_terms) \
             if cfg.loss.causal is not None else None
@@ -121,6 +145,20 @@ class Problem:
     def init(self, key) -> object:
         """Fresh network parameters from a PRNG key."""
         return self._init(key)
+
+    def equation_at(self, params):
+        """The equation at the unknowns' values in ``params`` (:mod:`.unknowns`); without unknowns, ``equation``."""
+        return self.equation if self.unknowns is None else self.unknowns.equation(params)
+
+    def unknown_values(self, params) -> dict[str, float]:
+        """``{name: value}`` of the unknowns in (host) ``params``; empty without unknowns."""
+        return {} if self.unknowns is None else {k: float(v) for k, v in self.unknowns.values(params).items()}
+
+    def _observed(self, d: Fields, eq=None) -> dict:
+        """The observed fields (derived, physical) from the fields ``d``, by equation ``eq`` (default: the case's)."""
+        derived = (eq or self.equation).derived(d)
+        assert self.observations is not None, "a case with data"
+        return {q: derived[q] for q in self.observations.fields}
 
     def _net(self, params) -> Callable:
         if self._exact is None:
@@ -190,6 +228,8 @@ class Problem:
                 batch["parts"][p]["target"] = {q: values[q] for q in self._initial[1]}
         for name, (pts, _, _) in self._point_sets.items():
             batch["points"][name] = eq.to_nondim(pts)
+        if self.observations is not None:
+            batch["data"] = self.observations.batch
         for name, (a, offset, _) in self._pairs.items():
             pts, _ = geo.boundary(a, count(a), rng, s.method)
             batch["periodic"][name] = {"a": eq.to_nondim(pts), "b": eq.to_nondim(pts + offset)}
@@ -205,13 +245,14 @@ class Problem:
     def place(self, batch: dict, mesh) -> dict:
         """The batch on the devices of ``mesh``: sampled points sharded along the data axis (each process
         gives its share), the fixed point sets replicated."""
-        sampled = {k: v for k, v in batch.items() if k != "points"}
-        return {**parallel.shard(sampled, mesh), "points": parallel.replicate(batch["points"], mesh)}
+        fixed = ("points", "data")
+        sampled = {k: v for k, v in batch.items() if k not in fixed}
+        return {**parallel.shard(sampled, mesh), **{k: parallel.replicate(batch[k], mesh) for k in fixed if k in batch}}
 
     # --- loss ---------------------------------------------------------------------------------
     def residuals(self, params, batch: dict, key) -> dict:
         """``{term: per-point residual}`` on ``batch``; ``key`` feeds the stochastic autodiff mode."""
-        eq, f = self.equation, self._net(params)
+        eq, f = self.equation_at(params), self._net(params)
         keys = iter(jax.random.split(key, self._n_keys))
         out = dict(eq.interior(self._fields_at(f, self._interior, next(keys), batch["interior"])))
         for p, req in self._parts.items():
@@ -223,12 +264,17 @@ class Problem:
             out.update({f"{p}.{name}": r for name, r in res.items()})
         for name, (_, fn, req) in self._point_sets.items():
             d = self._fields_at(f, req, next(keys), batch["points"][name])
+            fn = fn if eq is self.equation else eq.point_sets()[name][1]
             out.update({f"{name}.{q}": r for q, r in fn(d).items()})
         for name, pb in batch["periodic"].items():
             req = self._pairs[name][2]
             da = self._fields_at(f, req, next(keys), pb["a"])
             db = self._fields_at(f, req, next(keys), pb["b"])
             out.update({f"periodic.{name}.{q}": r for q, r in eq.periodic_residual(da, db).items()})
+        if self.observations is not None:  # exact derivatives (no stochastic estimate) at the data points
+            mode = "taylor" if self._autodiff.mode == "stochastic" else self._autodiff.mode
+            d = evaluator(f, self._data_requests, eq.fields, eq.coords, self._aliases, mode=mode)(batch["data"]["x"])
+            out.update(self.observations.residuals(self._observed(d, eq), batch["data"]))
         return out
 
     def term_losses(self, params, batch: dict, key) -> dict:
@@ -239,6 +285,12 @@ class Problem:
         if self._causal is not None:
             per_term.update(self._causal(res, batch["interior"]))
         return per_term
+
+    def stacked_residuals(self, params, batch: dict, key):
+        """Every term's residuals times ``sqrt(w_t / N_t)`` (fixed weights) in one vector ``r``: the loss
+        without adaptive or causal weights is ``r @ r``."""
+        res = self.residuals(params, batch, key)
+        return jnp.concatenate([jnp.sqrt(self._weights[t] / jnp.size(r)) * jnp.ravel(r) for t, r in res.items()])
 
     def loss(self, params, batch: dict, key, adaptive: dict | None = None):
         """``(total, {term: loss})``: the weighted sum of :meth:`term_losses` (fixed weights times the
@@ -253,7 +305,7 @@ class Problem:
 
     def _residual_score(self, params, xh):
         d = self._fields_at(self._net(params), self._interior, jax.random.PRNGKey(0), xh)
-        return sum(jnp.square(r) for r in self.equation.interior(d).values())
+        return sum(jnp.square(r) for r in self.equation_at(params).interior(d).values())
 
     # --- output -------------------------------------------------------------------------------
     def network_fields(self, d: Fields) -> dict:
@@ -266,9 +318,16 @@ class Problem:
         if of not in self._outputs:
             eq, req = self.equation, self._requests(of)
             mode = "taylor" if self._autodiff.mode == "stochastic" else self._autodiff.mode
-            self._outputs[of] = jax.jit(lambda p, xh: of(
+            self._outputs[of] = jax.jit(lambda p, xh: self._at(p, of)(
                 evaluator(self._net(p), req, eq.fields, eq.coords, self._aliases, mode=mode)(xh)))
         return self._outputs[of]
+
+    def _at(self, params, of: Callable) -> Callable:
+        """``of``, or the same method of the equation at the unknowns' values when ``of`` is the case
+        equation's (its derived fields: the plate's deflection scale follows the identified ``D``)."""
+        if self.unknowns is None or getattr(of, "__self__", None) is not self.equation:
+            return of
+        return getattr(self.equation_at(params), of.__name__)
 
     def predict(self, params, points, chunk: int = 16384, of: Callable | None = None) -> dict:
         """``{field: values (N,)}``: the derived fields at physical ``points (N, D)``, ``chunk`` at a time;
@@ -286,16 +345,17 @@ def assemble(cfg: PinnCase, initial: Callable[[np.ndarray], dict] | None = None)
 
 def check(cfg: PinnCase) -> None:
     """The rules that need the assembled problem, run when a case is loaded (``sciml show`` as ``run``):
-    ``loss.weights`` names loss terms or groups (:func:`_weights`, which training applies). Assembling traces
-    the residuals abstractly (no compute), and only a case that sets weights, time windows or exact conditions
-    pays for it."""
-    if cfg.loss.weights or cfg.training.windows > 1 or cfg.model.exact is not None:
+    ``loss.weights`` names loss terms or groups (:func:`_weights`, which training applies), the equation takes
+    the unknowns as traced values. Assembling traces the residuals abstractly (no compute; observations by a
+    stand-in, so that a case loads before ``sciml datagen`` made its data), and only a case that sets weights,
+    time windows, exact conditions or unknowns pays for it."""
+    if cfg.loss.weights or cfg.training.windows > 1 or cfg.model.exact is not None or cfg.unknowns:
         with Policy.of(cfg.dtype).precision():
-            Problem(cfg)
+            Problem(cfg, observe=False)
 
 
 def _group(term: str) -> str:
-    return "pde" if "." not in term else "bc"
+    return "pde" if "." not in term else DATA if term.startswith(DATA + ".") else "bc"
 
 
 def _weights(weights: dict[str, float], terms: tuple[str, ...]) -> dict[str, float]:

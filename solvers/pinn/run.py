@@ -47,7 +47,7 @@ from sciml import equations, loop, parallel, plots
 from sciml.compile import Policy
 from sciml.errors import UserError
 
-from . import balancing, curriculum, evaluation, fields_h5, optim, stages, windows
+from . import balancing, curriculum, evaluation, fields_h5, identifiability, optim, stages, windows
 from . import plots as pinn_plots
 from .config import PinnCase
 from .geometry import build_geometry
@@ -231,6 +231,7 @@ class _Pinn:
         chunk.row = {"step": self.step, "loss": float(chunk.losses[-1]),
                      **{f"loss.{k}": float(terms[k]) for k in self.problem.terms},
                      **{f"weight.{k}": float(v) for k, v in new.get("weights", {}).items()},
+                     **{f"unknown.{k}": v for k, v in self.problem.unknown_values(new["params"]).items()},
                      "lr": float(phase.schedule(self.step - 1 - phase.start)), "wall_time_s": run.wall(),
                      "phase": self.phases.index(phase)}
         chunk.latest = self.step % self.cfg.training.checkpoint_every < n or self.step == phase.end
@@ -304,6 +305,8 @@ class _Pinn:
         checked = _plots_and_checks(predict, self.equation, self.ev, pred, self.reference, out)
         errors.update(checked["metrics"])
         result = {"metrics": errors, **({"notes": checked["notes"]} if checked["notes"] else {})}
+        if self.problem.unknowns is not None:
+            result.update(identifiability.report(self.problem, params, self.batch, errors))
         if self.curriculum:
             result.update(self._verdict(params, errors, run))
         return result

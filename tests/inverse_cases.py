@@ -1,0 +1,28 @@
+"""Tiny inverse cases (the plate with unknown D, and D with q0) and their data, shared by the inverse tests."""
+import copy
+
+from sciml import cases
+from sciml.solvers.pinn import observations
+
+from cli_cases import TINY_PLATE, write_case
+
+D_TRUE = 2.0
+
+
+def tiny_identify(tmp_path, unknowns=None, **changes) -> dict:
+    """The tiny plate with ``D`` (truth 2, from 1) unknown, observed at 3 x 3 sensors (data made by datagen)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    data = copy.deepcopy(TINY_PLATE)
+    data["case"] = "tiny_identify"
+    data["equation"].update(D=D_TRUE, q0=1.0)
+    data["unknowns"] = unknowns or {"D": {"initial": 1.0, "bounds": [0.1, 10.0]}}
+    data["data"] = {"path": str(tmp_path / "sensors.csv"), "fields": ["w"], "noise": 0.0,
+                    "sensors": {"layout": "grid", "points": [3, 3]}}
+    return write_case_dict(tmp_path, data, **changes)
+
+
+def write_case_dict(tmp_path, data, name="identify.yaml", **changes) -> dict:
+    path = write_case(tmp_path, data, name=name, **changes)
+    case = cases.load(path)
+    observations.datagen(case.config, quiet=True)
+    return {"path": path, "case": case}

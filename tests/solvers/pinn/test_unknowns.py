@@ -1,0 +1,80 @@
+"""Unknown coefficients: the bounded map, the parameters' layout, the equation reading the trained value, the
+metrics history, the summary and an exact resume."""
+import csv
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from sciml import cases
+from sciml.solvers.pinn import run as driver
+from sciml.solvers.pinn import unknowns
+from sciml.solvers.pinn.config import UnknownConfig
+from sciml.solvers.pinn.problem import Problem
+
+from inverse_cases import D_TRUE, tiny_identify
+
+
+@pytest.mark.parametrize("scale", ["log", "linear"])
+def test_the_map_starts_at_the_initial_value_and_stays_in_bounds(scale):
+    u = UnknownConfig(initial=3.0, bounds=[0.5, 40.0], scale=scale)
+    assert float(unknowns.value(u, unknowns.raw(u, 3.0))) == pytest.approx(3.0, rel=1e-12)
+    far = [float(unknowns.value(u, jnp.asarray(z))) for z in (-30.0, 30.0)]
+    assert 0.5 <= far[0] < 0.5 * (1 + 1e-6) and 40.0 * (1 - 1e-6) < far[1] <= 40.0
+
+
+def test_log_scale_moves_by_relative_steps():
+    u = UnknownConfig(initial=1.0, bounds=[0.01, 100.0])
+    z = unknowns.raw(u, 1.0)  # the middle of log-space: equal raw steps are equal factors either side
+    up, down = (float(unknowns.value(u, z + s)) for s in (0.5, -0.5))
+    assert up * down == pytest.approx(1.0, rel=1e-12) and up > 1.1
+
+
+def test_parameters_carry_the_unknowns_and_the_equation_reads_them(tmp_path):
+    cfg = tiny_identify(tmp_path)["case"].config
+    problem = Problem(cfg)
+    params = problem.init(jax.random.PRNGKey(0))
+    assert set(params) == {"net", "unknowns"} and problem.unknown_values(params) == pytest.approx({"D": 1.0})
+    eq = problem.equation_at(params)
+    assert float(eq.D) == pytest.approx(1.0) and problem.equation.D == D_TRUE  # the truth stays the section's
+    # the deflection scale W = q0 / (D ...) follows the trained D: the predicted deflection is inversely so
+    pts = np.array([[1.0, 1.5]])
+    w1 = problem.predict(params, pts)["w"]
+    params2 = {**params, "unknowns": {"D": params["unknowns"]["D"] + 1.0}}
+    d2 = problem.unknown_values(params2)["D"]
+    np.testing.assert_allclose(problem.predict(params2, pts)["w"] * d2, w1 * 1.0, rtol=1e-10)
+
+
+def test_a_case_without_unknowns_keeps_its_parameters(tmp_path):
+    from cli_cases import write_case
+
+    problem = Problem(cases.load(write_case(tmp_path)).config)
+    assert isinstance(problem.init(jax.random.PRNGKey(0)), list) and problem.unknowns is None
+
+
+def test_training_records_d_reports_it_and_resumes_exactly(tmp_path):
+    made = tiny_identify(tmp_path, training__adam__steps=40)
+    full = driver.train(made["case"].config, str(tmp_path / "full"), quiet=True)
+    with open(tmp_path / "full" / "metrics.csv", newline="") as fh:
+        history = [float(r["unknown.D"]) for r in csv.DictReader(fh)]
+    assert len(history) == 4 and len(set(history)) == 4  # a column, moving with training
+    assert set(full["unknowns"]) == {"D"}
+    value = full["unknowns"]["D"]
+    if value != "not identifiable":
+        assert value == pytest.approx(history[-1]) and \
+            full["metrics"]["D_rel_error"] == pytest.approx(abs(value - D_TRUE) / D_TRUE)
+    half = cases.load(made["path"], ["training.adam.steps=20"]).config
+    driver.train(half, str(tmp_path / "half"), quiet=True)
+    resumed = driver.train(made["case"].config, str(tmp_path / "half"), resume=str(tmp_path / "half"), quiet=True)
+    assert resumed["steps"] == 40
+    assert resumed["unknowns"] == full["unknowns"] and resumed["metrics"] == full["metrics"]
+
+
+def test_an_equation_that_needs_the_number_as_a_constant_is_refused_on_loading():
+    """Kovasznay's exact boundary values take Re through math.sqrt: loading says so, naming the section."""
+    from sciml.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"kovasznay.yaml: unknowns: the equation cannot take \['Re'\] as "
+                                          "trained values"):
+        cases.load("cases/kovasznay.yaml", ["unknowns={Re: {initial: 20, bounds: [1, 100]}}"])
