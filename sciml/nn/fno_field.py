@@ -113,26 +113,19 @@ def series(re, im, sizes: Sequence[int], steps: Sequence[float], x):
     lead = x.shape[:-1]
     t = (x.reshape(-1, d) / jnp.asarray(steps, x.dtype)).astype(re.dtype)
     tail = re.shape[d:]
-    weights = np.where((np.arange(sizes[-1] // 2 + 1) == 0) | (2 * np.arange(sizes[-1] // 2 + 1) == sizes[-1]),
-                       1.0, 2.0)
+    k = np.arange(sizes[-1] // 2 + 1)
+    hermitian = np.where((k == 0) | (2 * k == sizes[-1]), 1.0, 2.0)  # as irfft: each k > 0 stands for ±k
     for a in range(d):
-        c, s = _basis(t[:, a], sizes[a], half=a == d - 1)
-        if a == d - 1:
-            c, s = c * weights, s * weights
-        if a == 0:  # (M, N_1) @ (N_1, rest): one GEMM per part
-            flat = lambda z: z.reshape(z.shape[0], -1)
-            re_, im_ = flat(re), flat(im)
-            rows = jnp.concatenate([c, -s], 1)
-            real = (rows @ jnp.concatenate([re_, im_], 0)).reshape((-1, *re.shape[1:]))
-            if a == d - 1:
-                return real.reshape((*lead, *tail))
-            imag = (jnp.concatenate([s, c], 1) @ jnp.concatenate([re_, im_], 0)).reshape((-1, *re.shape[1:]))
-            re, im = real, imag
-            continue
-        expand = (slice(None), slice(None)) + (None,) * (re.ndim - 2)
-        c, s = c[expand], s[expand]
-        real = jnp.sum(re * c - im * s, axis=1)
-        if a == d - 1:
-            return real.reshape((*lead, *tail))
-        re, im = real, jnp.sum(re * s + im * c, axis=1)
-    raise AssertionError("unreachable")
+        last = a == d - 1
+        c, s = _basis(t[:, a], sizes[a], half=last)
+        if last:
+            c, s = c * hermitian, s * hermitian
+        if a == 0:  # all points at once: (M, 2 N_1) @ (2 N_1, rest), a GEMM per part
+            parts = jnp.concatenate([re.reshape(len(re), -1), im.reshape(len(im), -1)], 0)
+            shape = (-1, *re.shape[1:])
+            re, im = ((jnp.concatenate(rows, 1) @ parts).reshape(shape) for rows in ([c, -s], [s, c]))
+        else:  # per point: a product and a sum over the axis's modes
+            expand = (slice(None), slice(None)) + (None,) * (re.ndim - 2)
+            c, s = c[expand], s[expand]
+            re, im = jnp.sum(re * c - im * s, axis=1), jnp.sum(re * s + im * c, axis=1)
+    return re.reshape((*lead, *tail))  # the real part (the imaginary one of the last axis is never used)
