@@ -61,6 +61,14 @@ class Plate:
         """The deflection scale ``rms(q) / (4 π⁴ D)`` of loads with these moments."""
         return np.sqrt(np.asarray(x_mean) ** 2 + np.asarray(x_std) ** 2) / (4 * np.pi ** 4 * self.D)
 
+    def moments(self, field: Callable, points) -> dict:
+        """``mx, my, mxy`` of the decoded field at ``points (..., 2)``, each ``(..., batch)``:
+        ``M_x = -D(w_xx + ν w_yy)``, ``M_y = -D(w_yy + ν w_xx)``, ``M_xy = -D(1 - ν) w_xy``."""
+        d = ad.derivatives(lambda p: field(p)[..., 0], [(2, 0), (0, 2), (1, 1)])(points)
+        wxx, wyy, wxy = d[(2, 0)], d[(0, 2)], d[(1, 1)]
+        return {"mx": -self.D * (wxx + self.nu * wyy), "my": -self.D * (wyy + self.nu * wxx),
+                "mxy": -self.D * (1 - self.nu) * wxy}
+
     def pde(self, field: Callable, x):
         """The relative residual for the decoded field ``field(points) -> (..., batch, channels)`` of the loads
         ``x (batch, s, s, 1)``."""

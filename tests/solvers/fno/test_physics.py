@@ -48,6 +48,14 @@ def test_the_exact_solution_has_no_residual_and_a_scaled_one_its_scale():
     assert float(plate.pde(sine_mode(amplitude), q)) < 1e-12
     assert float(plate.boundary(sine_mode(amplitude), q)) < 1e-12
     assert float(plate.pde(sine_mode(1.1 * amplitude), q)) == pytest.approx(0.1, rel=1e-9)
+    p = jnp.asarray(np.random.default_rng(0).uniform(0, 1, (5, 2)))
+    m = plate.moments(sine_mode(amplitude), p)  # M_x = D A π² (1 + ν) s s, M_xy = -D (1 - ν) A π² c c
+    s = np.sin(np.pi * p[:, 0]) * np.sin(np.pi * p[:, 1])
+    c = np.cos(np.pi * p[:, 0]) * np.cos(np.pi * p[:, 1])
+    k = plate.D * np.pi ** 2 * amplitude
+    np.testing.assert_allclose(m["mx"], np.outer(s, k * 1.3), rtol=1e-10)
+    np.testing.assert_allclose(m["my"], np.outer(s, k * 1.3), rtol=1e-10)
+    np.testing.assert_allclose(m["mxy"], np.outer(c, -k * 0.7), rtol=1e-10)
 
 
 def test_the_boundary_term_measures_w_on_the_edges_against_the_deflection_scale():
