@@ -185,7 +185,7 @@ def moments(cfg: FnoCase, train_set: data.Split):
     mx, sx, my, sy = train_set.moments()
     if cfg.training.terms.data:
         return mx, sx, my, sy
-    scale = physics_of(cfg).output_scale(mx.mean(), sx.mean())
+    scale = PHYSICS[cfg.data.generator](cfg.data.params, cfg.data.resolution).output_scale(mx.mean(), sx.mean())
     return mx, sx, np.zeros_like(my), np.full_like(sy, scale)
 
 
