@@ -31,6 +31,7 @@ the default 256 terms ``w`` is exact to about 3e-11 (rms, relative).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -119,7 +120,7 @@ def generate(n_samples: int, resolution: int, seed: int, progress=None, *, loads
     :data:`FIELDS` (``w, mx, my, mxy``).
     Sample ``i`` depends on ``(seed, i)`` and the parameters only; ``progress(1)`` after each sample.
     """
-    options = {"grf": {"alpha": alpha, "tau": tau, "sigma": sigma, "modes": modes},
+    options: dict[str, dict[str, Any]] = {"grf": {"alpha": alpha, "tau": tau, "sigma": sigma, "modes": modes},
                "patches": {"patches": patches, "patch_width": patch_width, "force": force}}
     for key, given, known in (("loads", loads, LOADS), ("fields", fields, FIELDS)):
         if not given or any(name not in known for name in given):
