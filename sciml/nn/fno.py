@@ -35,6 +35,7 @@ every resolution) always takes the DFT, since XLA's FFT lengths are static; ther
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import jax
@@ -313,6 +314,38 @@ def apply(params: dict, x: Float[Array, "batch *grid c_in"], *,
     transform (:func:`spectral_method`); with the DFT the network runs in the layout of
     :func:`spectral_conv_t` (the input and the output are transposed once, the hidden fields never).
     """
+    v, run = _trunk(params, x, grid, padding, activation, spectral)
+    if run.padded:
+        v = v[tuple((slice(None), *[slice(0, n) for n in run.shape], slice(None))[a] for a in run.perm)]
+    return jnp.transpose(project(params, v, activation), _inverse(run.perm))
+
+
+def hidden(params: dict, x: Float[Array, "batch *grid c_in"], *,
+           grid: GridKind | Sequence[GridKind] | None = "closed", padding: int | Sequence[int] = 0,
+           activation: str | Callable = "gelu", spectral: str = "auto") -> Float[Array, "batch *padded width"]:
+    """The last Fourier layer's output ``v_L`` on the padded grid, ``(batch, n_1 + p_1, ..., n_d + p_d, width)``
+    (before the crop and the projection: :func:`apply` is ``project(hidden(...))`` cropped to ``n_1..n_d``).
+    Arguments as for :func:`apply`."""
+    v, run = _trunk(params, x, grid, padding, activation, spectral)
+    return jnp.transpose(v, _inverse(run.perm))
+
+
+def project(params: dict, v, activation: str | Callable = "gelu"):
+    """The pointwise projection ``Q`` on the last (channel) axis of ``v``: ``(..., width) -> (..., c_out)``."""
+    return _mlp_apply(params["proj"], v, ACTIVATIONS[activation] if isinstance(activation, str) else activation)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """How :func:`_trunk` ran: the layout ``perm`` of its hidden fields, the unpadded grid, whether it padded."""
+
+    perm: tuple[int, ...]
+    shape: tuple
+    padded: bool
+
+
+def _trunk(params: dict, x, grid, padding, activation, spectral):
+    """Lifting, padding and the Fourier layers: ``(v_L, run)``, ``v_L`` in the layout ``run.perm``."""
     act = ACTIVATIONS[activation] if isinstance(activation, str) else activation
     d = params["layers"][0]["spectral"].ndim - 3 if params["layers"] else x.ndim - 2
     shape = x.shape[1:1 + d]
@@ -336,9 +369,7 @@ def apply(params: dict, x: Float[Array, "batch *grid c_in"], *,
         v = conv(layer["spectral"], v) + v @ layer["pointwise"]["W"] + layer["pointwise"]["b"]
         if i < len(params["layers"]) - 1:
             v = act(v)
-    if padded:
-        v = v[tuple((slice(None), *[slice(0, n) for n in shape], slice(None))[a] for a in perm)]
-    return jnp.transpose(_mlp_apply(params["proj"], v, act), _inverse(perm))
+    return v, _Run(perm, tuple(shape), padded)
 
 
 def count(params) -> int:

@@ -12,6 +12,7 @@ from sciml.nn.mlp import Activation
 from sciml.parallel import ParallelConfig
 
 from .generators import GENERATORS, factor
+from .physics import PHYSICS
 
 if TYPE_CHECKING:  # mypy cannot read a Literal built at run time
     GeneratorName = str
@@ -151,6 +152,21 @@ class AverageConfig:
 
 
 @dataclass
+class LossTerms:
+    """Weights of the loss terms (:mod:`.physics`): a term with weight 0 is not computed."""
+
+    data: float = spec(1.0, ge=0.0, help="training.loss of the predictions against the solved outputs (0: "
+                                         "physics only, no solved sample used in training)")
+    pde: float = spec(0.0, ge=0.0, help="relative PDE residual of the decoded field at the training grid's points, "
+                                        "derivatives by the Taylor engine (physics-informed, PINO)")
+    boundary: float = spec(0.0, ge=0.0, help="the boundary conditions of the decoded field on the grid's edges")
+
+    @property
+    def physics(self) -> bool:
+        return self.pde > 0 or self.boundary > 0
+
+
+@dataclass
 class TrainingConfig:
     epochs: int = spec(500, ge=0)
     batch_size: int = spec(20, ge=1)
@@ -162,12 +178,15 @@ class TrainingConfig:
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
     average: AverageConfig = field(default_factory=AverageConfig)
     loss: Literal["rel_l2", "h1"] = "rel_l2"
+    terms: LossTerms = spec(factory=LossTerms, help="weights of the data, pde and boundary terms")
     checkpoint_every: int = spec(10, ge=1, help="epochs between `latest` checkpoints")
 
     def check(self):
         if self.schedule.warmup and self.schedule.warmup >= self.epochs:
             raise Invalid("schedule.warmup", f"{self.schedule.warmup} epochs of warm-up leave none of the "
                                              f"{self.epochs} epochs (training.epochs) after it")
+        if not (self.terms.data > 0 or self.terms.physics):
+            raise Invalid("terms", "every weight is 0: give data, pde or boundary a positive weight")
         if self.average.type != "none" and self.average.start >= self.epochs:
             raise Invalid("average.start", f"{self.average.start} leaves no epoch to average of the {self.epochs} "
                                            f"(training.epochs)")
@@ -241,10 +260,22 @@ class FnoCase:
         if micro is not None and self.training.batch_size % micro:
             raise Invalid("training.micro_batch", f"{micro} does not divide training.batch_size = "
                                                   f"{self.training.batch_size}")
+        if self.training.terms.physics:
+            self._check_physics(gen)
         mesh = self.parallel.mesh
         if mesh is not None and len(mesh) == 2 and m.width % mesh[1]:
             raise Invalid("parallel.mesh", f"the channel axis ({mesh[1]}) must divide model.width ({m.width})")
         self._check_params(gen)
+
+    def _check_physics(self, gen):
+        if gen.name not in PHYSICS:
+            raise Invalid("training.terms", f"pde and boundary terms need a generator with physics "
+                                            f"({', '.join(PHYSICS)}), not {gen.name!r}")
+        if self.model.type != "fno":
+            raise Invalid("training.terms", f"pde and boundary terms need model.type fno, not {self.model.type!r}")
+        fields = self.data.params.get("fields", ["w"])
+        if not fields or fields[0] != "w":
+            raise Invalid("data.params.fields", f"the physics reads w from the first output channel; got {fields}")
 
     def _check_params(self, gen):
         try:

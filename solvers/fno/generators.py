@@ -1,7 +1,8 @@
 """The classical solvers that make FNO datasets, and how their output becomes ``(inputs, outputs)``.
 
 Each generator is a classical solver's ``generate(n_samples, resolution, seed, progress=None, **params)``,
-which returns a dict of numpy arrays (:mod:`sciml.solvers.classical`). The entries here say which arrays are
+which returns a dict of numpy arrays (:mod:`sciml.solvers.classical`; for ``plate``, Navier's series:
+:mod:`sciml.equations.plate_reference.random_loads`). The entries here say which arrays are
 the operator's input and output, how many spatial axes they have, and whether the grid includes both ends of
 [0, 1] (``closed``: Darcy, Dirichlet boundary on the grid) or is periodic (``periodic``: x_j = j / n). Arrays
 become channels-last: ``(n, n_1..n_d, channels)``.
@@ -13,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
+from sciml.equations.plate_reference import random_loads
 
 from ..classical import burgers, darcy, vorticity
 
@@ -59,6 +62,7 @@ GENERATORS = {
     "darcy": Generator("darcy", darcy.generate, 2, "closed", _pair("a", "u", 2)),
     "burgers": Generator("burgers", burgers.generate, 1, "periodic", _pair("a", "u", 1)),
     "vorticity": Generator("vorticity", vorticity.generate, 2, "periodic", _trajectory("w"), trajectory=True),
+    "plate": Generator("plate", random_loads.generate, 2, "closed", _pair("q", "fields", 2)),
 }
 
 

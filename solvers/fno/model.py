@@ -32,7 +32,7 @@ import numpy as np
 from jax.sharding import PartitionSpec as P
 
 from sciml.compile import Policy
-from sciml.nn import fno
+from sciml.nn import fno, fno_field
 from sciml.parallel import CHANNEL_AXIS
 
 from .config import FnoCase
@@ -80,6 +80,7 @@ class Operator:
     init: Callable  # key -> params
     predict: Callable  # (params, stats, inputs) -> outputs, dataset layout and units
     stats: Callable  # (x_mean, x_std, y_mean, y_std) numpy -> stats pytree
+    field: Callable  # (params, stats, inputs) -> (points (..., d) -> outputs (..., batch, c)): model.type fno
 
 
 def build(cfg: FnoCase, in_channels: int, out_channels: int) -> Operator:
@@ -130,7 +131,13 @@ def build(cfg: FnoCase, in_channels: int, out_channels: int) -> Operator:
             z = jnp.moveaxis(outs, 0, -2).reshape(x.shape[:-1] + (cfg.data.t_out,))
         return z.astype(dtype) * st["y_std"] + st["y_mean"]
 
-    return Operator(init, predict, stats)
+    def field(params, st, x):
+        """The output as a function of the coordinates in [0, 1]^d (:func:`sciml.nn.fno_field.decode`)."""
+        x = ((x - st["x_mean"]) / st["x_std"]).astype(compute)
+        u = fno_field.decode(policy.cast(params), x, padding=padding(x.shape[1:-1]), **opts)
+        return lambda points: u(points.astype(compute)).astype(dtype) * st["y_std"] + st["y_mean"]
+
+    return Operator(init, predict, stats, field)
 
 
 # which axis of a Fourier layer's weights holds its output channels (by the key above the leaf)

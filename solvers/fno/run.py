@@ -42,9 +42,10 @@ from sciml.nn import fno, losses
 
 from . import data, fields_h5
 from . import plots as fno_plots
-from .config import FnoCase
+from .config import FnoCase, LossTerms
 from .generators import GENERATORS
 from .model import Operator, build, partition
+from .physics import PHYSICS
 
 
 def schedule(cfg: FnoCase, steps_per_epoch: int) -> optax.Schedule:
@@ -85,14 +86,20 @@ def accumulated(loss, micro: int | None):
 
 
 def make_step(op: Operator, tx: optax.GradientTransformation, loss_name: str, dims: int, micro: int | None = None,
-              average: averaging.Averaging = averaging.NONE):
+              average: averaging.Averaging = averaging.NONE, terms: LossTerms | None = None, physics=None):
     """``(state, x, y) -> (state, loss)``: one jitted AdamW step on a minibatch (:func:`accumulated`), then
-    ``average.step``."""
+    ``average.step``. The loss is ``terms.data`` times ``loss_name`` of the predictions, plus the weighted
+    physics terms (:mod:`.physics`) with positive weights (default: the data term alone)."""
     loss_fn = losses.LOSSES[loss_name]
     kw: dict[str, int] = {"d": dims} if loss_name == "h1" else {}
+    terms = terms or LossTerms()
+    weighted = [(w, getattr(physics, name)) for name, w in (("pde", terms.pde), ("boundary", terms.boundary)) if w]
 
     def loss(params, stats, x, y):
-        return loss_fn(op.predict(params, stats, x), y, **kw)
+        total = terms.data * loss_fn(op.predict(params, stats, x), y, **kw) if terms.data else 0.0
+        for weight, term in weighted:
+            total = total + weight * term(op.field(params, stats, x), x)
+        return total
 
     value_and_grad = accumulated(loss, micro)
 
@@ -156,11 +163,30 @@ def functions(cfg: FnoCase, c_in: int, c_out: int, per_epoch: int):
         sched = schedule(cfg, per_epoch)
         tx = optimizer(cfg, sched)
         gen = GENERATORS[cfg.data.generator]
-        step = make_step(op, tx, cfg.training.loss, gen.dims, cfg.training.micro_batch, cfg.training.average.rule())
+        step = make_step(op, tx, cfg.training.loss, gen.dims, cfg.training.micro_batch, cfg.training.average.rule(),
+                         cfg.training.terms, physics_of(cfg))
         _CACHE[key] = (op, sched, tx, step, make_eval(op))
         while len(_CACHE) > 8:
             _CACHE.pop(next(iter(_CACHE)))
     return _CACHE[key]
+
+
+def physics_of(cfg: FnoCase):
+    """The case's physics (:data:`.physics.PHYSICS`) when its loss has a pde or boundary term, else None."""
+    if not cfg.training.terms.physics:
+        return None
+    return PHYSICS[cfg.data.generator](cfg.data.params, cfg.data.resolution)
+
+
+def moments(cfg: FnoCase, train_set: data.Split):
+    """The scalings' moments ``(x_mean, x_std, y_mean, y_std)``: the training set's; for a physics-only loss
+    (``terms.data = 0``) the outputs' come from the physics (mean 0, its deflection scale), not from solved
+    samples."""
+    mx, sx, my, sy = train_set.moments()
+    if cfg.training.terms.data:
+        return mx, sx, my, sy
+    scale = PHYSICS[cfg.data.generator](cfg.data.params, cfg.data.resolution).output_scale(mx.mean(), sx.mean())
+    return mx, sx, np.zeros_like(my), np.full_like(sy, scale)
 
 
 def layout(cfg: FnoCase):
@@ -215,7 +241,7 @@ class _Fno:
         return parallel.to_host({"params": state[key or self.average.key], "stats": state["stats"]})
 
     def init(self):
-        return initial_state(self.cfg, self.op, self.tx, self.train_set.moments())
+        return initial_state(self.cfg, self.op, self.tx, moments(self.cfg, self.train_set))
 
     def template(self, attrs: dict):
         return self.init()

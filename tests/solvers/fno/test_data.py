@@ -134,8 +134,8 @@ def test_datagen_keeps_a_matching_file_and_refuses_a_stale_one(tmp_path, case_fi
      "data.resolution: a closed grid of 9 points is not a subsample of the solver's grid of S = 12 points "
      "(data.solve_resolution)"),
     ({"training__batch_size": 50}, "training.batch_size: 50 is more than data.n_train = 40"),
-    ({"data__generator": "dracy"}, "data.generator: must be one of ['darcy', 'burgers', 'vorticity'], got "
-                                   "'dracy' (did you mean 'darcy'?)"),
+    ({"data__generator": "dracy"}, "data.generator: must be one of ['darcy', 'burgers', 'vorticity', 'plate'], "
+                                   "got 'dracy' (did you mean 'darcy'?)"),
     ({"model__widht": 3}, "model.widht: unknown key (did you mean 'width'?)"),
     ({"data__params": {"alpah": 2}}, "data.params.alpah: unknown parameter of generator 'darcy' (did you mean "
                                      "'alpha'?)"),

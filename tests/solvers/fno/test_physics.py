@@ -1,0 +1,114 @@
+"""The FNO's physics terms (PINO): the plate's residual and edge conditions on exact and perturbed fields, the
+schema of ``training.terms``, and a physics-only run that uses no solved sample (float64 where exact)."""
+import copy
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from cli_cases import write_case
+
+from sciml import cases
+from sciml.errors import ConfigError
+from sciml.solvers.fno import data, run
+from sciml.solvers.fno.physics import Plate
+
+TINY_PLATE_OPERATOR = {
+    "case": "tiny_plate_operator", "solver": "fno", "seed": 0,
+    "data": {"generator": "plate", "path": "PLACEHOLDER", "resolution": 9, "super_resolution": [17],
+             "n_train": 12, "n_test": 4, "params": {"terms": 32}},
+    "model": {"modes": [3, 3], "width": 6, "layers": 2, "padding": 2, "projection": [8]},
+    "training": {"epochs": 2, "batch_size": 4, "lr": 3.0e-3, "schedule": {"type": "constant"},
+                 "terms": {"data": 0.0, "pde": 1.0, "boundary": 1.0}, "checkpoint_every": 1},
+    "evaluation": {"every": 1, "batch_size": 4, "plots": 0},
+}
+
+
+def sine_mode(amplitude, offset=0.0):
+    """``w = A sin πx sin πy + offset`` for a batch of amplitudes: ``points (..., 2) -> (..., batch, 1)``."""
+    a = jnp.asarray(amplitude)
+
+    def field(p):
+        s = jnp.sin(jnp.pi * p[..., 0]) * jnp.sin(jnp.pi * p[..., 1])
+        return (s[..., None] * a + offset)[..., None]
+
+    return field
+
+
+def loads(plate, amplitude):
+    """The loads ``q = D 4π⁴ A sin πx sin πy`` that make :func:`sine_mode` exact, ``(batch, s, s, 1)``."""
+    x = np.linspace(0, 1, plate.resolution)
+    s = np.outer(np.sin(np.pi * x), np.sin(np.pi * x))
+    return jnp.asarray(plate.D * 4 * np.pi ** 4 * np.asarray(amplitude)[:, None, None, None] * s[None, ..., None])
+
+
+def test_the_exact_solution_has_no_residual_and_a_scaled_one_its_scale():
+    plate = Plate(D=2.5, nu=0.3, resolution=9)
+    amplitude = np.array([1.0, -0.2])
+    q = loads(plate, amplitude)
+    assert float(plate.pde(sine_mode(amplitude), q)) < 1e-12
+    assert float(plate.boundary(sine_mode(amplitude), q)) < 1e-12
+    assert float(plate.pde(sine_mode(1.1 * amplitude), q)) == pytest.approx(0.1, rel=1e-9)
+    p = jnp.asarray(np.random.default_rng(0).uniform(0, 1, (5, 2)))
+    m = plate.moments(sine_mode(amplitude), p)  # M_x = D A π² (1 + ν) s s, M_xy = -D (1 - ν) A π² c c
+    s = np.sin(np.pi * p[:, 0]) * np.sin(np.pi * p[:, 1])
+    c = np.cos(np.pi * p[:, 0]) * np.cos(np.pi * p[:, 1])
+    k = plate.D * np.pi ** 2 * amplitude
+    np.testing.assert_allclose(m["mx"], np.outer(s, k * 1.3), rtol=1e-10)
+    np.testing.assert_allclose(m["my"], np.outer(s, k * 1.3), rtol=1e-10)
+    np.testing.assert_allclose(m["mxy"], np.outer(c, -k * 0.7), rtol=1e-10)
+
+
+def test_the_boundary_term_measures_w_on_the_edges_against_the_deflection_scale():
+    """A constant offset c breaks w = 0 on every edge (w_nn stays 0): the term is |c| / W_b averaged over the
+    batch, ``W_b = rms(q_b) / (4π⁴ D)``; a term in x² (w_xx = 2c) breaks only M_n on the edges x = 0, 1."""
+    plate = Plate(D=1.0, nu=0.3, resolution=9)
+    amplitude = np.array([1.0, 2.0])
+    q = loads(plate, amplitude)
+    scale = np.sqrt(np.mean(np.asarray(q)[..., 0].reshape(2, -1) ** 2, axis=1)) / (4 * np.pi ** 4)
+    got = float(plate.boundary(sine_mode(amplitude, offset=0.01), q))
+    assert got == pytest.approx(np.mean(0.01 / scale), rel=1e-10)
+    c = 0.01
+    bent = lambda p: sine_mode(amplitude)(p) + (c * p[..., 0] * (p[..., 0] - 1))[..., None, None]
+    # on the edges x = 0, 1 (2 x 9 points of the 32): w = 0 and w_xx = 2c; on y = 0, 1 (the 14 others) w = c x(x-1)
+    x = np.linspace(0, 1, 9)
+    on_y = c * x[1:-1] * (x[1:-1] - 1)
+    mean_sq = (18 * (2 * c / np.pi ** 2) ** 2 + 2 * np.sum(on_y ** 2)) / 32
+    assert float(plate.boundary(bent, q)) == pytest.approx(np.mean(np.sqrt(mean_sq) / scale), rel=1e-10)
+
+
+@pytest.mark.parametrize("changes,key,message", [
+    ({"training__terms": {"data": 0.0}}, "training.terms", "every weight is 0"),
+    ({"data__generator": "darcy", "data__params": {}}, "training.terms", "need a generator with physics"),
+    ({"data__params": {"fields": ["mx", "w"]}}, "data.params.fields", "reads w from the first output channel"),
+    ({"training__terms": {"pdf": 1.0}}, "training.terms.pdf", "did you mean 'pde'"),
+])
+def test_terms_are_validated(tmp_path, changes, key, message):
+    path = write_case(tmp_path, _tiny(tmp_path), **changes)
+    with pytest.raises(ConfigError, match=message) as e:
+        cases.load(path)
+    assert key in str(e.value)
+
+
+def _tiny(tmp_path):
+    case = copy.deepcopy(TINY_PLATE_OPERATOR)
+    case["data"]["path"] = str(tmp_path / "plate.h5")
+    return case
+
+
+def test_a_physics_only_run_learns_without_solved_samples(tmp_path, monkeypatch):
+    """The outputs' scaling comes from the loads, the solved outputs of the training split are never read, and
+    two epochs of the pde and boundary terms lower the test error against Navier's series."""
+    cfg = cases.load(write_case(tmp_path, _tiny(tmp_path))).config
+    data.write(cfg.data, cfg.data.path)
+    mx, sx, my, sy = run.moments(cfg, data.Split(cfg.data.path, "train"))
+    assert my.tolist() == [0.0] and sy[0] == pytest.approx(np.hypot(mx[0], sx[0]) / (4 * np.pi ** 4))
+    read = data.Split.read
+
+    def inputs_only(self, rows):
+        x, y = read(self, rows)
+        return x, (np.full_like(y, np.nan) if self.group == "train" else y)  # a solved output would poison it
+
+    monkeypatch.setattr(data.Split, "read", inputs_only)
+    s = run.train(cfg, str(tmp_path / "run"), quiet=True)
+    assert np.isfinite(s["metrics"]["rel_l2"]) and s["metrics"]["rel_l2"] < s["initial_rel_l2"]
+
