@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -37,15 +38,17 @@ def bounds(cfg: PinnCase, k: int) -> tuple[float, float]:
 
 
 def _interval(cfg: PinnCase) -> tuple[float, float]:
-    assert cfg.geometry.time is not None, "windows need a time interval (checked when the case is loaded)"
-    return cfg.geometry.time
+    time = getattr(cfg.geometry, "time", None)
+    assert time is not None, "windows need a time interval (checked when the case is loaded)"
+    return time
 
 
 def case(cfg: PinnCase, k: int) -> PinnCase:
     """The case restricted to window ``k`` (the whole case when it has one window)."""
     if cfg.training.windows == 1:
         return cfg
-    return dataclasses.replace(cfg, geometry=dataclasses.replace(cfg.geometry, time=bounds(cfg, k)))
+    geometry: Any = cfg.geometry  # one with a time interval (checked when the case is loaded)
+    return dataclasses.replace(cfg, geometry=dataclasses.replace(geometry, time=bounds(cfg, k)))
 
 
 def index(cfg: PinnCase, t) -> np.ndarray:
