@@ -89,6 +89,7 @@ class Polyharmonic(LinearOperator):
     ``Polyharmonic`` of the same power and dimension only."""
 
     power: int
+    _dim: int
 
     def __init__(self, power: int, dim: int):
         if power not in POWERS:
@@ -100,7 +101,7 @@ class Polyharmonic(LinearOperator):
         object.__setattr__(self, "name", POWERS[power][0])
 
     @cached_property
-    def terms(self) -> tuple[tuple[MultiIndex, float], ...]:  # type: ignore[override]
+    def terms(self) -> tuple[tuple[MultiIndex, float], ...]:
         return LinearOperator.of(POWERS[self.power][1](self._dim), self.name).terms
 
     @property
