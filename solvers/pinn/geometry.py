@@ -108,6 +108,11 @@ class BallConfig:
     radius: float = spec(1.0, gt=0.0)
     test_points: int = spec(10000, ge=1, help="held-out points the errors are measured on")
     parts: dict[str, list[str]] = spec(factory=dict, help="named groups of parts")
+    time: tuple[float, float] | None = spec(None, help="not supported: the ball has no time axis")
+
+    def check(self):
+        if self.time is not None:
+            raise Invalid("time", "the ball in d dimensions is a spatial domain only (no time axis)")
 
 
 def _with_time(space: Domain, cfg) -> Domain:
