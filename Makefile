@@ -39,7 +39,7 @@ lint: lint-imports
 # compiling takes one core
 TEST_WORKERS ?= 2
 test: lint
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
 
 bench: $(STAMP)
 	$(BIN)/sciml bench smoke --check cases/suites/baselines/cpu/smoke.json

@@ -7,8 +7,14 @@ micro-batches), so machine load affects every variant alike. The data are random
 with the case's shapes: ``n_train / batch_size`` steps make an epoch. The variants' rounds are interleaved,
 and each row gives the median wall time and the CPU seconds per step (the latter moves less when other
 processes share the cores). The first step's loss of each variant is compared with the baseline's: every
-variant is the same step, so the difference is rounding. Run: ``sciml bench fno-step`` (the paper's Darcy
-sizes).
+variant is the same step, so the difference is rounding.
+
+How far the hardware lets the step go: each variant's work per step is counted on its jaxpr (the matrix
+products and FFTs, :func:`jaxpr_work`: a scan's body as often as it runs, which XLA's own count does not do),
+and the machine's rate is the best of a few float32 matrix products of 2048 x 2048 measured in the same
+process. Each row gives the rate its time means, as a fraction of the matrix products' rate; the last line, the
+rate that four times the baseline's speed would need at the least work of any variant. Run: ``sciml bench
+fno-step`` (the paper's Darcy sizes).
 """
 from __future__ import annotations
 
@@ -17,6 +23,8 @@ import statistics
 import time
 
 import jax
+import jax.extend.core as jex
+import jax.numpy as jnp
 import numpy as np
 
 from sciml.errors import UserError
@@ -64,6 +72,54 @@ def build(case: str, overrides: list[str]):
     return step, place(state), *parallel.shard((x, y), mesh), per_epoch
 
 
+def _product(shape) -> float:
+    return float(np.prod(shape, dtype=float)) if len(shape) else 1.0
+
+
+def _inner(value) -> list:
+    """The jaxprs a primitive's parameter holds (a jaxpr, a closed one, or a sequence of them)."""
+    items = value if isinstance(value, (tuple, list)) else [value]
+    return [v.jaxpr if isinstance(v, jex.ClosedJaxpr) else v for v in items
+            if isinstance(v, (jex.ClosedJaxpr, jex.Jaxpr))]
+
+
+def jaxpr_work(jaxpr) -> float:
+    """Floating-point operations of the matrix products and FFTs of a jaxpr: ``2 m n k`` per real product (four
+    times that for complex), ``5 n log2 n`` per complex transform of n points; a scan's body counted ``length``
+    times, a loop of unknown trip count once, a conditional by its largest branch. Elementwise work is left out."""
+    total = 0.0
+    for eqn in jaxpr.eqns:
+        name, params = eqn.primitive.name, eqn.params
+        if name == "dot_general":
+            (contract, _), _ = params["dimension_numbers"]
+            lhs = eqn.invars[0].aval
+            k = _product([lhs.shape[i] for i in contract])
+            total += 2.0 * _product(eqn.outvars[0].aval.shape) * k * (4 if jnp.iscomplexobj(lhs) else 1)
+        elif name == "fft":
+            n = _product(params["fft_lengths"])
+            spectrum = next(v.aval for v in (*eqn.invars, *eqn.outvars) if jnp.iscomplexobj(v.aval))
+            total += 5.0 * spectrum.size * np.log2(max(n, 2.0))  # a real transform's spectrum: half the points
+        elif name == "cond":
+            total += max(jaxpr_work(j) for j in _inner(params["branches"]))
+        else:
+            inner = sum(jaxpr_work(j) for v in params.values() for j in _inner(v))
+            total += inner * (params["length"] if name == "scan" else 1)
+    return total
+
+
+def matmul_rate(n: int = 2048, repeats: int = 5) -> float:
+    """GFLOP/s of this machine's float32 matrix products: the best of ``repeats`` products of n x n."""
+    a = jax.random.normal(jax.random.PRNGKey(0), (n, n), jnp.float32)
+    product = jax.jit(lambda a: a @ a)
+    jax.block_until_ready(product(a))
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        jax.block_until_ready(product(a))
+        best = min(best, time.perf_counter() - t0)
+    return 2 * n**3 / best / 1e9
+
+
 def measure(variants: dict, case: str, common: list[str], steps: int, rounds: int) -> list[dict]:
     built, rows = {}, []
     for name, overrides in variants.items():
@@ -72,7 +128,8 @@ def measure(variants: dict, case: str, common: list[str], steps: int, rounds: in
         _, loss = jax.block_until_ready(step(state, x, y))  # compiles
         built[name] = (step, state, x, y, per_epoch)
         rows.append({"variant": name, "compile_s": time.perf_counter() - t0, "loss": float(loss), "wall": [],
-                     "cpu": [], "per_epoch": per_epoch})
+                     "cpu": [], "per_epoch": per_epoch,
+                     "gflop": jaxpr_work(jax.make_jaxpr(step)(state, x, y).jaxpr) / 1e9})
     for _ in range(rounds):
         for row in rows:
             step, state, x, y, _ = built[row["variant"]]
@@ -99,15 +156,21 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     variants = dict(_variant(v) for v in (args.variant or DEFAULT_VARIANTS))
     rows = measure(variants, args.case, args.set, args.steps, args.rounds)
-    base = rows[0]
+    peak, base = matmul_rate(), rows[0]
     print(f"FNO training step: {args.case} {' '.join(args.set)}; {rows[0]['per_epoch']} steps per epoch; "
-          f"{jax.devices()[0].device_kind}, {jax.device_count()} device(s)")
+          f"{jax.devices()[0].device_kind}, {jax.device_count()} device(s); float32 matrix products here: "
+          f"{peak:.0f} GFLOP/s")
     print(f"{'variant':<14} {'s/epoch':>9} {'speed-up':>9} {'cpu s/step':>11} {'cpu ratio':>10} {'compile s':>10} "
-          f"{'loss - base':>12}")
+          f"{'loss - base':>12} {'GFLOP':>8} {'GFLOP/s':>8} {'of peak':>8}")
     for r in rows:
-        print(f"{r['variant']:<14} {r['s_per_epoch']:>9.2f} {base['s_per_step'] / r['s_per_step']:>8.2f}x "
+        rate = r["gflop"] / r["s_per_step"]
+        print(f"{r['variant']:<14} {r['s_per_epoch']:>9.3g} {base['s_per_step'] / r['s_per_step']:>8.2f}x "
               f"{r['cpu_per_step']:>11.3f} {base['cpu_per_step'] / r['cpu_per_step']:>9.2f}x {r['compile_s']:>10.1f} "
-              f"{r['loss'] - base['loss']:>12.1e}")
+              f"{r['loss'] - base['loss']:>12.1e} {r['gflop']:>8.3g} {rate:>8.3g} {rate / peak:>7.1%}")
+    least = min(r["gflop"] for r in rows)
+    need = 4 * least / base["s_per_step"]
+    print(f"4x the baseline ({base['s_per_epoch'] / 4:.3g} s/epoch) needs {need:.3g} GFLOP/s at the least work of a "
+          f"variant ({least:.3g} GFLOP per step): {need / peak:.0%} of the matrix products' rate")
     return 0
 
 

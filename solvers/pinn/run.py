@@ -257,17 +257,13 @@ class _Pinn:
 
     def _stage_end(self, stage: int, params, run: loop.Run) -> dict:
         """The record of a curriculum stage's end: ``residual_rms`` and the checks' metrics, also printed."""
-        record = self._assess(self.problem, params)
+        assert self.residual_points is not None, "a curriculum run"
+        checks = self.problem.equation.checks(lambda pts: self.problem.predict(params, pts))
+        record = {"residual_rms": curriculum.residual_rms(self.problem, params, self.residual_points),
+                  **{k: v for c in checks for k, v in c.metrics.items()}}
         run.write(f"stage {stage + 1}/{len(self.plan)} ({self.plan[stage].label}) ends at step {self.step}: "
                   + ", ".join(f"{k} {v:.3g}" for k, v in record.items()))
         return record
-
-    def _assess(self, problem: Problem, params) -> dict:
-        """``residual_rms`` and the metrics of the equation's checks (no plots)."""
-        assert self.residual_points is not None, "a curriculum run"
-        checks = problem.equation.checks(lambda pts: problem.predict(params, pts))
-        return {"residual_rms": curriculum.residual_rms(problem, params, self.residual_points),
-                **{k: v for c in checks for k, v in c.metrics.items()}}
 
     def _new_points(self, state, n: int) -> None:
         """New collocation points when due (``sampling.resample_every``), refinement (``sampling.adaptive``)."""

@@ -1,5 +1,9 @@
 """``sciml bench fno-step``: every variant is the same step (first losses agree) and the table has a row each."""
+import jax
+import jax.numpy as jnp
+import pytest
 from cli_cases import TINY_DARCY, write_case
+
 from sciml.bench import fno_step
 
 
@@ -10,10 +14,26 @@ def test_variants_are_timed_side_by_side(tmp_path, capsys):
                           "--variant", "dft-micro2=model.spectral=dft,training.micro_batch=2"])
     out = capsys.readouterr().out
     assert code == 0
-    rows = {line.split()[0]: line.split() for line in out.splitlines()[2:]}
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.split()[0] in ("fft", "dft-micro2")}
     assert set(rows) == {"fft", "dft-micro2"} and rows["fft"][2] == "1.00x"
-    assert abs(float(rows["dft-micro2"][-1])) < 1e-5  # the first losses agree: the same step
+    assert abs(float(rows["dft-micro2"][-4])) < 1e-5  # the first losses agree: the same step
+    per_epoch = int(out.split(" steps per epoch")[0].split()[-1])
+    for r in rows.values():  # the rate is the row's work over its time per step
+        assert float(r[-2]) == pytest.approx(float(r[-3]) / (float(r[1]) / per_epoch), rel=0.02)
+    assert "4x the baseline" in out.splitlines()[-1]
 
+
+def test_work_counts_products_transforms_and_loops():
+    a, b = jnp.ones((3, 4, 5)), jnp.ones((3, 5, 6))
+    count = lambda f, *args: fno_step.jaxpr_work(jax.make_jaxpr(f)(*args).jaxpr)
+    assert count(lambda a, b: jnp.einsum("bij,bjk->bik", a, b), a, b) == 2 * 3 * 4 * 6 * 5
+    assert count(lambda a, b: a.astype(jnp.complex64) @ b.astype(jnp.complex64), a, b) == 4 * 2 * 3 * 4 * 6 * 5
+    assert count(lambda x: jnp.fft.fft(x.astype(jnp.complex64)), jnp.ones((7, 16))) == 5 * 7 * 16 * 4
+    square = lambda c, _: (c @ c, None)
+    m = jnp.ones((8, 8))
+    assert count(lambda m: jax.lax.scan(square, m, None, length=5)[0], m) == 5 * 2 * 8**3
+    assert count(jax.grad(lambda m: jax.lax.scan(square, m, None, length=5)[0].sum()), m) == 3 * 5 * 2 * 8**3
+    assert count(jax.jit(lambda a: jnp.sin(a) + 1), a) == 0  # elementwise work is left out
 
 def test_a_variant_reads_name_and_overrides():
     assert fno_step._variant("a=model.spectral=dft,training.micro_batch=2") == (
