@@ -38,7 +38,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -48,7 +47,7 @@ import jax
 import numpy as np
 from tqdm.auto import tqdm
 
-from . import parallel, rundir
+from . import parallel, rundir, signals
 from .config import to_dict
 from .errors import Interrupted, TrainingDiverged, UserError
 from .io import checkpoint
@@ -291,12 +290,9 @@ class _Stop:
     """SIGTERM and SIGINT while training: the first asks the loop to stop after the current chunk, and makes a
     second one act at once (module notes). Handlers are set only from the main thread, and restored after."""
 
-    SIGNALS = (signal.SIGTERM, signal.SIGINT)
-
     def __enter__(self) -> _Stop:
-        self.signum, self._previous = 0, {}
-        if threading.current_thread() is threading.main_thread():
-            self._previous = {s: signal.signal(s, self._first) for s in self.SIGNALS}
+        self.signum, self._handlers = 0, signals.handling(self._first)
+        self._handlers.__enter__()
         return self
 
     def _first(self, signum, frame) -> None:
@@ -309,5 +305,4 @@ class _Stop:
         return parallel.largest(self.signum)
 
     def __exit__(self, *exc) -> None:
-        for s, handler in self._previous.items():
-            signal.signal(s, handler if handler is not None else signal.SIG_DFL)
+        self._handlers.__exit__(*exc)

@@ -19,6 +19,7 @@ fno-step`` (the paper's Darcy sizes).
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import time
 
@@ -72,10 +73,6 @@ def build(case: str, overrides: list[str]):
     return step, place(state), *parallel.shard((x, y), mesh), per_epoch
 
 
-def _product(shape) -> float:
-    return float(np.prod(shape, dtype=float)) if len(shape) else 1.0
-
-
 def _inner(value) -> list:
     """The jaxprs a primitive's parameter holds (a jaxpr, a closed one, or a sequence of them)."""
     items = value if isinstance(value, (tuple, list)) else [value]
@@ -93,10 +90,10 @@ def jaxpr_work(jaxpr) -> float:
         if name == "dot_general":
             (contract, _), _ = params["dimension_numbers"]
             lhs = eqn.invars[0].aval
-            k = _product([lhs.shape[i] for i in contract])
-            total += 2.0 * _product(eqn.outvars[0].aval.shape) * k * (4 if jnp.iscomplexobj(lhs) else 1)
+            k = math.prod(lhs.shape[i] for i in contract)
+            total += 2.0 * math.prod(eqn.outvars[0].aval.shape) * k * (4 if jnp.iscomplexobj(lhs) else 1)
         elif name == "fft":
-            n = _product(params["fft_lengths"])
+            n = math.prod(params["fft_lengths"])
             spectrum = next(v.aval for v in (*eqn.invars, *eqn.outvars) if jnp.iscomplexobj(v.aval))
             total += 5.0 * spectrum.size * np.log2(max(n, 2.0))  # a real transform's spectrum: half the points
         elif name == "cond":

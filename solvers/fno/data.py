@@ -28,7 +28,6 @@ import json
 import os
 import shlex
 import signal
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ import h5py
 import numpy as np
 from tqdm.auto import tqdm
 
+from sciml import signals
 from sciml.errors import BadFile, ConfigError, Interrupted, UserError
 from sciml.io import hdf5
 from sciml.io.atomic import atomic_h5
@@ -150,25 +150,17 @@ class _Stop(Exception):
 @contextlib.contextmanager
 def _stopping(path: str, parts: dataset_parts.Parts, total: int):
     """SIGTERM and SIGINT stop the solving at once (module notes): :class:`~sciml.errors.Interrupted` names the
-    chunks kept, counted once the workers have ended. Nothing changes outside the main thread, where Python
-    delivers no signals."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
+    chunks kept, counted once the workers have ended (:func:`sciml.signals.handling`: main thread only)."""
     def stop(signum, frame):
         raise _Stop(signum)
 
-    previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
-        yield
+        with signals.handling(stop):
+            yield
     except _Stop as e:
         kept = sum(parts.done(i) for i in range(total))
         raise Interrupted(f"stopped by {signal.Signals(e.signum).name}: {kept} of {total} chunks of {path} are kept "
                           f"in {parts.folder}; the same command continues from them", e.signum) from None
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
 
 
 def write(cfg: DataConfig, path: str, progress=None, workers: int = 1, fresh: bool = False) -> None:

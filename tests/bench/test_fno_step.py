@@ -35,6 +35,7 @@ def test_work_counts_products_transforms_and_loops():
     assert count(jax.grad(lambda m: jax.lax.scan(square, m, None, length=5)[0].sum()), m) == 3 * 5 * 2 * 8**3
     assert count(jax.jit(lambda a: jnp.sin(a) + 1), a) == 0  # elementwise work is left out
 
+
 def test_a_variant_reads_name_and_overrides():
     assert fno_step._variant("a=model.spectral=dft,training.micro_batch=2") == (
         "a", ["model.spectral=dft", "training.micro_batch=2"])

@@ -24,6 +24,11 @@ def make(domain, **cfg):
     return create(build(NavierStokesConfig, raw), domain)
 
 
+def values_and_jacobians(fields):
+    """``pts -> (fields, their Jacobians)`` at every point, compiled (the checks call it hundreds of times)."""
+    return jax.jit(lambda pts: (jax.vmap(fields)(pts), jax.vmap(jax.jacfwd(fields))(pts)))
+
+
 def predict_of(center, P):
     """psi = (r^2 - a^2)^2 (y - y_c) and p = P (x - x_c): no slip on the cylinder, drag 8 pi rho nu a^4 - P pi a^2
     (tests/equations/test_ns_forces.py), lift 0; p(front) - p(back) = -2 P a."""
@@ -32,7 +37,7 @@ def predict_of(center, P):
         g = jax.grad(psi)(pt)
         return jnp.stack([g[1], -g[0], P * (pt[0] - center[0])])
 
-    values = jax.jit(lambda pts: (jax.vmap(fields)(pts), jax.vmap(jax.jacfwd(fields))(pts)))
+    values = values_and_jacobians(fields)
 
     def predict(pts, of=None):
         val, jac = values(jnp.asarray(pts))
@@ -97,7 +102,7 @@ def test_dfg_2d2_strouhal_number_and_maxima_of_an_oscillating_field():
         x, y, t = pt[0] - C[0], pt[1] - C[1], pt[2]
         return jnp.stack([g[1], -g[0], P(t) * x + Q(t) * y])
 
-    values = jax.jit(lambda pts: (jax.vmap(fields)(pts), jax.vmap(jax.jacfwd(fields))(pts)))  # 201 times, 3 shapes
+    values = values_and_jacobians(fields)  # called at 201 times, on 3 shapes: compiled once each
 
     def predict(pts, of=None):
         val, jac = values(jnp.asarray(pts))
