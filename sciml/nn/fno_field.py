@@ -113,8 +113,7 @@ def series(re, im, sizes: Sequence[int], steps: Sequence[float], x):
     lead = x.shape[:-1]
     t = (x.reshape(-1, d) / jnp.asarray(steps, x.dtype)).astype(re.dtype)
     tail = re.shape[d:]
-    k = np.arange(sizes[-1] // 2 + 1)
-    hermitian = np.where((k == 0) | (2 * k == sizes[-1]), 1.0, 2.0)  # as irfft: each k > 0 stands for ±k
+    hermitian = fno._hermitian(sizes[-1], np.arange(sizes[-1] // 2 + 1))  # as irfft: each k > 0 stands for ±k
     for a in range(d):
         last = a == d - 1
         c, s = _basis(t[:, a], sizes[a], half=last)
