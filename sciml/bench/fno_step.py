@@ -1,13 +1,15 @@
 """Seconds per epoch of an FNO's training step, per variant of the step, measured in one process.
 
 Each variant is the case with a few overrides (``name=key=value,key=value``; a key a variant leaves out keeps
-the case's value, so the default variants set both ``model.spectral`` and ``training.micro_batch``). The
-first variant is the baseline of the ratios (by default the step as it was before the DFT layout and
-micro-batches), so machine load affects every variant alike. The data are random (no dataset is needed)
-with the case's shapes: ``n_train / batch_size`` steps make an epoch. The variants' rounds are interleaved,
-and each row gives the median wall time and the CPU seconds per step (the latter moves less when other
-processes share the cores). The first step's loss of each variant is compared with the baseline's: every
-variant is the same step, so the difference is rounding.
+the case's value, so the default variants set both ``model.spectral`` and ``training.micro_batch``). The first
+variant is the baseline of the ratios, so machine load affects every variant alike. By default it is the step as
+it was when issue 15 was filed: a variant named ``before`` runs XLA's FFT over the whole batch with the
+pointwise products written over the field's leading axes (``x @ W + b`` on ``(batch, n_1, n_2, c)``, which XLA
+differentiates through a transposed copy of the field; today's layers flatten them, :func:`_as_filed`). The data
+are random (no dataset is needed) with the case's shapes: ``n_train / batch_size`` steps make an epoch. The
+variants' rounds are interleaved, and each row gives the median wall time and the CPU seconds per step (the
+latter moves less when other processes share the cores). The first step's loss of each variant is compared with
+the baseline's: every variant is the same step, so the difference is rounding.
 
 How far the hardware lets the step go: each variant's work per step is counted on its jaxpr (the matrix
 products and FFTs, :func:`jaxpr_work`: a scan's body as often as it runs, which XLA's own count does not do),
@@ -19,6 +21,7 @@ fno-step`` (the paper's Darcy sizes).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import statistics
 import time
@@ -30,12 +33,35 @@ import numpy as np
 
 from sciml.errors import UserError
 
-# the paper's batch of 20 in each (the case's own recipe may use another): the step as it was before
-# 2026-11-24 is the first
+BEFORE = "before"  # the variant traced with the products as they were when issue 15 was filed (_as_filed)
+# the paper's batch of 20 in each (the case's own recipe may use another): the step as it was when issue 15 was
+# filed is the first
 DEFAULT_VARIANTS = tuple(f"{name}=model.spectral={method},training.micro_batch={micro},training.batch_size=20"
-                         for name, method, micro in [("fft", "fft", "null"), ("fft-micro1", "fft", 1),
+                         for name, method, micro in [(BEFORE, "fft", "null"), ("fft", "fft", "null"),
                                                      ("dft", "dft", "null"), ("dft-micro1", "dft", 1),
                                                      ("dft-micro2", "dft", 2), ("dft-micro4", "dft", 4)])
+
+
+@contextlib.contextmanager
+def _as_filed(name: str):
+    """For the variant :data:`BEFORE`, the FNO's pointwise products as they were when issue 15 was filed,
+    ``x @ W + b`` over all the leading axes of the field, while its step is built and traced (its own compiled
+    step: the solver's cache of steps is set aside meanwhile); other variants run as they are."""
+    if name != BEFORE:
+        yield
+        return
+    from sciml.nn import fno
+    from sciml.solvers.fno import run
+
+    affine, cache = fno._affine, dict(run._CACHE)
+    fno._affine = lambda layer, x: x @ layer["W"] + layer["b"]
+    run._CACHE.clear()
+    try:
+        yield
+    finally:
+        fno._affine = affine
+        run._CACHE.clear()
+        run._CACHE.update(cache)
 
 
 def _variant(text: str) -> tuple[str, list[str]]:
@@ -120,9 +146,10 @@ def matmul_rate(n: int = 2048, repeats: int = 5) -> float:
 def measure(variants: dict, case: str, common: list[str], steps: int, rounds: int) -> list[dict]:
     built, rows = {}, []
     for name, overrides in variants.items():
-        step, state, x, y, per_epoch = build(case, [*common, *overrides])
-        t0 = time.perf_counter()
-        _, loss = jax.block_until_ready(step(state, x, y))  # compiles
+        with _as_filed(name):
+            step, state, x, y, per_epoch = build(case, [*common, *overrides])
+            t0 = time.perf_counter()
+            _, loss = jax.block_until_ready(step(state, x, y))  # compiles
         built[name] = (step, state, x, y, per_epoch)
         rows.append({"variant": name, "compile_s": time.perf_counter() - t0, "loss": float(loss), "wall": [],
                      "cpu": [], "per_epoch": per_epoch,

@@ -40,3 +40,21 @@ def test_a_variant_reads_name_and_overrides():
     assert fno_step._variant("a=model.spectral=dft,training.micro_batch=2") == (
         "a", ["model.spectral=dft", "training.micro_batch=2"])
     assert fno_step._variant("base=") == ("base", [])
+
+
+def test_the_before_variant_traces_the_products_as_filed_and_restores_them():
+    """The baseline ``before`` runs the pointwise (real) products over the field's leading axes (4-D operands), as when
+    issue 15 was filed; every other variant, and everything after it, today's flattened 2-D products."""
+    from sciml.nn import fno
+    from sciml.solvers.fno import run
+
+    params = fno.init(jax.random.PRNGKey(0), 1, 1, (3, 3), 4, 2, projection=(8,))
+    x = jnp.ones((2, 8, 8, 1))
+    ranks = lambda: {e.invars[0].aval.ndim for e in jax.make_jaxpr(lambda p: fno.apply(p, x, spectral="fft"))(
+        params).jaxpr.eqns if e.primitive.name == "dot_general" and not jnp.iscomplexobj(e.invars[0].aval)}
+    affine, cache = fno._affine, dict(run._CACHE)
+    with fno_step._as_filed("fft"):
+        assert ranks() == {2}
+    with fno_step._as_filed(fno_step.BEFORE):
+        assert ranks() == {4} and not run._CACHE
+    assert fno._affine is affine and cache == run._CACHE and ranks() == {2}
