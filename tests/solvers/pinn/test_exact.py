@@ -58,21 +58,31 @@ def test_simply_supported_edges_hold_the_deflection_and_keep_the_moment_as_a_pen
         assert np.max(np.abs(problem.predict(params, pts)["w"])) < 1e-14 * problem.equation.W
 
 
-def test_the_engine_differentiates_the_transform_as_nested_jacfwd(tmp_path):
-    """Every residual of the clamped plate (Δ²w through the φ² factor) and of Kovasznay (g from the faces'
-    values, Coons interpolation) with the Taylor engine against nested jax.jacfwd, float64."""
+def same_residuals_as_nested_jacfwd(load):
+    """The residuals of a case loaded by ``load(autodiff mode)``, by the Taylor engine and by nested jax.jacfwd
+    (float64, the cases' dtype), agree on one batch."""
+    taylor, nested = Problem(load("taylor")), Problem(load("nested"))
+    params = taylor.init(jax.random.PRNGKey(2))
+    batch = taylor.sample(np.random.default_rng(0))
+    key = jax.random.PRNGKey(0)
+    a, b = taylor.residuals(params, batch, key), nested.residuals(params, batch, key)
+    assert a.keys() == b.keys()
+    for t in a:
+        np.testing.assert_allclose(a[t], b[t], rtol=1e-10, atol=1e-10 * float(np.max(np.abs(b[t]))), err_msg=t)
+
+
+def test_the_engine_differentiates_the_clamped_transform_as_nested_jacfwd(tmp_path):
+    """Δ²w through the φ² factors of four clamped edges."""
+    same_residuals_as_nested_jacfwd(lambda mode: plate(tmp_path, "clamped", "model.hidden=[6]",
+                                                       "sampling.interior=16", f"autodiff.mode={mode}"))
+
+
+def test_the_engine_differentiates_the_coons_transform_as_nested_jacfwd():
+    """Kovasznay's momentum residuals through g, the Coons interpolant of the exact solution's edge values."""
     kovasznay = os.path.join(CASES, "kovasznay.yaml")
-    exact = "conditions={enforce: {boundary: exact}, length: 0.3}"
-    for load in (lambda mode: plate(tmp_path, "clamped", f"autodiff.mode={mode}"),
-                 lambda mode: cases.load(kovasznay, [*TINY_NS, exact, f"autodiff.mode={mode}"]).config):
-        taylor, nested = Problem(load("taylor")), Problem(load("nested"))
-        params = taylor.init(jax.random.PRNGKey(2))
-        batch = taylor.sample(np.random.default_rng(0))
-        key = jax.random.PRNGKey(0)
-        a, b = taylor.residuals(params, batch, key), nested.residuals(params, batch, key)
-        assert a.keys() == b.keys()
-        for t in a:
-            np.testing.assert_allclose(a[t], b[t], rtol=1e-10, atol=1e-10 * float(np.max(np.abs(b[t]))), err_msg=t)
+    same_residuals_as_nested_jacfwd(lambda mode: cases.load(kovasznay, [
+        *TINY_NS, "model.type=mlp", "conditions={enforce: {boundary: exact}, length: 0.3}",
+        f"autodiff.mode={mode}"]).config)
 
 
 def test_kovasznay_velocity_takes_the_boundary_values_from_the_faces_alone():
@@ -117,3 +127,6 @@ def test_refusals_name_the_part(tmp_path):
                                                                 "length: 0.1}"])
     assert Problem(cases.load(kovasznay, [*TINY_NS, "conditions={enforce: {boundary: penalty}}"]).config).terms[-2:] \
         == ("boundary.u", "boundary.v")
+    with pytest.raises(ConfigError, match=r"conditions.enforce.initial: a time window's initial values"):
+        cases.load(os.path.join(CASES, "taylor_green.yaml"),
+                   ["training.windows=2", "conditions={enforce: {initial: exact}, length: 0.1}"])
