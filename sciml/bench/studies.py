@@ -202,5 +202,72 @@ def autodiff_all_partials(dims=(1, 2, 3, 4, 5), max_order=6, points=2, hidden=4,
     return {"metrics": metrics}
 
 
+@study
+def exact_vs_penalty(case="plate", parts=("left", "right", "bottom", "top"), length=0.4, seconds=300.0,
+                     adam_share=0.3, chunk=50, overrides=()) -> dict:
+    """One case trained for the same wall time twice, its ``parts``' conditions as penalties and then imposed
+    exactly (``conditions.enforce``, :mod:`sciml.solvers.pinn.exact`): Adam for ``adam_share`` of the time,
+    then L-BFGS, both in chunks of ``chunk`` steps from the same seed and points. The time is training time:
+    each chunk is compiled before the clock runs (compiling is reported beside it), so the transform's cost per
+    step is part of the comparison; the metrics are each run's final errors (``<error>_<how>``), its steps and
+    seconds."""
+    from sciml import cases
+    from sciml.compile import Policy
+
+    metrics: dict = {}
+    for how in ("penalty", "exact"):
+        enforce = ", ".join(f"{p}: {how}" for p in parts)
+        cfg = cases.load(case, [*overrides, f"conditions={{enforce: {{{enforce}}}, length: {length}}}"]).config
+        with Policy.of(cfg.dtype).precision():
+            result = _train_for(cfg, seconds, adam_share, chunk)
+        metrics.update({f"{k}_{how}": v for k, v in result.items()})
+    return {"metrics": metrics}
+
+
+def _train_for(cfg, seconds: float, adam_share: float, chunk: int) -> dict:
+    """Train a PINN case for ``seconds`` of wall time in steps (Adam, then L-BFGS; a NaN loss keeps the state
+    before it and ends the phase) and return its rel-L2 errors, steps and seconds."""
+    import time
+
+    import jax
+
+    from sciml.solvers.pinn import assemble, optim
+    from sciml.solvers.pinn.run import evaluate
+
+    problem = assemble(cfg)
+    key = jax.random.PRNGKey(cfg.seed)
+    batch = problem.sample(np.random.default_rng(cfg.seed))
+    adam, _ = optim.adam(cfg.training.adam)
+    state = optim.init_state(problem.init(key), adam, key)
+    steps, clock = {}, {"training": 0.0, "compiling": 0.0}
+
+    def phase(name, until, chunk_fn):
+        nonlocal state
+        t = time.perf_counter()
+        run = chunk_fn.lower(state, batch, chunk).compile()  # ahead of the clock: compiling is not training
+        clock["compiling"] += time.perf_counter() - t
+        steps[name] = 0
+        while clock["training"] < until:
+            t = time.perf_counter()
+            after, losses = run(state, batch, chunk)
+            finite = np.all(np.isfinite(np.asarray(losses)))  # waits for the chunk
+            clock["training"] += time.perf_counter() - t
+            if not finite:
+                return
+            state, steps[name] = after, steps[name] + chunk
+
+    phase("adam", adam_share * seconds, optim.adam_chunk(problem.loss, adam, chunk))
+    lbfgs = optim.lbfgs(cfg.training.lbfgs)
+    state = optim.init_state(state["params"], lbfgs, state["key"])
+    phase("lbfgs", seconds, optim.lbfgs_chunk(problem.loss, lbfgs, chunk))
+    ev = problem.geometry.evaluation_points(cfg.evaluation.grid)
+    reference = problem.equation.reference(ev.points)
+    assert reference is not None, "a case with a reference solution"
+    reference = {k: np.asarray(v).reshape(ev.shape) for k, v in reference.items()}
+    _, errors = evaluate(problem, state["params"], reference, ev)
+    return {**errors, "adam_steps": steps["adam"], "lbfgs_steps": steps["lbfgs"],
+            **{f"{k}_s": round(v, 1) for k, v in clock.items()}}
+
+
 if __name__ == "__main__":  # pragma: no cover
     raise SystemExit(main())

@@ -28,13 +28,26 @@ class FourierConfig:
 
 
 @dataclass
-class ExactConfig:
-    """Zero values imposed exactly on boundary parts (Sukumar & Srivastava, CMAME 389, 2022): each field that
-    the conditions of all ``parts`` set to 0 is the network's output times ``prod (1 - exp(-d / length))``
-    over the parts' pieces, ``d`` the distance to a piece's line, plane or circle."""
+class ConditionsConfig:
+    """How each boundary part's condition is imposed (:mod:`.exact`): ``penalty`` (the default: loss terms) or
+    ``exact`` (in the network's output, ``u = g + phi N``, ``phi`` a product of ``1 - exp(-d / length)`` over
+    the part's pieces, ``d`` the distance to a piece's line, plane or circle; the quantities that cannot be
+    exact, such as a simply supported edge's moment, stay penalties)."""
 
-    parts: list[str] = spec(help="boundary parts, e.g. [walls, cylinder]")
-    length: float = spec(gt=0.0, help="the factors' length scale, in the domain's units")
+    enforce: dict[str, Literal["exact", "penalty"]] = spec(factory=dict, help="by boundary part: exact or penalty, "
+                                                                              "e.g. {walls: exact}")
+    length: float | None = spec(None, gt=0.0, help="the distance factors' length scale, in the domain's units "
+                                                   "(needed by exact parts)")
+
+    @property
+    def exact(self) -> list[str]:
+        """The parts imposed exactly, in the file's order."""
+        return [p for p, how in self.enforce.items() if how == "exact"]
+
+    def check(self):
+        if self.exact and self.length is None:
+            raise Invalid("length", f"exact parts {self.exact} need the length scale of their distance factors, "
+                                    "e.g. a tenth of the domain's size")
 
 
 @dataclass
@@ -43,7 +56,6 @@ class ModelConfig:
     hidden: list[int] = spec(factory=lambda: [20] * 5, ge=1, help="widths of the hidden layers")
     activation: Activation = "tanh"
     fourier: FourierConfig | None = spec(None, help="random Fourier feature embedding of the inputs")
-    exact: ExactConfig | None = spec(None, help="zero conditions imposed exactly on given parts")
 
     def check(self):
         if self.type == "modified_mlp" and len(set(self.hidden)) != 1:
@@ -241,6 +253,7 @@ class PinnCase:
     model: ModelConfig = field(default_factory=ModelConfig)
     sampling: SamplingConfig = field(default_factory=SamplingConfig)
     loss: LossConfig = field(default_factory=LossConfig)
+    conditions: ConditionsConfig = field(default_factory=ConditionsConfig)
     training: TrainingConfig = field(default_factory=TrainingConfig)
     autodiff: AutodiffConfig = field(default_factory=AutodiffConfig)
     evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
@@ -264,9 +277,12 @@ class PinnCase:
             for part in getattr(self.sampling, key):
                 if part not in domain.parts:
                     raise _unknown_part(f"sampling.{key}.{part}", part, domain.parts)
-        for i, part in enumerate(self.model.exact.parts if self.model.exact is not None else ()):
+        for part in self.conditions.enforce:
             if part not in domain.parts:
-                raise _unknown_part(f"model.exact.parts[{i}]", part, domain.parts)
+                raise _unknown_part(f"conditions.enforce.{part}", part, domain.parts)
+        if self.training.windows > 1 and self.conditions.enforce.get("initial") == "exact":
+            raise Invalid("conditions.enforce.initial", "a time window's initial values are the previous "
+                                                        "window's network: use penalty")
         grid = self.evaluation.grid
         if grid is not None and len(grid) != domain.dim:
             raise Invalid("evaluation.grid", f"expected {domain.dim} sizes, one per coordinate "

@@ -136,6 +136,10 @@ class Domain:
             raise KeyError(f"unknown boundary part {part!r}; parts are {list(self.parts)}")
         return tuple(self.pieces[p] for p in self.groups[part])
 
+    def pieces_of(self, part: str) -> tuple[Piece, ...]:
+        """The pieces of ``part``."""
+        return self._check_part(part)
+
     def part_map(self, part: str) -> tuple[Callable, int]:
         """``(map, k)``: one map from ``[0, 1]^k`` onto all pieces of ``part`` (measure-weighted)."""
         pieces = self._check_part(part)

@@ -25,9 +25,9 @@ residual and derived field is the equation's at the unknowns' values (:meth:`Pro
 ``data`` (:mod:`.observations`) the batch holds the observations (``batch["data"]``, replicated) and each
 observed field adds a term ``data.<field>`` (group ``data``, weighed by ``data.weight``).
 
-**Exact zero conditions** (``model.exact``): the network's outputs that the conditions of some parts set to 0
-are multiplied by a factor vanishing on those parts (:meth:`Problem._exact_factor`), so those conditions
-hold exactly and leave the loss (a part with no other condition is not sampled).
+**Exact conditions** (``conditions.enforce: {part: exact}``): the network's outputs are transformed, ``u = g +
+phi N`` (:mod:`.exact`), so that the conditions of those parts that can be exact (values of outputs, a
+clamped edge's normal derivative) hold to round-off and leave the loss (a part with no other is not sampled).
 
 **A time window after the first** (:mod:`.windows`) is the problem made with ``initial``: a function giving
 the previous window's network fields (nondimensional) at physical points. Its initial part then matches
@@ -53,7 +53,8 @@ from sciml.equations.fields import Fields, collect, evaluator
 from sciml.errors import ConfigError
 
 from . import model
-from .config import CausalConfig, ExactConfig, PinnCase
+from .config import CausalConfig, PinnCase
+from .exact import Exact
 from .geometry import build_geometry
 from .observations import GROUP as DATA
 from .observations import Observations
@@ -103,14 +104,10 @@ class Problem:
             raise ConfigError("time windows carry the fields of the initial condition from one window to the "
                               "next; this case's initial part sets none", key="training.windows")
         self._initial = None if initial is None else (initial, carried)
-        self._exact: Callable | None = None
-        self._exact_fields: set[str] = set()
-        self._exact_parts: set[str] = set()
-        if cfg.model.exact is not None:  # exact conditions leave the loss; a part with no other is not sampled
-            self._exact, self._exact_fields = self._exact_factor(cfg.model.exact)
-            self._exact_parts = set(cfg.model.exact.parts)
-            for p in self._exact_parts:
-                if keys[p] <= self._exact_fields:
+        self._exact = self._exact_parts(cfg) if cfg.conditions.exact else None
+        if self._exact is not None:  # exact quantities leave the loss; a part with no other is not sampled
+            for p, held in self._exact.quantities.items():
+                if keys[p] <= held:
                     del self._parts[p]
         self._point_sets = {name: (np.asarray(pts, float).reshape(-1, dim), fn, self._requests(fn))
                             for name, (pts, fn) in eq.point_sets().items() if len(pts)}
@@ -161,45 +158,27 @@ class Problem:
         return {q: derived[q] for q in self.observations.fields}
 
     def _net(self, params) -> Callable:
-        if self._exact is None:
-            return lambda xh: self._apply(params, xh)
-        exact = self._exact
-        return lambda xh: self._apply(params, xh) * exact(xh)
+        net = lambda xh: self._apply(params, xh)
+        return net if self._exact is None else self._exact.transform(self.equation_at(params), net)
 
-    def _exact_factor(self, c: ExactConfig) -> tuple[Callable, set[str]]:
-        """``(xh -> (N, fields), those fields)``: ``phi(x)`` for the fields the conditions of ``c.parts`` all set
-        to zero, 1 for the others (``model.exact``; :class:`~.config.ExactConfig`)."""
-        eq = self.equation
-        zero = set(eq.fields)
-        for i, p in enumerate(c.parts):
+    def _exact_parts(self, cfg: PinnCase) -> Exact:
+        """The exact parts of ``conditions.enforce`` (:mod:`.exact`), probed on a few points of each part."""
+        eq, rng = self.equation, np.random.default_rng(0)
+        for p in cfg.conditions.exact:
             if p not in self._parts:
-                raise ConfigError(f"part {p!r} has no condition to impose", key=f"model.exact.parts[{i}]")
-            zero &= self._zero_fields(p)
-        if not zero:
-            raise ConfigError(f"the conditions of {c.parts} set no network output to zero (outputs: "
-                              f"{list(eq.fields)})", key="model.exact.parts")
-        distances = [d for p in c.parts for d in self.geometry.distances(p)]
-        mask = np.array([f in zero for f in eq.fields], float)
+                raise ConfigError(f"part {p!r} has no condition to impose", key=f"conditions.enforce.{p}")
 
-        def factor(xh):
-            x = eq.to_physical(xh)
-            phi = jnp.ones(x.shape[:-1], x.dtype)
-            for d in distances:
-                phi = phi * (1.0 - jnp.exp(-d(x) / c.length))
-            return 1.0 + mask * (phi[..., None] - 1.0)
+        def probe(part):
+            pts, normals = self.geometry.boundary(part, 16, rng, "sobol")
+            xh, n = (jnp.asarray(a, self.dtype) for a in (eq.to_nondim(pts), normals))
+            mode = "taylor" if self._autodiff.mode == "stochastic" else self._autodiff.mode
+            fields = lambda net: evaluator(net, self._parts[part], eq.fields, eq.coords, self._aliases, mode=mode)(xh)
+            return xh, n, lambda net: eq.boundary(part, fields(net), n)
 
-        return factor, zero
-
-    def _zero_fields(self, part: str) -> set[str]:
-        """The network outputs whose condition on ``part`` is ``= 0`` (its residual vanishes for a zero network
-        at a few of the part's points)."""
-        eq = self.equation
-        pts, normals = self.geometry.boundary(part, 16, np.random.default_rng(0), "sobol")
-        zero_net = lambda xh: 0.0 * xh[..., :1] * jnp.ones(len(eq.fields), xh.dtype)
-        xh = jnp.asarray(eq.to_nondim(pts), self.dtype)
-        d = self._fields_at(zero_net, self._parts[part], jax.random.PRNGKey(0), xh)
-        res = eq.boundary(part, d, jnp.asarray(normals, self.dtype))
-        return {q for q, r in res.items() if q in eq.fields and not np.any(np.asarray(r))}
+        inside = jnp.asarray(eq.to_nondim(self.geometry.interior(16, rng, "sobol")), self.dtype)
+        assert cfg.conditions.length is not None, "ConditionsConfig.check: exact parts need a length"
+        return Exact(eq, self.geometry, cfg.conditions.exact, cfg.conditions.length, probe, inside,
+                     "conditions.enforce")
 
     def _requests(self, fn) -> tuple:
         return collect(fn, self.equation.fields, self.equation.coords, aliases=self._aliases)
@@ -259,8 +238,8 @@ class Problem:
             b = batch["parts"][p]
             d = self._fields_at(f, req, next(keys), b["x"])
             res = {q: d[q] - t for q, t in b["target"].items()} if "target" in b else eq.boundary(p, d, b["n"])
-            if p in self._exact_parts:
-                res = {q: r for q, r in res.items() if q not in self._exact_fields}
+            if self._exact is not None and p in self._exact.quantities:
+                res = {q: r for q, r in res.items() if q not in self._exact.quantities[p]}
             out.update({f"{p}.{name}": r for name, r in res.items()})
         for name, (_, fn, req) in self._point_sets.items():
             d = self._fields_at(f, req, next(keys), batch["points"][name])
@@ -349,7 +328,7 @@ def check(cfg: PinnCase) -> None:
     the unknowns as traced values. Assembling traces the residuals abstractly (no compute; observations by a
     stand-in, so that a case loads before ``sciml datagen`` made its data), and only a case that sets weights,
     time windows, exact conditions or unknowns pays for it."""
-    if cfg.loss.weights or cfg.training.windows > 1 or cfg.model.exact is not None or cfg.unknowns:
+    if cfg.loss.weights or cfg.training.windows > 1 or cfg.conditions.exact or cfg.unknowns:
         with Policy.of(cfg.dtype).precision():
             Problem(cfg, observe=False)
 

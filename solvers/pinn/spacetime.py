@@ -59,7 +59,7 @@ class SpaceTime(Domain):
 
         on = lambda pts, tol: (np.abs(pts[:, -1] - self.t0) <= tol) & self.space.contains(pts[:, :-1], tol)
         volume = float(np.prod(self.space.upper - self.space.lower))  # only used to weight groups
-        return Piece(d, volume, point_map, on, distance=lambda pts: pts[..., -1] - self.t0)
+        return Piece(d, volume, point_map, on, face=(d, 0), distance=lambda pts: pts[..., -1] - self.t0)
 
     def interior_map(self, u):
         pts, _, valid = self.space.interior_map(u[:, :-1])

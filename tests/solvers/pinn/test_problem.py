@@ -150,10 +150,11 @@ def test_exact_zero_conditions_multiply_the_network_by_a_vanishing_factor(tmp_pa
     equations.register("test_shift", ShiftConfig, Shift)
     try:
         path = write_case(tmp_path, geometry={"type": "rectangle", "x": [0.0, 2.0], "y": [0.0, 2.0]},
-                          equation={"type": "test_shift"}, model={"hidden": [8, 8], "exact": {
-                              "parts": ["left", "top"], "length": 0.5}})
+                          equation={"type": "test_shift"}, model={"hidden": [8, 8]},
+                          conditions={"enforce": {"left": "exact", "top": "exact", "bottom": "penalty"},
+                                      "length": 0.5})
         cfg = cases.load(path).config
-        prob, free = Problem(cfg), Problem(cases.load(path, ["model.exact=null"]).config)
+        prob, free = Problem(cfg), Problem(cases.load(path, ["conditions.enforce={}"]).config)
     finally:
         equations.EQUATIONS.pop("test_shift")
     assert prob.terms == ("pde", "bottom.u", "pin.u", "right.u")  # left and top hold exactly: not sampled
@@ -165,12 +166,15 @@ def test_exact_zero_conditions_multiply_the_network_by_a_vanishing_factor(tmp_pa
     assert np.all(prob.predict(params, pts[:2])["u"] == 0.0)
 
 
-def test_exact_conditions_must_set_an_output_to_zero():
-    dfg = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cases", "dfg_2d1.yaml")
-    with pytest.raises(ConfigError, match=r"model.exact.parts: the conditions of \['inlet', 'outlet'\] set no"):
-        cases.load(dfg, ["model.exact={parts: [inlet, outlet], length: 0.1}"])
-    problem = Problem(cases.load(dfg, ["model.exact={parts: [walls, cylinder], length: 0.1}"]).config)
+def test_exact_conditions_take_values_of_network_outputs_only():
+    here = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cases")
+    with pytest.raises(ConfigError, match=r"conditions.enforce.walls: no condition on 'walls' can be imposed"):
+        cases.load(os.path.join(here, "ldc.yaml"), ["conditions={enforce: {walls: exact}, length: 0.1}"])
+    dfg = os.path.join(here, "dfg_2d1.yaml")
+    problem = Problem(cases.load(dfg, ["conditions={enforce: {walls: exact, cylinder: exact, outlet: exact}, "
+                                       "length: 0.1}"]).config)
     assert not any(t.startswith(("walls.", "cylinder.")) for t in problem.terms) and "inlet.u" in problem.terms
+    assert "outlet.p" not in problem.terms and "outlet.u_n" in problem.terms  # the pressure value only
 
 
 def test_extend_adds_physical_points_to_the_interior(problem):

@@ -1,0 +1,132 @@
+"""Exact boundary conditions (solvers/pinn/exact.py): the transformed network meets each exact condition to
+round-off on its part, the engine's derivatives of the transform match nested jax.jacfwd, and the case file's
+mistakes name their key."""
+import os
+
+import jax
+import numpy as np
+import pytest
+from cli_cases import TINY_PLATE, write_case
+
+from sciml import cases
+from sciml.errors import ConfigError
+from sciml.solvers.pinn.problem import Problem
+
+CASES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cases")
+ALL_EXACT = "conditions={enforce: {left: exact, right: exact, bottom: exact, top: exact}, length: 0.5}"
+TINY_NS = ["model.hidden=[8,8]", "sampling.interior=32", "sampling.boundary=8"]
+
+
+def plate(tmp_path, edge: str, *overrides: str):
+    """The tiny plate's case with every edge ``edge``, imposed exactly."""
+    edges = dict.fromkeys(("left", "right", "bottom", "top"), edge)
+    path = write_case(tmp_path, equation__edges=edges)
+    return cases.load(path, [ALL_EXACT, *overrides]).config
+
+
+def edge_points(problem: Problem, n: int = 7) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    rng = np.random.default_rng(5)
+    return {p: problem.geometry.boundary(p, n, rng, "uniform") for p in problem.geometry.parts}
+
+
+def derivatives(d):
+    return {k: d[k] for k in ("w", "w_x", "w_y", "w_xx", "w_yy")}
+
+
+def test_clamped_edges_hold_the_deflection_and_its_slope_exactly(tmp_path):
+    problem = Problem(plate(tmp_path, "clamped"))
+    assert problem.terms == ("pde",)  # both quantities of every edge are exact: no edge is sampled
+    params = problem.init(jax.random.PRNGKey(0))
+    edges = edge_points(problem)
+    pts = np.concatenate([np.array([[0.7, 1.1], [1.3, 2.2]]), *(p for p, _ in edges.values())])
+    d = problem.predict(params, pts, of=derivatives)  # one call, one compilation
+    scale = max(np.max(np.abs(v[:2])) for v in d.values())
+    assert scale > 1e-3  # a network that is not zero inside
+    for i, (p, (_, normals)) in enumerate(edges.items()):
+        at = {k: v[2 + 7 * i:9 + 7 * i] for k, v in d.items()}
+        slope = at["w_x"] * normals[:, 0] + at["w_y"] * normals[:, 1]
+        assert np.max(np.abs(at["w"])) < 1e-14 * scale and np.max(np.abs(slope)) < 1e-13 * scale, p
+        across = at["w_xx"] if p in ("left", "right") else at["w_yy"]
+        assert np.min(np.abs(across)) > 1e-8 * scale, p  # the curvature across the edge is free
+
+
+def test_simply_supported_edges_hold_the_deflection_and_keep_the_moment_as_a_penalty(tmp_path):
+    problem = Problem(plate(tmp_path, "simply_supported"))
+    assert problem.terms == ("pde", "bottom.m", "left.m", "right.m", "top.m")
+    params = problem.init(jax.random.PRNGKey(0))
+    for pts, _ in edge_points(problem).values():
+        assert np.max(np.abs(problem.predict(params, pts)["w"])) < 1e-14 * problem.equation.W
+
+
+def same_residuals_as_nested_jacfwd(load):
+    """The residuals of a case loaded by ``load(autodiff mode)``, by the Taylor engine and by nested jax.jacfwd
+    (float64, the cases' dtype), agree on one batch."""
+    taylor, nested = Problem(load("taylor")), Problem(load("nested"))
+    params = taylor.init(jax.random.PRNGKey(2))
+    batch = taylor.sample(np.random.default_rng(0))
+    key = jax.random.PRNGKey(0)
+    a, b = taylor.residuals(params, batch, key), nested.residuals(params, batch, key)
+    assert a.keys() == b.keys()
+    for t in a:
+        np.testing.assert_allclose(a[t], b[t], rtol=1e-10, atol=1e-10 * float(np.max(np.abs(b[t]))), err_msg=t)
+
+
+def test_the_engine_differentiates_the_clamped_transform_as_nested_jacfwd(tmp_path):
+    """Δ²w through the φ² factors of four clamped edges."""
+    same_residuals_as_nested_jacfwd(lambda mode: plate(tmp_path, "clamped", "model.hidden=[6]",
+                                                       "sampling.interior=16", f"autodiff.mode={mode}"))
+
+
+def test_the_engine_differentiates_the_coons_transform_as_nested_jacfwd():
+    """Kovasznay's momentum residuals through g, the Coons interpolant of the exact solution's edge values."""
+    kovasznay = os.path.join(CASES, "kovasznay.yaml")
+    same_residuals_as_nested_jacfwd(lambda mode: cases.load(kovasznay, [
+        *TINY_NS, "model.type=mlp", "conditions={enforce: {boundary: exact}, length: 0.3}",
+        f"autodiff.mode={mode}"]).config)
+
+
+def test_kovasznay_velocity_takes_the_boundary_values_from_the_faces_alone():
+    cfg = cases.load(os.path.join(CASES, "kovasznay.yaml"),
+                     [*TINY_NS, "conditions={enforce: {boundary: exact}, length: 0.3}"]).config
+    problem = Problem(cfg)
+    assert problem.terms == ("continuity", "momentum_x", "momentum_y")
+    params = problem.init(jax.random.PRNGKey(0))
+    pts, _ = problem.geometry.boundary("boundary", 64, np.random.default_rng(1), "uniform")
+    corners = np.array([[-0.5, -0.5], [1.0, -0.5], [-0.5, 1.5], [1.0, 1.5]])
+    pts = np.concatenate([pts, corners])
+    got, want = problem.predict(params, pts), problem.equation.reference(pts)
+    for q in ("u", "v"):
+        np.testing.assert_allclose(got[q], want[q], rtol=0, atol=1e-13 * np.max(np.abs(want[q])))
+    # inside, the data g is the Coons interpolant of the edge values, not the exact solution: a network
+    # transformed with N = 0 there differs from it
+    zero = jax.tree_util.tree_map(lambda a: 0.0 * a, params)
+    mid = np.array([[0.25, 0.2], [0.6, 0.9]])
+    assert np.all(np.abs(problem.predict(zero, mid)["u"] - problem.equation.reference(mid)["u"]) > 1e-3)
+
+
+@pytest.mark.parametrize("overrides,expected", [
+    (["conditions.enforce={lef: exact}", "conditions.length=0.1"], "conditions.enforce.lef: unknown boundary part"),
+    (["conditions.enforce={left: exakt}", "conditions.length=0.1"], "conditions.enforce.left"),
+    (["conditions.enforce={left: exact}"], "conditions.length: exact parts ['left'] need the length scale"),
+    (["conditions.enforce={left: exact}", "conditions.lenght=0.1"], "conditions.lenght"),
+    (["equation.edges.left=free", "conditions.enforce={left: exact}", "conditions.length=0.1"],
+     "conditions.enforce.left: no condition on 'left' can be imposed exactly"),
+])
+def test_case_file_errors_name_the_key(tmp_path, overrides, expected):
+    path = write_case(tmp_path, TINY_PLATE)
+    with pytest.raises(ConfigError) as e:
+        cases.load(path, overrides)
+    assert expected in str(e.value) and "\n" not in str(e.value)
+
+
+def test_refusals_name_the_part(tmp_path):
+    kovasznay = os.path.join(CASES, "kovasznay.yaml")
+    with pytest.raises(ConfigError, match=r"conditions.enforce.cylinder: non-zero values are exact only on faces"):
+        cases.load(os.path.join(CASES, "dfg_2d1.yaml"),
+                   ["equation.conditions.cylinder={u: 1, v: 0}", "conditions={enforce: {cylinder: exact}, "
+                                                                "length: 0.1}"])
+    assert Problem(cases.load(kovasznay, [*TINY_NS, "conditions={enforce: {boundary: penalty}}"]).config).terms[-2:] \
+        == ("boundary.u", "boundary.v")
+    with pytest.raises(ConfigError, match=r"conditions.enforce.initial: a time window's initial values"):
+        cases.load(os.path.join(CASES, "taylor_green.yaml"),
+                   ["training.windows=2", "conditions={enforce: {initial: exact}, length: 0.1}"])
