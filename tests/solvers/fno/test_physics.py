@@ -170,10 +170,15 @@ def test_vanish_on_edges_multiplies_grid_and_decoded_outputs_by_the_edge_factor(
     np.testing.assert_allclose(np.moveaxis(decoded, 2, 0), pred, rtol=1e-9, atol=1e-11)
 
 
-def test_a_physics_only_run_learns_without_solved_samples(tmp_path, monkeypatch):
+@pytest.mark.parametrize("terms,model", [({"data": 0.0, "pde": 1.0, "boundary": 1.0}, {}),
+                                         ({"data": 0.0, "energy": 1.0}, {"vanish_on_edges": True})])
+def test_a_physics_only_run_learns_without_solved_samples(tmp_path, monkeypatch, terms, model):
     """The outputs' scaling comes from the loads, the solved outputs of the training split are never read, and
-    two epochs of the pde and boundary terms lower the test error against Navier's series."""
-    cfg = cases.load(write_case(tmp_path, _tiny(tmp_path))).config
+    two epochs of the pde and boundary terms, or of the energy with w = 0 imposed, lower the test error
+    against Navier's series."""
+    case = _tiny(tmp_path)
+    case["training"]["terms"], case["model"] = terms, {**case["model"], **model}
+    cfg = cases.load(write_case(tmp_path, case)).config
     data.write(cfg.data, cfg.data.path)
     mx, sx, my, sy = run.moments(cfg, data.Split(cfg.data.path, "train"))
     assert my.tolist() == [0.0] and sy[0] == pytest.approx(np.hypot(mx[0], sx[0]) / (4 * np.pi ** 4))
