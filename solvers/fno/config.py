@@ -112,6 +112,9 @@ class ModelConfig:
         "auto", help="how the Fourier layers transform: dft (truncated DFTs as matrix products, fastest on a "
                      "CPU), fft (XLA's FFT), auto (dft on a CPU, fft on an accelerator)")
     step: int = spec(1, ge=1, help="recurrent: time steps predicted per call")
+    vanish_on_edges: bool = spec(False, help="multiply the outputs by prod_a 4 x_a (1 - x_a), so that they are 0 "
+                                             "on the edges of the unit square exactly (w = 0 of the plate imposed, "
+                                             "not penalised); model.type fno on a closed grid")
 
 
 @dataclass
@@ -160,10 +163,13 @@ class LossTerms:
     pde: float = spec(0.0, ge=0.0, help="relative PDE residual of the decoded field at the training grid's points, "
                                         "derivatives by the Taylor engine (physics-informed, PINO)")
     boundary: float = spec(0.0, ge=0.0, help="the boundary conditions of the decoded field on the grid's edges")
+    energy: float = spec(0.0, ge=0.0, help="the total potential energy of the decoded field (Ritz: minimised by the "
+                                           "solution), trapezoid rule on the training grid, relative to an energy "
+                                           "scale of the load; needs model.vanish_on_edges")
 
     @property
     def physics(self) -> bool:
-        return self.pde > 0 or self.boundary > 0
+        return self.pde > 0 or self.boundary > 0 or self.energy > 0
 
 
 @dataclass
@@ -178,7 +184,7 @@ class TrainingConfig:
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
     average: AverageConfig = field(default_factory=AverageConfig)
     loss: Literal["rel_l2", "h1"] = "rel_l2"
-    terms: LossTerms = spec(factory=LossTerms, help="weights of the data, pde and boundary terms")
+    terms: LossTerms = spec(factory=LossTerms, help="weights of the data, pde, boundary and energy terms")
     checkpoint_every: int = spec(10, ge=1, help="epochs between `latest` checkpoints")
 
     def check(self):
@@ -186,7 +192,7 @@ class TrainingConfig:
             raise Invalid("schedule.warmup", f"{self.schedule.warmup} epochs of warm-up leave none of the "
                                              f"{self.epochs} epochs (training.epochs) after it")
         if not (self.terms.data > 0 or self.terms.physics):
-            raise Invalid("terms", "every weight is 0: give data, pde or boundary a positive weight")
+            raise Invalid("terms", "every weight is 0: give data, pde, boundary or energy a positive weight")
         if self.average.type != "none" and self.average.start >= self.epochs:
             raise Invalid("average.start", f"{self.average.start} leaves no epoch to average of the {self.epochs} "
                                            f"(training.epochs)")
@@ -249,6 +255,9 @@ class FnoCase:
         except ValueError as e:
             raise Invalid("model.modes", f"{e} (data.resolution {self.data.resolution}"
                                          f"{' + padding' if any(self.padding()) else ''})") from None
+        if m.vanish_on_edges and (m.type != "fno" or gen.grid != "closed"):
+            raise Invalid("model.vanish_on_edges", f"needs model.type fno on a closed grid, not {m.type!r} on "
+                                                   f"{self.data.generator!r}'s {gen.grid} grid")
         if m.type == "recurrent" and self.data.t_out % m.step:
             raise Invalid("model.step", f"must divide data.t_out = {self.data.t_out}")
         if m.type == "recurrent" and m.step > self.data.t_in:
@@ -269,10 +278,13 @@ class FnoCase:
 
     def _check_physics(self, gen):
         if gen.name not in PHYSICS:
-            raise Invalid("training.terms", f"pde and boundary terms need a generator with physics "
+            raise Invalid("training.terms", f"physics terms need a generator with physics "
                                             f"({', '.join(PHYSICS)}), not {gen.name!r}")
         if self.model.type != "fno":
-            raise Invalid("training.terms", f"pde and boundary terms need model.type fno, not {self.model.type!r}")
+            raise Invalid("training.terms", f"physics terms need model.type fno, not {self.model.type!r}")
+        if self.training.terms.energy and not self.model.vanish_on_edges:
+            raise Invalid("training.terms.energy", "the energy is bounded below only among fields that vanish on "
+                                                   "the edges: set model.vanish_on_edges")
         fields = self.data.params.get("fields", ["w"])
         if not fields or fields[0] != "w":
             raise Invalid("data.params.fields", f"the physics reads w from the first output channel; got {fields}")

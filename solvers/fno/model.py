@@ -115,6 +115,8 @@ def build(cfg: FnoCase, in_channels: int, out_channels: int) -> Operator:
         return fno.apply(params, x, padding=padding(x.shape[1:-1]), **opts)
 
     def predict(params, st, x):
+        grid_factor = edge_factor(fno.grid_channels(x.shape[1:-1], kinds, dtype))[..., None] if m.vanish_on_edges \
+            else 1.0
         x = ((x - st["x_mean"]) / st["x_std"]).astype(compute)
         params = policy.cast(params)
         if m.type == "fno":
@@ -133,15 +135,29 @@ def build(cfg: FnoCase, in_channels: int, out_channels: int) -> Operator:
 
             _, outs = jax.lax.scan(body, x, None, length=cfg.data.t_out // m.step)  # (n_calls, B, s.., step)
             z = jnp.moveaxis(outs, 0, -2).reshape(x.shape[:-1] + (cfg.data.t_out,))
-        return z.astype(dtype) * st["y_std"] + st["y_mean"]
+        return (z.astype(dtype) * st["y_std"] + st["y_mean"]) * grid_factor
 
     def field(params, st, x):
         """The output as a function of the coordinates in [0, 1]^d (:func:`sciml.nn.fno_field.decode`)."""
         x = ((x - st["x_mean"]) / st["x_std"]).astype(compute)
         u = fno_field.decode(policy.cast(params), x, padding=padding(x.shape[1:-1]), **opts)
-        return lambda points: u(points.astype(compute)).astype(dtype) * st["y_std"] + st["y_mean"]
+
+        def at(points):
+            out = u(points.astype(compute)).astype(dtype) * st["y_std"] + st["y_mean"]
+            return out * edge_factor(points)[..., None, None] if m.vanish_on_edges else out
+
+        return at
 
     return Operator(init, predict, stats, field)
+
+
+def edge_factor(points):
+    """``Π_a 4 x_a (1 - x_a)`` at ``points (..., d)``: 0 on the edges of [0, 1]^d, 1 at the centre
+    (``model.vanish_on_edges`` multiplies the outputs by it, imposing ``u = 0`` there exactly)."""
+    factor = 1.0
+    for a in range(points.shape[-1]):  # a product of the axes (the Taylor engine has no rule for reduce_prod)
+        factor = factor * 4 * points[..., a] * (1 - points[..., a])
+    return factor
 
 
 # which axis of a Fourier layer's weights holds its output channels (by the key above the leaf)

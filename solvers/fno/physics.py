@@ -15,11 +15,28 @@ output channel 0 is ``w``):
     \text{boundary} = \frac1B\sum_b \Big(\frac{1}{|E|}\sum_{x \in E}
         \frac{w_b(x)^2 + (\pi^{-2}\,\partial_{nn} w_b(x))^2}{W_b^2}\Big)^{1/2},
 
+and the total potential energy (Ritz; its minimiser among fields with ``w = 0`` on the edges is the solution)
+
+.. math::
+    \text{energy} = \frac1B\sum_b \frac{\Pi(w_b)}{E_b}, \qquad
+    \Pi(w) = \int_{[0,1]^2} \Big(\frac D2 (\Delta w)^2 - q\,w\Big)\,dx, \qquad E_b = \frac{\int q_b^2\,dx}{4\pi^4 D},
+
 norms over the grid points, ``E`` the grid points on the edges (``w = 0`` and ``M_n ∝ w_{nn} = 0``, the
 simply supported conditions: with ``w = 0`` along an edge, ``w_{tt} = 0`` there), and the deflection scale
 :math:`W_b = \mathrm{rms}(q_b)/(4\pi^4 D)` (the amplitude under a sine load of the same size). A physics-only
 run (``terms.data = 0``) scales the outputs by :meth:`Plate.output_scale` instead of the solved outputs'
 moments, so that no solved sample enters its training.
+
+The energy is the whole Kirchhoff energy for fields that vanish on the edges: its Gaussian-curvature part
+:math:`(1-\nu)\int (w_{xy}^2 - w_{xx}w_{yy})` integrates to 0 for ``w = 0`` on a polygon's edges, and the
+simply supported moment condition ``M_n = 0`` is its natural condition, so it needs no boundary term; it is
+bounded below only among such fields (``model.vanish_on_edges`` imposes ``w = 0``). For the solution ``w*``,
+:math:`\Pi(w) - \Pi(w^*) = \frac D2\|\Delta(w - w^*)\|^2`: a mode of wavenumber ``k`` weighs ``k⁴``, where the
+squared strong residual weighs ``k⁸``. :math:`\Pi(w^*)/E_b` is ``-1/2`` for the load ``sin πx sin πy`` and
+lies in ``[-1/2, 0)`` for any load (its higher modes are stiffer). The load's work is integrated on the training grid,
+where ``q`` is known (Simpson's rule), the bending energy on a grid ``refine`` times finer (the trapezoid
+rule): on the training grid alone the decoded field could make its Laplacian small at the points and large
+between them, and the energy would have no lower bound.
 """
 from __future__ import annotations
 
@@ -41,6 +58,7 @@ class Plate:
     D: float
     nu: float
     resolution: int
+    refine: int = 2  # the energy's bending part on a grid this many times finer
 
     @classmethod
     def of(cls, params: dict, resolution: int) -> Plate:
@@ -76,6 +94,32 @@ class Plate:
         q = x[..., 0].reshape(x.shape[0], -1).T  # (s², batch), the grid's order
         residual = self.D * ad.biharmonic(lambda p: field(p)[..., 0])(grid) - q
         return jnp.mean(_norm(residual) / _norm(q))
+
+    def weights(self, fine: bool = False) -> np.ndarray:
+        """Quadrature weights ``(n²,)`` on the closed grid of the training points (Simpson's rule where their
+        ``s - 1`` intervals are even, else the trapezoid rule) or, ``fine``, on the grid ``refine`` times finer
+        (the trapezoid rule), in the grids' order."""
+        n = (self.resolution - 1) * (self.refine if fine else 1)
+        h = np.full(n + 1, 1.0 / n)
+        h[[0, -1]] /= 2
+        if not fine and n % 2 == 0:
+            h[1:-1] *= np.where(np.arange(1, n) % 2, 4.0, 2.0) / 3.0
+            h[[0, -1]] *= 2.0 / 3.0
+        return np.outer(h, h).ravel()
+
+    def energy(self, field: Callable, x):
+        """The total potential energy relative to ``E_b`` (arguments as for :meth:`pde`): the bending energy by
+        the trapezoid rule on the grid ``refine`` times finer (it must resolve the decoded field, else the
+        energy has no lower bound: fields whose Laplacian is small at the grid points but not between), the
+        load's work on the training grid, where ``q`` is known."""
+        w = lambda p: field(p)[..., 0]
+        fine = jnp.asarray(coordinates((self.resolution - 1) * self.refine + 1, 2, "closed").reshape(-1, 2), x.dtype)
+        bending = jnp.sum(jnp.asarray(self.weights(fine=True), x.dtype)[:, None] * ad.laplacian(w)(fine) ** 2, 0)
+        weight = jnp.asarray(self.weights(), x.dtype)[:, None]
+        q = x[..., 0].reshape(x.shape[0], -1).T  # (s², batch), the grid's order
+        work = jnp.sum(weight * q * w(jnp.asarray(self.points()[0], x.dtype)), axis=0)
+        scale = jnp.sum(weight * q * q, axis=0) / (4 * np.pi ** 4 * self.D) + jnp.finfo(x.dtype).tiny
+        return jnp.mean((0.5 * self.D * bending - work) / scale)
 
     def boundary(self, field: Callable, x):
         """The edge conditions' relative size (arguments as for :meth:`pde`)."""

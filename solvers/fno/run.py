@@ -93,7 +93,8 @@ def make_step(op: Operator, tx: optax.GradientTransformation, loss_name: str, di
     loss_fn = losses.LOSSES[loss_name]
     kw: dict[str, int] = {"d": dims} if loss_name == "h1" else {}
     terms = terms or LossTerms()
-    weighted = [(w, getattr(physics, name)) for name, w in (("pde", terms.pde), ("boundary", terms.boundary)) if w]
+    weighted = [(w, getattr(physics, name)) for name, w in
+                (("pde", terms.pde), ("boundary", terms.boundary), ("energy", terms.energy)) if w]
 
     def loss(params, stats, x, y):
         total = terms.data * loss_fn(op.predict(params, stats, x), y, **kw) if terms.data else 0.0
@@ -172,7 +173,7 @@ def functions(cfg: FnoCase, c_in: int, c_out: int, per_epoch: int):
 
 
 def physics_of(cfg: FnoCase):
-    """The case's physics (:data:`.physics.PHYSICS`) when its loss has a pde or boundary term, else None."""
+    """The case's physics (:data:`.physics.PHYSICS`) when its loss has a physics term, else None."""
     if not cfg.training.terms.physics:
         return None
     return PHYSICS[cfg.data.generator](cfg.data.params, cfg.data.resolution)

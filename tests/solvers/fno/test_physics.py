@@ -2,6 +2,7 @@
 schema of ``training.terms``, and a physics-only run that uses no solved sample (float64 where exact)."""
 import copy
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -9,7 +10,9 @@ from cli_cases import write_case
 
 from sciml import cases
 from sciml.errors import ConfigError
+from sciml.nn import fno
 from sciml.solvers.fno import data, run
+from sciml.solvers.fno.model import build
 from sciml.solvers.fno.physics import Plate
 
 TINY_PLATE_OPERATOR = {
@@ -76,11 +79,62 @@ def test_the_boundary_term_measures_w_on_the_edges_against_the_deflection_scale(
     assert float(plate.boundary(bent, q)) == pytest.approx(np.mean(np.sqrt(mean_sq) / scale), rel=1e-10)
 
 
+def modes(coefficients):
+    """``w = Σ c_bmn sin mπx sin nπy`` for ``coefficients {(m, n): (batch,)}``: ``points (..., 2) -> (..., batch,
+    1)``, and its loads ``D Δ²w = q`` on a plate's grid, ``(batch, s, s, 1)``."""
+    def field(p):
+        return sum(jnp.sin(m * jnp.pi * p[..., :1]) * jnp.sin(n * jnp.pi * p[..., 1:]) * jnp.asarray(c)
+                   for (m, n), c in coefficients.items())[..., None]
+
+    def loads(plate):
+        x = np.linspace(0, 1, plate.resolution)
+        return jnp.asarray(sum(plate.D * np.pi ** 4 * (m * m + n * n) ** 2 * np.asarray(c)[:, None, None, None]
+                               * np.outer(np.sin(m * np.pi * x), np.sin(n * np.pi * x))[None, ..., None]
+                               for (m, n), c in coefficients.items()))
+
+    return field, loads
+
+
+def test_the_energy_of_a_sine_load_is_minus_a_half_and_rises_by_half_the_square_of_the_error():
+    """``w = (1 + ε) A sin πx sin πy`` under the load of ``A``: ``Π / E = (1 + ε)² / 2 - (1 + ε) = -1/2 + ε²/2``
+    (the trapezoid rule is exact for these products of sines)."""
+    plate = Plate(D=2.5, nu=0.3, resolution=9)
+    amplitude = np.array([1.0, -0.2])
+    q = loads(plate, amplitude)
+    assert float(plate.energy(sine_mode(amplitude), q)) == pytest.approx(-0.5, rel=1e-12)
+    for eps in (0.1, -0.3):
+        assert float(plate.energy(sine_mode((1 + eps) * amplitude), q)) == pytest.approx(-0.5 + eps ** 2 / 2, rel=1e-12)
+
+
+def test_the_solution_minimises_the_energy_and_a_perturbation_raises_it_by_half_its_laplacian_squared():
+    """Two modes: ``Π(w*) / E = -½ Σ D π⁴ k⁴ c² / 4 / E`` by hand, and ``Π(w* + δ) - Π(w*) = D/2 ||Δδ||² / E`` for a
+    ``δ`` of another mode or of the same ones (no cross term at the minimum)."""
+    plate = Plate(D=1.5, nu=0.3, resolution=17)
+    c11, c23 = np.array([1.0, 0.5]), np.array([0.3, -2.0])
+    field, make_loads = modes({(1, 1): c11, (2, 3): c23})
+    q = make_loads(plate)
+    stiff = {(1, 1): plate.D * np.pi ** 4 * 4, (2, 3): plate.D * np.pi ** 4 * 169}  # D π⁴ (m² + n²)²
+    scale = sum(k ** 2 * c ** 2 / 4 for k, c in zip(stiff.values(), (c11, c23))) / (4 * np.pi ** 4 * plate.D)
+    minimum = -0.5 * sum(k * c ** 2 / 4 for k, c in zip(stiff.values(), (c11, c23))) / scale
+    assert float(plate.energy(field, q)) == pytest.approx(np.mean(minimum), rel=1e-12)
+    for perturbation, stiffness in (({(3, 1): np.array([0.05, 0.02])}, plate.D * np.pi ** 4 * 100),
+                                    ({(2, 3): np.array([0.05, 0.02])}, stiff[(2, 3)])):
+        delta, _ = modes(perturbation)
+        (c,) = perturbation.values()
+        rise = 0.5 * stiffness * c ** 2 / 4 / scale
+        got = float(plate.energy(lambda p: field(p) + delta(p), q))
+        assert got - float(plate.energy(field, q)) == pytest.approx(np.mean(rise), rel=1e-10)
+
+
 @pytest.mark.parametrize("changes,key,message", [
     ({"training__terms": {"data": 0.0}}, "training.terms", "every weight is 0"),
     ({"data__generator": "darcy", "data__params": {}}, "training.terms", "need a generator with physics"),
     ({"data__params": {"fields": ["mx", "w"]}}, "data.params.fields", "reads w from the first output channel"),
     ({"training__terms": {"pdf": 1.0}}, "training.terms.pdf", "did you mean 'pde'"),
+    ({"training__terms": {"data": 0.0, "energy": 1.0}}, "training.terms.energy", "set model.vanish_on_edges"),
+    ({"data__generator": "burgers", "data__params": {}, "data__resolution": 16, "data__super_resolution": [],
+      "training__terms": {"data": 1.0}, "model__modes": [3], "model__vanish_on_edges": True},
+     "model.vanish_on_edges", "needs model.type fno on a closed grid"),
 ])
 def test_terms_are_validated(tmp_path, changes, key, message):
     path = write_case(tmp_path, _tiny(tmp_path), **changes)
@@ -95,10 +149,36 @@ def _tiny(tmp_path):
     return case
 
 
-def test_a_physics_only_run_learns_without_solved_samples(tmp_path, monkeypatch):
+@pytest.mark.parametrize("resolution", [9, 17])
+def test_vanish_on_edges_multiplies_grid_and_decoded_outputs_by_the_edge_factor(tmp_path, resolution):
+    """The grid prediction is ``16 x(1-x) y(1-y)`` times that of the same parameters without the factor, 0 on
+    the edges, and equals the decoded field at the grid points (at the training grid and zero-shot)."""
+    case = {**_tiny(tmp_path), "dtype": "float64"}
+    plain = cases.load(write_case(tmp_path, case)).config
+    case["model"]["vanish_on_edges"] = True
+    cfg = cases.load(write_case(tmp_path, case)).config
+    op, op0 = build(cfg, 1, 1), build(plain, 1, 1)
+    params = op.init(jax.random.PRNGKey(1))
+    stats = op.stats(np.zeros(1), np.ones(1), np.full(1, 0.3), np.full(1, 2.0))
+    x = np.random.default_rng(0).standard_normal((2, resolution, resolution, 1))
+    pred = np.asarray(op.predict(params, stats, x))
+    grid = np.asarray(fno.grid_channels((resolution, resolution), "closed", np.float64))
+    factor = np.prod(4 * grid * (1 - grid), axis=-1)[None, ..., None]
+    np.testing.assert_allclose(pred, factor * np.asarray(op0.predict(params, stats, x)), rtol=1e-12, atol=1e-14)
+    assert np.all(pred[:, [0, -1]] == 0) and np.all(pred[:, :, [0, -1]] == 0) and np.abs(pred).max() > 1e-2
+    decoded = np.asarray(op.field(params, stats, x)(jnp.asarray(grid)))  # (s, s, batch, 1)
+    np.testing.assert_allclose(np.moveaxis(decoded, 2, 0), pred, rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("terms,model", [({"data": 0.0, "pde": 1.0, "boundary": 1.0}, {}),
+                                         ({"data": 0.0, "energy": 1.0}, {"vanish_on_edges": True})])
+def test_a_physics_only_run_learns_without_solved_samples(tmp_path, monkeypatch, terms, model):
     """The outputs' scaling comes from the loads, the solved outputs of the training split are never read, and
-    two epochs of the pde and boundary terms lower the test error against Navier's series."""
-    cfg = cases.load(write_case(tmp_path, _tiny(tmp_path))).config
+    two epochs of the pde and boundary terms, or of the energy with w = 0 imposed, lower the test error
+    against Navier's series."""
+    case = _tiny(tmp_path)
+    case["training"]["terms"], case["model"] = terms, {**case["model"], **model}
+    cfg = cases.load(write_case(tmp_path, case)).config
     data.write(cfg.data, cfg.data.path)
     mx, sx, my, sy = run.moments(cfg, data.Split(cfg.data.path, "train"))
     assert my.tolist() == [0.0] and sy[0] == pytest.approx(np.hypot(mx[0], sx[0]) / (4 * np.pi ** 4))
