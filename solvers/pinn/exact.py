@@ -144,9 +144,7 @@ class Exact:
                                           * weights + 0.4)
         held = residuals(lambda x: s(x) * (1.0 + fixed * (phi(x)[..., None] ** order - 1.0)))
         free = residuals(s)
-        size = lambda r: float(np.max(np.abs(np.asarray(r))))
-        tol = 1e3 * float(jnp.finfo(xh.dtype).eps)
-        return {q for q in held if q not in values and size(held[q]) <= tol * max(1.0, size(free[q]))}
+        return {q for q in held if q not in values and _vanishes(held[q], free[q])}
 
     def transform(self, eq, net: Callable) -> Callable:
         """``xh -> g + phi net(xh)``, output by output, with the value functions of the equation ``eq``."""
