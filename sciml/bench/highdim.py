@@ -5,7 +5,9 @@ The step is ``jax.value_and_grad`` (w.r.t. the parameters) of the mean squared P
 (:mod:`sciml.equations.semilinear`). ``Δ̂u`` is, per method, in the same process and for the same network:
 
 - ``stde-sparse``: the stochastic mode (STDE, Shi et al. 2024) with ``S`` sparse jets ``√d e_i``, ``i`` drawn
-  per point: ``Δ̂u = (d/S) Σ_s ∂²u/∂x_{i_s}²`` from one collapsed order-2 Taylor propagation;
+  per point: ``Δ̂u = (d/S) Σ_s ∂²u/∂x_{i_s}²`` from one collapsed order-2 Taylor propagation; the jets are
+  carried as (index, value) into the first layer, where each is a row of ``W`` (:mod:`sciml.autodiff.taylor.sparse`):
+  that layer costs the primal's ``O(N d w)`` whatever ``S``;
 - ``stde-dense``: the same with ``S`` Rademacher directions (``Δ̂u = (1/S) Σ_s vᵀ∇²u v``);
 - ``sdgd``: the randomisation of SDGD (Hu et al. 2023) with nested first-order AD, as its PyTorch code does:
   for the same sampled coordinates as ``stde-sparse`` (same key, so the same estimate), ``∂_i²u`` as the
@@ -19,7 +21,8 @@ table gives the median seconds per step, the ratio to ``stde-sparse``, XLA's mem
 outputs and temporaries of the compiled step, :func:`step_memory`) and the gradient's difference to
 ``stde-sparse``'s (``sdgd`` and ``hvp`` estimate the same thing: rounding only). A method whose estimated
 memory exceeds ``--max-gb`` is skipped (the exact operator carries ``d`` tangents per activation: ``O(N d²)``
-work and ``O(N d w)`` memory). Run ``sciml bench highdim [--dims 100,1000,10000]``.
+work and ``O(N d w)`` memory). Run ``sciml bench highdim [--dims 100,1000,10000] [--plot FILE.png]``; ``--plot``
+draws time and memory per step against ``d`` for every method (:func:`plot`).
 """
 from __future__ import annotations
 
@@ -91,6 +94,8 @@ def estimated_bytes(method: str, n: int, d: int, samples: int, itemsize: int) ->
     """A rough upper estimate of one step's memory, to skip what cannot fit: the tangents the method carries
     per activation (``d`` for ``exact``, ``S`` otherwise) through the layers and back, and the points'."""
     tangents = d if method == "exact" else samples
+    if method == "stde-sparse":  # the directions reach the first layer as rows of W: no S × d object
+        return itemsize * (4 * n * (tangents * sum(WIDTHS) + d) + d * sum(WIDTHS))
     return itemsize * (4 * n * tangents * (sum(WIDTHS) + d) + d * sum(WIDTHS))
 
 
@@ -141,7 +146,7 @@ def table(d: int, n: int, samples: int, dtype: str, rounds: int, methods=METHODS
     return {"d": d, "n": n, "samples": samples, "dtype": dtype, "base": base, "rows": rows}
 
 
-def print_table(t: dict) -> None:
+def print_table(t: dict, flush: bool = False) -> None:
     print(f"\nd = {t['d']}: one Adam-free training step (value_and_grad), N = {t['n']} points, S = {t['samples']} "
           f"directions, MLP {list(WIDTHS)} tanh, {t['dtype']}")
     print(f"  {'method':<12} {'ms/step':>10} {'x ' + t['base']:>14} {'XLA MB':>9} {'compile s':>10} "
@@ -151,7 +156,30 @@ def print_table(t: dict) -> None:
             print(f"  {r['method']:<12} skipped: {r['skipped']}")
             continue
         print(f"  {r['method']:<12} {r['s'] * 1e3:>10.2f} {r['ratio']:>14.2f} {r['memory_mb']:>9.1f} "
-              f"{r['compile_s']:>10.2f} {r['grad_diff']:>10.1e}")
+              f"{r['compile_s']:>10.2f} {r['grad_diff']:>10.1e}", flush=flush)
+
+
+def plot(tables: list[dict]):
+    """Time and memory of one step against ``d`` (log-log), a line per method; skipped methods leave gaps."""
+    from sciml import plots
+
+    fig, axes = plots.figure(1, 2, size=(10, 4), grid=True)
+    ax_t, ax_m = axes[0]
+    for m in dict.fromkeys(r["method"] for t in tables for r in t["rows"]):
+        got = [(t["d"], r) for t in tables for r in t["rows"] if r["method"] == m and "skipped" not in r]
+        if not got:
+            continue
+        ds = [d for d, _ in got]
+        ax_t.loglog(ds, [r["s"] * 1e3 for _, r in got], "o-", label=m)
+        ax_m.loglog(ds, [r["memory_mb"] for _, r in got], "o-", label=m)
+    first = tables[0]
+    ax_t.set(xlabel="dimension d", ylabel="ms per training step", title=f"N = {first['n']} points, "
+             f"S = {first['samples']} directions, {first['dtype']}")
+    ax_m.set(xlabel="dimension d", ylabel="XLA memory per step [MB]", title="arguments + outputs + temporaries")
+    for ax in (ax_t, ax_m):
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+    return fig
 
 
 def main(argv=None) -> int:
@@ -163,15 +191,24 @@ def main(argv=None) -> int:
     p.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     p.add_argument("--rounds", type=int, default=7, help="timed steps per method (interleaved)")
     p.add_argument("--max-gb", type=float, default=8.0, help="skip a method estimated to need more memory")
+    p.add_argument("--plot", default=None, help="write time and memory against d to this PNG")
     args = p.parse_args(argv)
     methods = tuple(args.methods.split(","))
     unknown = [m for m in methods if m not in LAPLACIANS]
     if unknown:
         p.error(f"unknown methods {unknown}; choose from {list(METHODS)}")
     print(f"device: {jax.devices()[0].device_kind}")
+    tables = []
     with jax.enable_x64(args.dtype == "float64"):
         for d in (int(s) for s in args.dims.split(",")):
-            print_table(table(d, args.points, args.samples, args.dtype, args.rounds, methods, args.max_gb))
+            tables.append(table(d, args.points, args.samples, args.dtype, args.rounds, methods, args.max_gb))
+            print_table(tables[-1], flush=True)
+            if args.plot:  # after every dimension: a long run leaves its figure so far
+                from sciml import plots
+
+                plots.save(plot(tables), args.plot)
+    if args.plot:
+        print(f"plot: {args.plot}")
     return 0
 
 

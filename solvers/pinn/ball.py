@@ -8,6 +8,8 @@ per point). Everything is ``O(n d)`` for ``n`` points: no ``d × d`` object.
 A tensor grid has ``m^d`` points, so :meth:`Ball.evaluation_points` gives ``test_points`` held-out points drawn
 uniformly in the ball from a fixed stream of their own (the same for every run of the case, independent of
 the training points): the evaluation reports relative errors over them, and the run writes no field maps.
+They are held at most :data:`MAX_TEST_COORDINATES` coordinates (0.8 GB in float64): in ``d`` dimensions at most
+``10⁸ / d`` points (1000 at ``d = 10⁵``), which keeps the evaluation's memory linear in ``d`` for the budget.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from .domain import Domain, EvalPoints, Piece, regroup
 from .sampling import Method, draw
 
 TEST_SEED = 20231  # the held-out points' own stream
+MAX_TEST_COORDINATES = 10**8
 
 
 def _gaussian(u: np.ndarray) -> np.ndarray:
@@ -39,7 +42,8 @@ class Ball(Domain):
     """The ball of ``radius`` around the origin in ``dim`` dimensions (module notes)."""
 
     def __init__(self, dim: int, radius: float = 1.0, parts=None, test_points: int = 10000):
-        self.radius, self.test_points = float(radius), int(test_points)
+        self.radius = float(radius)
+        self.test_points = min(int(test_points), max(1, MAX_TEST_COORDINATES // dim))  # module notes
         self.coords = tuple(f"x{i + 1}" for i in range(dim))
         self.bounds = ((-self.radius, self.radius),) * dim
         r = self.radius

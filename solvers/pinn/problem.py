@@ -58,6 +58,7 @@ from .exact import Exact
 from .geometry import build_geometry
 from .observations import GROUP as DATA
 from .observations import Observations
+from .sampling import SOBOL_MAX_DIM, probe_method
 from .unknowns import Unknowns
 
 INITIAL = "initial"  # the part of a space-time domain at its first time
@@ -104,6 +105,9 @@ class Problem:
             raise ConfigError("time windows carry the fields of the initial condition from one window to the "
                               "next; this case's initial part sets none", key="training.windows")
         self._initial = None if initial is None else (initial, carried)
+        if cfg.sampling.method == "sobol" and dim > SOBOL_MAX_DIM:
+            raise ConfigError(f"Sobol' points exist up to {SOBOL_MAX_DIM} dimensions, this case has {dim}; "
+                              f"use sampling.method: uniform, halton or lhs", key="sampling.method")
         self._exact = self._exact_parts(cfg) if cfg.conditions.exact else None
         if self._exact is not None:  # exact quantities leave the loss; a part with no other is not sampled
             for p, held in self._exact.quantities.items():
@@ -169,13 +173,13 @@ class Problem:
                 raise ConfigError(f"part {p!r} has no condition to impose", key=f"conditions.enforce.{p}")
 
         def probe(part):
-            pts, normals = self.geometry.boundary(part, 16, rng, "sobol")
+            pts, normals = self.geometry.boundary(part, 16, rng, probe_method(len(eq.coords)))
             xh, n = (jnp.asarray(a, self.dtype) for a in (eq.to_nondim(pts), normals))
             mode = "taylor" if self._autodiff.mode == "stochastic" else self._autodiff.mode
             fields = lambda net: evaluator(net, self._parts[part], eq.fields, eq.coords, self._aliases, mode=mode)(xh)
             return xh, n, lambda net: eq.boundary(part, fields(net), n)
 
-        inside = jnp.asarray(eq.to_nondim(self.geometry.interior(16, rng, "sobol")), self.dtype)
+        inside = jnp.asarray(eq.to_nondim(self.geometry.interior(16, rng, probe_method(len(eq.coords)))), self.dtype)
         assert cfg.conditions.length is not None, "ConditionsConfig.check: exact parts need a length"
         return Exact(eq, self.geometry, cfg.conditions.exact, cfg.conditions.length, probe, inside,
                      "conditions.enforce")

@@ -13,6 +13,12 @@ import numpy as np
 from scipy.stats import qmc
 
 Method = Literal["uniform", "sobol", "halton", "lhs", "grid"]
+SOBOL_MAX_DIM = 21201  # scipy's Sobol' direction numbers (Joe & Kuo) stop there
+
+
+def probe_method(dim: int) -> Method:
+    """The sampler of a few probe points in ``dim`` dimensions: Sobol' where it exists."""
+    return "sobol" if dim <= SOBOL_MAX_DIM else "uniform"
 
 
 def unit_cube(n: int, dim: int, rng: np.random.Generator, method: Method) -> np.ndarray:

@@ -32,3 +32,17 @@ def test_sparse_coordinates_are_the_stochastic_modes():
     key = jax.random.PRNGKey(7)
     v = np.asarray(DISTRIBUTIONS["sparse"][0](key, (3, 5, 9), np.float32))
     np.testing.assert_array_equal(np.argmax(v, axis=-1), np.asarray(highdim._coordinates(key, 3, 5, 9)))
+
+
+def test_plot_of_time_and_memory_against_d(tmp_path):
+    tables = [highdim.table(d=d, n=4, samples=2, dtype="float32", rounds=1, methods=("stde-sparse", "sdgd"))
+              for d in (8, 16)]
+    fig = highdim.plot(tables)
+    time_ax, mem_ax = fig.axes[:2]
+    assert [ln.get_label() for ln in time_ax.get_lines()] == ["stde-sparse", "sdgd"]
+    assert list(time_ax.get_lines()[0].get_xdata()) == [8, 16] and time_ax.get_xscale() == "log"
+    assert mem_ax.get_ylabel().startswith("XLA memory")
+    out = tmp_path / "highdim.png"
+    assert highdim.main(["--dims", "8", "--points", "4", "--samples", "2", "--rounds", "1",
+                         "--methods", "stde-sparse,hvp", "--plot", str(out)]) == 0
+    assert out.stat().st_size > 1000

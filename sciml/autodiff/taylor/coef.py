@@ -419,7 +419,9 @@ def normalize(c: Coef | None) -> Coef | None:
             a = c.parts.get(key)
             if a is None:
                 continue
-            acc = axpy(acc, a[row] if lay.stacked[key] else a, w)
+            a = a[row] if lay.stacked[key] else a
+            fold_into = getattr(a, "fold_into", None)  # a sparse part (:class:`.sparse.OneHot`) scatters
+            acc = fold_into(acc, w) if fold_into is not None else axpy(acc, a, w)
         if acc is not None:
             parts[("t", r)] = acc
     for key in folding:

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import coef as C
-from . import vmapped
+from . import sparse, vmapped
 from .interpreter import eval_jaxpr
 from .plan import Plan, make_plan
 
@@ -50,25 +50,28 @@ def run_plan(plan: Plan, f: Callable, x, *, stacked: bool = False, directions: S
 
 def _tiled(plan, f, x, dirs, stacked, chunk, lead, m):
     d = x.shape[-1]
-    per_point = [i for i, v in enumerate(dirs) if v is not None and np.ndim(v) > 1]
+    sparse_dirs = [i for i, v in enumerate(dirs) if isinstance(v, sparse.Direction)]
+    per_point = [i for i, v in enumerate(dirs) if v is not None and i not in sparse_dirs and np.ndim(v) > 1]
     n_tiles = -(-m // chunk)
     rows = -(-m // n_tiles)
     total = rows * n_tiles
 
-    def tiles(a):  # (..., d) -> (n_tiles, rows, d): tile t holds points t, t + n_tiles, ...
-        a = jnp.broadcast_to(a, x.shape).reshape(m, d)
+    def tiles(a, tail=(d,)):  # lead + tail -> (n_tiles, rows) + tail: tile t holds points t, t + n_tiles, ...
+        a = jnp.broadcast_to(a, tuple(lead) + tail).reshape((m,) + tail)
         if total > m:
-            a = jnp.pad(a, ((0, total - m), (0, 0)), mode="edge")
-        return a.reshape(rows, n_tiles, d).swapaxes(0, 1)
+            a = jnp.pad(a, ((0, total - m),) + ((0, 0),) * len(tail), mode="edge")
+        return a.reshape((rows, n_tiles) + tail).swapaxes(0, 1)
 
     xs = tiles(x)
-    ds = [tiles(jnp.asarray(dirs[i], x.dtype)) for i in per_point]
+    ds = [tiles(jnp.asarray(dirs[i], x.dtype)) for i in per_point] + [tiles(dirs[i].index, ()) for i in sparse_dirs]
 
     @jax.checkpoint  # the backward pass recomputes a tile (in cache) rather than storing its residuals
     def body(xc, dc):
         local = list(dirs)
         for i, v in zip(per_point, dc):
             local[i] = v
+        for i, v in zip(sparse_dirs, dc[len(per_point):]):
+            local[i] = sparse.Direction(v, dirs[i].scale)
         out = _run(plan, f, xc, stacked, local)
         return [out[r] for r, _ in plan.readout]  # a list: requests of mixed types do not sort as dict keys
 
@@ -91,7 +94,10 @@ def _run(plan: Plan, f: Callable, x, stacked: bool, dirs: Sequence) -> dict:
     for b, ds in enumerate(blocks):
         if b in lay.derived:  # order-1 coefficients formed from the basis on demand
             continue
-        if lay.stacked[b]:
+        if isinstance(dirs[ds[0]], sparse.Direction):  # index and value (:mod:`.sparse`)
+            ps = [dirs[i].part(x) for i in ds]
+            parts[b] = sparse.stack(ps) if lay.stacked[b] else ps[0]
+        elif lay.stacked[b]:
             parts[b] = jnp.stack([jnp.broadcast_to(jnp.asarray(dirs[i], x.dtype), x.shape) for i in ds])
         else:  # row-constant: size-1 axes broadcast against the points (see coef)
             v = jnp.asarray(dirs[ds[0]], x.dtype)
@@ -101,6 +107,7 @@ def _run(plan: Plan, f: Callable, x, stacked: bool, dirs: Sequence) -> dict:
     if K >= 1:
         series[1] = C.normalize(C.make(lay, 1, parts, x.shape, x.dtype))
     (ys,) = eval_jaxpr(closed.jaxpr, closed.consts, lay, [series])
+    ys = sparse.dense(ys)
     y0 = ys[0]
     out = {}
     for request, terms in plan.readout:

@@ -37,7 +37,7 @@ import numpy as np
 from jax.extend import core as jcore
 
 from . import coef as C
-from . import custom
+from . import custom, sparse
 from .coef import Coef, Layout
 from .rules import RULES, Ctx
 from .series import faa_di_bruno
@@ -168,7 +168,7 @@ def eval_jaxpr(jaxpr, consts: Sequence, lay: Layout, args: Sequence[list | None]
                 for v, s in zip(eqn.outvars, zeros):
                     write(v, s)
                 continue
-        K = max(_order(s) for s in ins)
+        K = max((_order(s) for s in ins), default=0)  # an equation without operands (iota) is a constant
         outs_float = [_inexact(v.aval) for v in eqn.outvars]
         if K == 0 or not any(outs_float):
             ys = bind_eqn(eqn, [s[0] for s in ins])
@@ -177,22 +177,13 @@ def eval_jaxpr(jaxpr, consts: Sequence, lay: Layout, args: Sequence[list | None]
             continue
         ins = [_pad(s, K) for s in ins]
         sub = _sub_jaxpr(eqn)
-        outs: Sequence[list | None] | None
-        if eqn.primitive.name == "custom_jvp_call":
-            outs = custom_jvp_series(eqn, lay, ins, K, nesting)
-        elif sub is not None:
-            outs = eval_jaxpr(sub[0], sub[1], lay, ins, nesting)
-        else:
-            rule = RULES.get(eqn.primitive.name)
-            outs = None
-            if rule is not None:
-                try:
-                    res = rule(Ctx(K, eqn, lay), *ins)
-                    outs = res if eqn.primitive.multiple_results else [res]
-                except NotImplementedError:
-                    outs = None
-            if outs is None:
-                outs = fallback(eqn, lay, ins, K)
+        outs, extra = None, None
+        if sub is None and sparse.present(ins):  # sparse input directions (:mod:`.sparse`)
+            outs, ins, extra = sparse.prepare(eqn, ins, K, lay)
+        if outs is None:
+            outs = _propagate(eqn, sub, lay, ins, K, nesting)
+        if extra:
+            outs = [sparse.merge(outs[0], extra, lay, eqn.outvars[0].aval)]
         for v, s, fl in zip(eqn.outvars, outs, outs_float):
             if s is None:  # a zero from a sub-jaxpr
                 pass
@@ -203,6 +194,22 @@ def eval_jaxpr(jaxpr, consts: Sequence, lay: Layout, args: Sequence[list | None]
             write(v, s)
     K = max((len(s) - 1 for s in args if s is not None), default=0)
     return [_pad(read(v), K) for v in jaxpr.outvars]
+
+
+def _propagate(eqn, sub, lay: Layout, ins: list[list], K: int, nesting: tuple) -> Sequence[list | None]:
+    """The output series of one equation: its ``custom_jvp`` rule, its body, its Taylor rule or the fallback."""
+    if eqn.primitive.name == "custom_jvp_call":
+        return custom_jvp_series(eqn, lay, ins, K, nesting)
+    if sub is not None:
+        return eval_jaxpr(sub[0], sub[1], lay, ins, nesting)
+    rule = RULES.get(eqn.primitive.name)
+    if rule is not None:
+        try:
+            res = rule(Ctx(K, eqn, lay), *ins)
+            return res if eqn.primitive.multiple_results else [res]
+        except NotImplementedError:
+            pass
+    return fallback(eqn, lay, ins, K)
 
 
 def custom_jvp_series(eqn, lay: Layout, ins: list[list], K: int, nesting: tuple) -> list[list]:

@@ -43,6 +43,7 @@ import jax
 import jax.numpy as jnp
 
 from ..operators import POWERS, LinearOperator, Polyharmonic, biharmonic_op, laplacian_op
+from . import sparse
 from .engine import DEFAULT_CHUNK, run_plan
 from .plan import Plan, _proportional, make_plan
 
@@ -137,7 +138,11 @@ def derivatives(f: Callable, requests: tuple, *, key=None, samples: int = 16, di
             raise ValueError("the biharmonic estimator E[D⁴f[v]] = 3Δ²f needs Gaussian directions")
         plan = stochastic_plan(exact, estimated, d, int(samples))
         shape = (samples,) + (tuple(x.shape) if per_point else (d,))
-        v = draw(key, shape, x.dtype)
+        if dist == "sparse" and per_point:  # as index and value: a row of W in the first layer (:mod:`.sparse`)
+            i = jax.random.randint(key, shape[:-1], 0, d)  # the indices _sparse draws from the same key
+            v = [sparse.Direction(i[s], math.sqrt(d)) for s in range(samples)]
+        else:
+            v = draw(key, shape, x.dtype)
         dirs = list(plan.directions[: len(plan.directions) - samples]) + [v[s] for s in range(samples)]
         return run_plan(plan, f, x, stacked=layout == "stacked", directions=dirs, chunk=chunk)
 
