@@ -140,3 +140,10 @@ def test_inverse_data_files_in_one_line(tmp_path, capsys):
     (tmp_path / "obs.csv").write_text("x,y,u\n1,1,0.5\n")
     line = one_error_line(capsys, ["run", path, "--out", out, "--force", "--quiet"])
     assert line == f"{tmp_path}/obs.csv: no column(s) ['w']; the data file needs columns ['x', 'y', 'w']", line
+
+
+def test_sobol_points_beyond_their_dimensions(capsys):
+    """Sobol' direction numbers stop at 21 201 dimensions: a ball case asking for them beyond says so."""
+    line = one_error_line(capsys, ["show", "cases/poisson_hd.yaml", "geometry.dim=30000", "sampling.method=sobol"])
+    assert line.startswith("cases/poisson_hd.yaml: sampling.method: Sobol' points exist up to 21201 dimensions, "
+                           "this case has 30000"), line
