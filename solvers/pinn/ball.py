@@ -1,7 +1,8 @@
 r"""The ball :math:`B_r = \{x \in \mathbb{R}^d : |x| \le r\}` in any dimension ``d`` (high-dimensional PDEs).
 
 Coordinates ``x1 … xd``; one boundary part, ``sphere``. Points come from standard normal vectors ``g`` (the
-inverse normal CDF of unit-cube samples, so every sampling ``method`` applies): ``r g/|g|`` is uniform on the
+inverse normal CDF of unit-cube samples, so every sampling ``method`` applies; for ``uniform`` interior points,
+i.i.d. normals drawn directly): ``r g/|g|`` is uniform on the
 sphere, and ``r U^{1/d} g/|g|`` with ``U`` uniform in ``[0, 1]`` uniform in the ball (``d + 1`` cube coordinates
 per point). Everything is ``O(n d)`` for ``n`` points: no ``d × d`` object.
 
@@ -66,6 +67,10 @@ class Ball(Domain):
         return radius[:, None] * _directions(u[:, :d]), None, np.ones(len(u), bool)
 
     def interior(self, n: int, rng: np.random.Generator, method: Method = "uniform") -> np.ndarray:
+        if method == "uniform":  # i.i.d.: normal vectors drawn directly (the inverse CDF costs 10× more in high d)
+            g = rng.standard_normal((n, self.dim))
+            radius = self.radius * rng.random(n) ** (1.0 / self.dim)
+            return radius[:, None] * g / np.linalg.norm(g, axis=-1, keepdims=True)
         return draw(self.interior_map, self.dim + 1, n, rng, method)[0]
 
     def contains(self, pts, tol: float = 1e-12) -> np.ndarray:

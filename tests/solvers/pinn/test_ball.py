@@ -51,9 +51,9 @@ geometry: {type: ball, dim: 12, test_points: 500}
 equation: {type: semilinear, form: poisson, solution: two_body}
 model: {hidden: [16, 16]}
 conditions: {enforce: {sphere: exact}, length: 1.0}
-sampling: {interior: 64, boundary: 32, method: uniform}
-autodiff: {mode: stochastic, samples: 4, distribution: sparse}
-training: {adam: {steps: 200, lr: 3.0e-3}, log_every: 100}
+sampling: {interior: 64, boundary: 32, method: uniform, resample_every: 1}
+autodiff: {mode: stochastic, samples: 12, distribution: sparse}
+training: {adam: {steps: 300, lr: 1.0e-2, schedule: {type: cosine}}, log_every: 20}
 """
 
 
