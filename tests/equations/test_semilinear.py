@@ -43,3 +43,23 @@ def test_exact_solution_has_zero_residual(form):
         assert np.abs(eq.interior(wrong)["pde"]).max() > 1e-3
         np.testing.assert_allclose(eq.reference(np.asarray(x))["u"], eq.derived(d)["u"], rtol=1e-12)
         assert eq.scale == pytest.approx(np.linalg.norm(eq.c)) and eq.scale > 1
+
+
+def test_reference_is_float64_in_a_float32_run():
+    """Uniform points of the ball lie within about 1/d of the sphere: ``1 - |x|²`` from a float32 sum is off by
+    percents at d = 10⁴ and more, so the reference is computed in float64 whatever the run's precision."""
+    dim = 20_000
+    cfg = semilinear.SemilinearConfig(type="semilinear", form="poisson", solution="two_body", seed=0)
+    eq = semilinear.Semilinear(cfg, Ball(dim))
+    x = Ball(dim).interior(50, np.random.default_rng(3), "uniform")
+    with jax.enable_x64(False):  # a float32 run
+        got = eq.reference(x)["u"]
+    phi = 1.0 - np.sum(x * x, -1)  # from a float64 sum: about 1e-12 relative
+    s = got / phi
+    with jax.enable_x64(True):
+        s64 = np.asarray(semilinear.SOLUTIONS["two_body"][1](jnp.asarray(x), jnp.asarray(eq.c))[0])
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(s, s64, rtol=1e-6)
+    with jax.enable_x64(False):  # what a float32 evaluation gives: percents off
+        f32 = np.asarray(semilinear.exact(jnp.asarray(x, jnp.float32), jnp.asarray(eq.c, jnp.float32), "two_body")[0])
+    assert np.linalg.norm(f32 - got) / np.linalg.norm(got) > 1e-3
