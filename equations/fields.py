@@ -138,8 +138,28 @@ def collect(residual: Callable[[Fields], object], fields, coords, dtype=jnp.floa
     return tuple(rec.requests)
 
 
-def evaluator(net: Callable, requests, fields, coords, aliases: Aliases | None = None,
+def _padded(request, extra: int):
+    """``request`` with ``extra`` zero orders appended (inputs that are not coordinates)."""
+    if isinstance(request, LinearOperator):
+        return LinearOperator.of({tuple(a) + (0,) * extra: c for a, c in request.terms}, request.name)
+    return tuple(request) + (0,) * extra
+
+
+def evaluator(net: Callable, requests, fields, coords, aliases: Aliases | None = None, extra: int = 0,
               **autodiff_options) -> Callable:
-    """``x -> Fields`` computing all ``requests`` of ``net`` in one planned propagation."""
-    run = ad.derivatives(net, requests, **autodiff_options)
-    return lambda x: Fields(x, run(x), fields, coords, aliases)
+    """``x -> Fields`` computing all ``requests`` of ``net`` in one planned propagation.
+
+    ``extra``: the last ``extra`` columns of ``x`` are further inputs of ``net`` that are not coordinates (a
+    family's parameters): the derivatives are taken in the coordinates only and ``Fields.points`` holds the
+    coordinates alone."""
+    if not extra:
+        run = ad.derivatives(net, requests, **autodiff_options)
+        return lambda x: Fields(x, run(x), fields, coords, aliases)
+    padded = {r: _padded(r, extra) for r in requests}
+    run = ad.derivatives(net, tuple(padded.values()), **autodiff_options)
+    dim = len(coords)
+
+    def evaluate(x):
+        values = run(x)
+        return Fields(x[..., :dim], {r: values[p] for r, p in padded.items()}, fields, coords, aliases)
+    return evaluate

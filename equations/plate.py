@@ -22,6 +22,17 @@ Edge conditions, for an edge with outward normal :math:`n` and tangent :math:`t`
 - free: :math:`M_n = 0`, :math:`V_n \propto w_{nnn} + (2-\nu) w_{ntt} = 0`, and at a corner where two free
   edges meet the corner force :math:`2 M_{xy} \propto w_{xy} = 0`.
 
+**A stretched plate** (``aspect`` :math:`s`, 1 by default; a family's parameter, ``parameters: {aspect: ...}``):
+the plate is the geometry's rectangle with its y side :math:`s` times as long, the point :math:`(x, y)` of the
+geometry standing for the plate's :math:`(x, y_0 + s (y - y_0))`. The coordinates (the network's inputs, the
+evaluation grid, ``sciml predict``'s columns) stay the geometry's, and the equation applies the chain rule,
+:math:`\partial_y \to s^{-1} \partial_y`: :math:`\Delta^2 \to \partial_x^4 + 2 s^{-2} \partial_x^2 \partial_y^2 +
+s^{-4} \partial_y^4`, a normal or tangent :math:`(n_x, n_y) \to (n_x, n_y / s)` in the edge conditions; the
+deflection scale :math:`W` and :math:`c` take the stretched side :math:`b = s (y_1 - y_0)` (:math:`L` stays the
+geometry's). Every number here is computed arithmetically from :math:`s`, so it may be a per-point array. The load
+is an expression of the plate's (stretched) coordinates; its peak (the scale when ``q0`` is not given) is taken
+over the geometry's rectangle as it is.
+
 Derived fields in physical units: :math:`M_x = -D(w_{xx} + \nu w_{yy})`, :math:`M_y = -D(w_{yy} + \nu w_{xx})`,
 :math:`M_{xy} = -D(1-\nu) w_{xy}`, :math:`Q_x = -D\,\partial_x \Delta w`, :math:`Q_y = -D\,\partial_y \Delta w`.
 """
@@ -29,7 +40,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import jax.numpy as jnp
@@ -68,6 +79,8 @@ class PlateConfig:
     q0: float | None = spec(None, gt=0.0, help="the load's peak in Pa: load is then its shape, scaled to peak "
                                                "q0 (default: load as it is)")
     edges: Edges = spec(factory=Edges)
+    aspect: float = spec(1.0, gt=0.0, help="the y side's stretch: the plate is the geometry's rectangle with its y "
+                                           "side this many times as long (module notes); a family's parameter")
 
     def check(self):
         e = self.edges
@@ -120,6 +133,17 @@ EDGE_RULES = {
 }
 
 
+@dataclass
+class _Check:
+    """What :meth:`KirchhoffPlate.checks` reports (the fields :meth:`Equation.checks` describes)."""
+
+    metrics: dict
+    notes: list = field(default_factory=list)
+    profiles: dict = field(default_factory=dict)
+    maps: dict = field(default_factory=dict)
+    series: dict = field(default_factory=dict)
+
+
 class KirchhoffPlate(Equation):
     """The plate problem in nondimensional variables, with its physical scales."""
 
@@ -137,11 +161,12 @@ class KirchhoffPlate(Equation):
     def __init__(self, config: PlateConfig, domain):
         (x0, x1), (y0, y1) = domain.bounds
         self.config, self.bounds = config, ((float(x0), float(x1)), (float(y0), float(y1)))
-        self.a, self.b = x1 - x0, y1 - y0
+        self.s = config.aspect  # a number, or per-point values (a family's parameter)
+        self.a, self.b = x1 - x0, self.s * (y1 - y0)  # the plate's sides (b stretched)
         self.D, self.nu = config.rigidity, config.nu
         self.load = expr.parse(config.load, ("x", "y"))
         self.center = np.array([(x0 + x1) / 2, (y0 + y1) / 2])
-        self.L = max(self.a, self.b) / 2
+        self.L = max(x1 - x0, y1 - y0) / 2  # the geometry's (the network's coordinates)
         gx, gy = np.meshgrid(np.linspace(x0, x1, 101), np.linspace(y0, y1, 101), indexing="ij")
         q = np.broadcast_to(np.asarray(self.load(np, x=gx, y=gy), dtype=float), gx.shape)
         if not np.all(np.isfinite(q)):
@@ -153,6 +178,16 @@ class KirchhoffPlate(Equation):
         modal = math.pi**4 * (kx**2 + ky**2) ** 2
         self.W = self.q0 / (self.D * modal)
         self.c = modal * self.L**4
+
+    @property
+    def stretched(self) -> bool:
+        """Whether the y side is stretched (module notes): any aspect but the plain number 1."""
+        return not (isinstance(self.s, (int, float)) and self.s == 1)
+
+    def place(self, points):
+        """The plate's physical points ``(N, 2)`` of the geometry's ``points`` (the y side stretched)."""
+        y0 = self.bounds[1][0]
+        return np.stack([points[:, 0], y0 + self.s * (points[:, 1] - y0)], axis=-1)
 
     # --- scales -------------------------------------------------------------------------------
     def to_nondim(self, x):
@@ -166,14 +201,23 @@ class KirchhoffPlate(Equation):
 
     def load_hat(self, xh):
         x = self.to_physical(xh)
-        return self.load(jnp, x=x[..., 0], y=x[..., 1]) / self.peak + 0.0 * xh[..., 0]
+        y0 = self.bounds[1][0]
+        y = x[..., 1] if not self.stretched else y0 + self.s * (x[..., 1] - y0)
+        return self.load(jnp, x=x[..., 0], y=y) / self.peak + 0.0 * xh[..., 0]
 
     # --- residuals ----------------------------------------------------------------------------
     def interior(self, d: Fields) -> dict:
-        return {"pde": d.bilap("w") / self.c - self.load_hat(d.points)}
+        if not self.stretched:
+            return {"pde": d.bilap("w") / self.c - self.load_hat(d.points)}
+        r = 1.0 / self.s**2
+        bilap = d["w_xxxx"] + 2 * r * d["w_xxyy"] + r * r * d["w_yyyy"]
+        return {"pde": bilap / self.c - self.load_hat(d.points)}
 
     def boundary(self, part: str, d: Fields, normal) -> dict:
         tangent = jnp.stack([-normal[..., 1], normal[..., 0]], axis=-1)
+        if self.stretched:  # physical directions in the geometry's coordinates: y components over s
+            stretch = lambda v: jnp.stack([v[..., 0], v[..., 1] / self.s], axis=-1)
+            normal, tangent = stretch(normal), stretch(tangent)
         return EDGE_RULES[getattr(self.config.edges, part)](d, normal, tangent, self.nu)
 
     def corners(self):
@@ -200,21 +244,45 @@ class KirchhoffPlate(Equation):
         """Deflection (m), moments (N m / m) and shear forces (N / m) in physical units."""
         D, nu, W, L = self.D, self.nu, self.W, self.L
         m = D * W / L**2
+        r = 1.0 / self.s if self.stretched else 1.0  # d/dy (plate) = r d/dy (geometry)
+        r2 = r * r
         return {
             "w": W * d["w"],
-            "mx": -m * (d["w_xx"] + nu * d["w_yy"]),
-            "my": -m * (d["w_yy"] + nu * d["w_xx"]),
-            "mxy": -m * (1 - nu) * d["w_xy"],
-            "qx": -m / L * (d["w_xxx"] + d["w_xyy"]),
-            "qy": -m / L * (d["w_xxy"] + d["w_yyy"]),
+            "mx": -m * (d["w_xx"] + nu * r2 * d["w_yy"]),
+            "my": -m * (r2 * d["w_yy"] + nu * d["w_xx"]),
+            "mxy": -m * (1 - nu) * r * d["w_xy"],
+            "qx": -m / L * (d["w_xxx"] + r2 * d["w_xyy"]),
+            "qy": -m / L * r * (d["w_xxy"] + r2 * d["w_yyy"]),
         }
 
     def reference(self, points: np.ndarray) -> dict | None:
-        """Fields from the classical reference solver (series or finite differences) at physical points."""
+        """Fields from the classical reference solver (series or finite differences) at the geometry's points
+        (the plate's, stretched, for ``aspect`` other than 1)."""
         from .plate_reference import plate_solution  # on use: its SciPy (0.8 s) is not needed to train
 
         e = self.config.edges
         edges = {"left": e.left, "right": e.right, "bottom": e.bottom, "top": e.top}
         factor = self.q0 / self.peak
         load = lambda xx, yy: factor * np.broadcast_to(np.asarray(self.load(np, x=xx, y=yy), float), np.shape(xx))
-        return plate_solution(self.bounds, edges, self.D, self.nu, load, points[:, 0], points[:, 1])
+        (x0, x1), (y0, _) = self.bounds
+        pts = self.place(np.asarray(points, float))
+        return plate_solution(((x0, x1), (y0, y0 + float(self.b))), edges, self.D, self.nu, load,
+                              pts[:, 0], pts[:, 1])
+
+    def checks(self, predict) -> list:
+        """The centre's deflection and moments against the reference (relative errors ``center_<f>_err``) and
+        as Timoshenko's coefficients (Table 8 for a uniform load): ``alpha = w D / (q0 a^4)``, ``beta = M_x /
+        (q0 a^2)``, ``beta1 = M_y / (q0 a^2)``, ``a`` the x side."""
+        centre = self.center[None]
+        pred = {k: float(np.asarray(v).reshape(-1)[0]) for k, v in predict(centre).items()}
+        ref = self.reference(centre)
+        metrics: dict[str, float] = {}
+        scale = {"w": self.D / (self.q0 * self.a**4), "mx": 1 / (self.q0 * self.a**2), "my": 1 / (self.q0 * self.a**2)}
+        names = {"w": "alpha", "mx": "beta", "my": "beta1"}
+        for f in ("w", "mx", "my"):
+            if ref is None or f not in pred:
+                continue
+            r = float(np.asarray(ref[f]).reshape(-1)[0])
+            metrics[f"center_{f}_err"] = abs(pred[f] - r) / max(abs(r), 1e-300)
+            metrics[names[f]] = pred[f] * float(scale[f])
+        return [_Check(metrics)]

@@ -148,7 +148,7 @@ def _predict(args) -> int:
 
     call, meta = export.load(args.model)
     x = points.read(args.points, meta["inputs"])
-    wrong = export.check_input(x.shape[1:], meta)
+    wrong = export.check_input(x.shape[1:], meta) or export.check_ranges(x, meta)
     if wrong:
         raise UserError(f"{args.points}: {wrong}")
     out = {k: np.asarray(v) for k, v in call(x).items()}

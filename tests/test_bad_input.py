@@ -83,6 +83,20 @@ ROWS = [
      "data.fields[0]: 'pressure' is not a field of the equation"),
     ("data-grid-counts", None, ["data={path: d.csv, fields: [w], sensors: {layout: grid, points: [5]}}"],
      "data.sensors.points: a grid needs 2 counts"),
+    # parametric families
+    ("parameter-no-range", None, ["parameters={aspect: {values: [1, 2]}}"], "parameters.aspect.range: missing"),
+    ("parameter-is-a-coordinate", None, ["parameters={x: {range: [0, 1]}}"],
+     "parameters.x: 'x' is a coordinate of the domain ['x', 'y']; a parameter names a number of the equation"),
+    ("parameter-not-in-equation", None, ["parameters={Re: {range: [1, 2]}}"],
+     "parameters.Re: the equation (kirchhoff_plate) sets no number 'Re'"),
+    ("parameter-range-reversed", None, ["parameters={aspect: {range: [3, 1]}}"],
+     "parameters.aspect.range: expected [low, high] with low < high, got [3, 1]"),
+    ("parameter-value-outside", None, ["parameters={aspect: {range: [1, 3], values: [1, 4]}}"],
+     "parameters.aspect.values: 4 is outside the range [1, 3]"),
+    ("parameter-log-nonpositive", None, ["parameters={nu: {range: [0, 0.4], scale: log}}"],
+     "parameters.nu.range: scale: log needs a positive range"),
+    ("parameter-and-unknown", None, ["parameters={D: {range: [1, 3]}}", "unknowns={D: {initial: 1, bounds: [0.5, 2]}}"],
+     "parameters.D: 'D' is also an unknown"),
 ]
 
 

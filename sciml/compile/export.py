@@ -65,6 +65,21 @@ def check_input(shape: tuple[int, ...], meta: dict) -> str | None:
     return None
 
 
+def check_ranges(x: np.ndarray, meta: dict) -> str | None:
+    """Why inputs ``x (n, k)`` fall outside the export's ``ranges`` (``{input name: [low, high]}``, a family's
+    parameters), ``None`` if they do not: the first column out of range, with its extreme values."""
+    names = list(meta.get("inputs", []))
+    for name, (lo, hi) in (meta.get("ranges") or {}).items():
+        if name not in names or x.ndim != 2:
+            continue
+        col = np.asarray(x[:, names.index(name)], float)
+        tol = 1e-9 * (hi - lo)
+        if col.size and (not np.all(np.isfinite(col)) or col.min() < lo - tol or col.max() > hi + tol):
+            return (f"column {name!r} holds {col.min():g}..{col.max():g}, outside the range the model was trained "
+                    f"on [{lo:g}, {hi:g}]")
+    return None
+
+
 def _shape_text(shape: list) -> str:
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 

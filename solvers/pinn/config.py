@@ -13,7 +13,7 @@ from sciml.errors import Invalid
 from sciml.nn.mlp import Activation
 from sciml.parallel import ParallelConfig
 
-from . import curriculum, observations, unknowns
+from . import curriculum, observations, parameters, unknowns
 from .geometry import GeometryConfig, Method, build_geometry
 
 EquationConfig = Annotated[Section, Registry(EQUATIONS)]  # grows with sciml.equations.register
@@ -206,6 +206,32 @@ class UnknownConfig:
 
 
 @dataclass
+class ParameterConfig:
+    """A number of the equation section made an input of the network (:mod:`.parameters`): one network for
+    the family of problems over ``range``; each point is trained at a value drawn with it (uniform in the
+    value, or in its log with ``scale: log``), and the evaluation scores the listed ``values`` against their
+    references. The equation section's own value of it is then unused."""
+
+    range: list[float] = spec(help="[low, high]: the family's values, low < high")
+    values: list[float] | None = spec(None, help="the values evaluated against the reference, inside the range "
+                                                 "(default: 5 evenly spread, ends included)")
+    scale: Literal["linear", "log"] = spec("linear", help="linear: sampled uniform in the value; log: in its log "
+                                                          "(positive range); the network sees it mapped to [-1, 1]")
+
+    def check(self):
+        shown = "[" + ", ".join(f"{b:g}" for b in self.range) + "]"
+        if len(self.range) != 2 or not self.range[0] < self.range[1]:
+            raise Invalid("range", f"expected [low, high] with low < high, got {shown}")
+        if self.scale == "log" and self.range[0] <= 0:
+            raise Invalid("range", f"scale: log needs a positive range, got {shown} (or use scale: linear)")
+        for v in self.values or ():
+            if not self.range[0] <= v <= self.range[1]:
+                raise Invalid("values", f"{v:g} is outside the range {shown}")
+        if self.values is not None and not self.values:
+            raise Invalid("values", "list at least one value, or leave values out")
+
+
+@dataclass
 class SensorsConfig:
     """Where ``sciml datagen`` places the observations (:mod:`.observations`)."""
 
@@ -261,6 +287,9 @@ class PinnCase:
     unknowns: dict[str, UnknownConfig] = spec(factory=dict, help="equation coefficients learnt from the data, by "
                                                                  "name, e.g. {D: {initial: 10, bounds: [1, 100]}}")
     data: DataConfig | None = spec(None, help="observations: a data-misfit term per observed field")
+    parameters: dict[str, ParameterConfig] = spec(factory=dict, help="equation numbers made network inputs, by "
+                                                                     "name: one network for the family, e.g. "
+                                                                     "{aspect: {range: [1, 3]}}")
 
     def check(self):
         """Cross-section rules: the equation against the domain, part names, grid and time options."""
@@ -298,3 +327,4 @@ class PinnCase:
             curriculum.check(self, domain)
         unknowns.check(self)
         observations.check(self, domain)
+        parameters.check(self, domain)

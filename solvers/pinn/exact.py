@@ -146,15 +146,20 @@ class Exact:
         free = residuals(s)
         return {q for q in held if q not in values and _vanishes(held[q], free[q])}
 
-    def transform(self, eq, net: Callable) -> Callable:
-        """``xh -> g + phi net(xh)``, output by output, with the value functions of the equation ``eq``."""
-        def out(xh):
-            n = net(xh)
+    def transform(self, eq, net: Callable, dim: int | None = None) -> Callable:
+        """``xh -> g + phi net(xh)``, output by output, with the value functions of the equation ``eq``.
+
+        ``dim``: the network's inputs have further columns after the ``dim`` coordinates (a family's
+        parameters, :mod:`.parameters`); ``eq`` is then a function of the inputs giving the equation at them,
+        and ``g`` and ``phi`` read the coordinates."""
+        def out(z):
+            xh, equation = (z, eq) if dim is None else (z[..., :dim], eq(z))
+            n = net(z)
             columns = []
             for i, f in enumerate(self.fields):
                 fixing = self._fixing[f]
                 phi = _product(c.phi(xh) ** c.order for c in fixing)
-                columns.append(self._data[f](eq, xh) + phi * n[..., i])
+                columns.append(self._data[f](equation, xh) + phi * n[..., i])
             return jnp.stack(columns, -1)
         return out
 

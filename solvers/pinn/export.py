@@ -1,4 +1,7 @@
-"""The PINN's prediction function for ``sciml export``: physical points ``(n, d)`` to every field it reports."""
+"""The PINN's prediction function for ``sciml export``: physical points ``(n, d)`` to every field it reports.
+
+A family (``parameters``) takes its parameters' values as further columns after the coordinates; their ranges
+are in the metadata (``ranges``), and ``sciml predict`` refuses values outside them."""
 from __future__ import annotations
 
 import jax
@@ -10,6 +13,7 @@ from sciml.errors import UserError
 from sciml.io import checkpoint
 
 from .config import PinnCase
+from .parameters import encoding
 from .problem import assemble
 
 
@@ -27,13 +31,19 @@ def export_model(cfg: PinnCase, run_dir: str):
     def one(xh):  # a point at a time under vmap: the engine's plans need a concrete count of points
         return {k: v[0] for k, v in problem.derived(params, xh[None]).items()}
 
-    def fn(x):
-        return jax.vmap(one)(jnp.asarray(eq.to_nondim(x), dtype))
+    family, dim = problem.parameters, len(eq.coords)
 
-    coords = list(eq.coords)
+    def fn(x):
+        z = jnp.asarray(eq.to_nondim(x[:, :dim]), dtype)
+        if family is not None:  # the parameters' columns, encoded as training saw them
+            z = jnp.concatenate([z, encoding(family, x[:, dim:]).astype(dtype)], axis=-1)
+        return jax.vmap(one)(z)
+
+    coords = list(eq.coords) + (list(family.names) if family is not None else [])
     outputs = list(jax.eval_shape(fn, jax.ShapeDtypeStruct((1, len(coords)), dtype)))
     center, scale = eq.scaling()
     meta = {"solver": "pinn", "inputs": coords, "outputs": outputs, "equation": cfg.equation.type,
+            **({"ranges": family.ranges()} if family is not None else {}),
             "checkpoint": path, "units": dict(eq.units) if eq.units else "those of the case file",
             "scalings": {"note": "applied inside: the network sees (x - center) / scale",
                          "center": np.asarray(center, float).tolist(), "scale": np.asarray(scale, float).tolist()}}

@@ -25,6 +25,11 @@ residual and derived field is the equation's at the unknowns' values (:meth:`Pro
 ``data`` (:mod:`.observations`) the batch holds the observations (``batch["data"]``, replicated) and each
 observed field adds a term ``data.<field>`` (group ``data``, weighed by ``data.weight``).
 
+**A family** (``parameters``, :mod:`.parameters`): the network takes the coordinates and the parameters'
+encoded values, every sampled array is ``(N, D + P)``, derivatives are taken in the coordinates, and each group
+of points has the equation at its own values (:meth:`Problem.equation_at` with the points); ``predict`` takes
+the values beside the points.
+
 **Exact conditions** (``conditions.enforce: {part: exact}``): the network's outputs are transformed, ``u = g +
 phi N`` (:mod:`.exact`), so that the conditions of those parts that can be exact (values of outputs, a
 clamped edge's normal derivative) hold to round-off and leave the loss (a part with no other is not sampled).
@@ -49,8 +54,9 @@ import numpy as np
 from sciml import equations, parallel
 from sciml.compile import Policy
 from sciml.config import suggest
+from sciml.equations import EQUATIONS
 from sciml.equations.fields import Fields, collect, evaluator
-from sciml.errors import ConfigError
+from sciml.errors import ConfigError, UserError
 
 from . import model
 from .config import CausalConfig, PinnCase
@@ -58,6 +64,7 @@ from .exact import Exact
 from .geometry import build_geometry
 from .observations import GROUP as DATA
 from .observations import Observations
+from .parameters import Parameters
 from .sampling import SOBOL_MAX_DIM, probe_method
 from .unknowns import Unknowns
 
@@ -78,7 +85,10 @@ class Problem:
         self.equation = eq = equations.create(cfg.equation, self.geometry)
         self.dtype = Policy.of(cfg.dtype).param_dtype
         self._sampling, self._autodiff = cfg.sampling, cfg.autodiff
-        self._init, self._apply = model.build(cfg.model, len(eq.coords), len(eq.fields), self.dtype)
+        self.parameters = Parameters(cfg, EQUATIONS[cfg.equation.type][1], self.geometry) if cfg.parameters else None
+        self._extra = len(self.parameters) if self.parameters is not None else 0
+        self._dim = len(eq.coords)
+        self._init, self._apply = model.build(cfg.model, len(eq.coords) + self._extra, len(eq.fields), self.dtype)
         self.unknowns = Unknowns(cfg, self.geometry) if cfg.unknowns else None
         if self.unknowns is not None:  # the unknowns ride beside the network's parameters
             self._init, self._apply = self.unknowns.wrap(self._init, self._apply, self.dtype)
@@ -89,15 +99,43 @@ class Problem:
         if self.observations is not None:
             self._data_requests = self._requests(self._observed)
 
+        try:
+            probe_terms = self._collect(cfg, initial)
+        except _TRACER_ERRORS + (TypeError,) as e:  # an equation that takes a number of its section as a constant
+            tracer = isinstance(e, _TRACER_ERRORS)
+            if (self.unknowns is None or not tracer) and self.parameters is None:
+                raise
+            what, key = (f"{list(cfg.unknowns)} as trained values", "unknowns") if self.unknowns is not None else \
+                (f"{list(cfg.parameters)} as values per point", "parameters")
+            raise ConfigError(f"the equation cannot take {what}: {str(e).splitlines()[0]}", key=key) from None
+        self.terms = tuple(sorted(probe_terms, key=lambda t: _group(t) != "pde"))
+        self._weights = _weights({DATA: cfg.data.weight, **cfg.loss.weights} if cfg.data else cfg.loss.weights,
+                                 self.terms)
+        interior_terms = tuple(t for t in self.terms if _group(t) == "pde")
+        self._causal = _causal(cfg.loss.causal, _time_window(eq, self.geometry), interior_terms) \
+            if cfg.loss.causal is not None else None
+
+        # (params, nondimensional points (N, D)) -> {field: values}: the equation's derived fields
+        self._outputs: dict[Callable, Callable] = {}
+        self.derived = self._output(eq.derived)
+        # (params, nondimensional interior points (N, D)) -> (N,): the sum of squared interior residuals
+        self.residual_score = jax.jit(self._residual_score)
+
+    def _collect(self, cfg: PinnCase, initial) -> dict:
+        """What each residual asks for, the exact parts, the point sets and pairs; the loss terms' shapes."""
+        eq = self.equation
+        # the equation the requests are collected from: a family's at per-point stand-in values
+        self._probe_eq = eq if self.parameters is None else \
+            self.parameters.equation(jnp.zeros((1, self._extra), self.dtype))
         # what each residual asks for, collected once; parts whose condition has no residual are not sampled
-        dim = len(eq.coords)
-        self._interior = self._requests(eq.interior)
+        dim, peq = len(eq.coords), self._probe_eq
+        self._interior = self._requests(peq.interior)
         self._parts: dict = {}
         keys: dict[str, set[str]] = {}
         carried: tuple[str, ...] = ()
         for p in self.geometry.parts:
             probe: dict = {}
-            req = self._requests(lambda d, p=p, probe=probe: probe.update(eq.boundary(p, d, jnp.ones((1, dim)))))
+            req = self._requests(lambda d, p=p, probe=probe: probe.update(peq.boundary(p, d, jnp.ones((1, dim)))))
             if probe:
                 self._parts[p], keys[p] = req, set(probe)
                 carried = tuple(q for q in probe if q in self._names) if p == INITIAL else carried
@@ -113,42 +151,30 @@ class Problem:
             for p, held in self._exact.quantities.items():
                 if keys[p] <= held:
                     del self._parts[p]
-        self._point_sets = {name: (np.asarray(pts, float).reshape(-1, dim), fn, self._requests(fn))
-                            for name, (pts, fn) in eq.point_sets().items() if len(pts)}
+        self._point_sets = {name: (np.asarray(pts, float).reshape(-1, dim), fn, self._requests(probe_fn))
+                            for (name, (pts, fn)), probe_fn in zip(eq.point_sets().items(),
+                                                                   (f for _, f in peq.point_sets().values()))
+                            if len(pts)}
         self._pairs = {f"{a}|{b}": (a, self.geometry.periodic_offset(a, b),
-                                    self._requests(lambda d: eq.periodic_residual(d, d)))
+                                    self._requests(lambda d: peq.periodic_residual(d, d)))
                        for a, b in (tuple(p) for p in eq.periodic)}
         self._n_keys = 1 + len(self._parts) + len(self._point_sets) + 2 * len(self._pairs)
 
         # term names, from one abstract evaluation
         first = self.sample(np.random.default_rng(0))  # outside the trace: it may evaluate a previous window
-        try:
-            probe_terms = jax.eval_shape(lambda k: self.residuals(self.init(k), first, k), jax.random.PRNGKey(0))
-        except _TRACER_ERRORS as e:  # an equation that takes a number of its section as a constant
-            if self.unknowns is None:
-                raise
-            raise ConfigError(f"the equation cannot take {list(cfg.unknowns)} as trained values: "
-                              f"{str(e).splitlines()[0]}", key="unknowns") from None
-        self.terms = tuple(sorted(probe_terms, key=lambda t: _group(t) != "pde"))
-        self._weights = _weights({DATA: cfg.data.weight, **cfg.loss.weights} if cfg.data else cfg.loss.weights,
-                                 self.terms)
-        interior_terms = tuple(t for t in self.terms if _group(t) == "pde")
-        self._causal = _causal(cfg.loss.causal, _time_window(eq, self.geometry), interior_terms) \
-            if cfg.loss.causal is not None else None
-
-        # (params, nondimensional points (N, D)) -> {field: values}: the equation's derived fields
-        self._outputs: dict[Callable, Callable] = {}
-        self.derived = self._output(eq.derived)
-        # (params, nondimensional interior points (N, D)) -> (N,): the sum of squared interior residuals
-        self.residual_score = jax.jit(self._residual_score)
+        probe_terms = jax.eval_shape(lambda k: self.residuals(self.init(k), first, k), jax.random.PRNGKey(0))
+        return probe_terms
 
     # --- the network and its derivatives ------------------------------------------------------
     def init(self, key) -> object:
         """Fresh network parameters from a PRNG key."""
         return self._init(key)
 
-    def equation_at(self, params):
-        """The equation at the unknowns' values in ``params`` (:mod:`.unknowns`); without unknowns, ``equation``."""
+    def equation_at(self, params, z=None):
+        """The equation at the unknowns' values in ``params`` (:mod:`.unknowns`) and, for a family, at the
+        parameters' values of the network's inputs ``z (N, D + P)`` (one per point); else ``equation``."""
+        if self.parameters is not None and z is not None:
+            return self.parameters.equation(z[..., self._dim:])
         return self.equation if self.unknowns is None else self.unknowns.equation(params)
 
     def unknown_values(self, params) -> dict[str, float]:
@@ -163,7 +189,11 @@ class Problem:
 
     def _net(self, params) -> Callable:
         net = lambda xh: self._apply(params, xh)
-        return net if self._exact is None else self._exact.transform(self.equation_at(params), net)
+        if self._exact is None:
+            return net
+        if self.parameters is not None:
+            return self._exact.transform(lambda z: self.equation_at(params, z), net, dim=self._dim)
+        return self._exact.transform(self.equation_at(params), net)
 
     def _exact_parts(self, cfg: PinnCase) -> Exact:
         """The exact parts of ``conditions.enforce`` (:mod:`.exact`), probed on a few points of each part."""
@@ -191,7 +221,8 @@ class Problem:
         options: dict = {"mode": self._autodiff.mode}
         if self._autodiff.mode == "stochastic":
             options.update(key=key, samples=self._autodiff.samples, distribution=self._autodiff.distribution)
-        return evaluator(f, requests, self.equation.fields, self.equation.coords, self._aliases, **options)(x)
+        return evaluator(f, requests, self.equation.fields, self.equation.coords, self._aliases, extra=self._extra,
+                         **options)(x)
 
     # --- points -------------------------------------------------------------------------------
     def sample(self, rng: np.random.Generator, share: Callable[[int], int] = lambda n: n) -> dict:
@@ -216,7 +247,22 @@ class Problem:
         for name, (a, offset, _) in self._pairs.items():
             pts, _ = geo.boundary(a, count(a), rng, s.method)
             batch["periodic"][name] = {"a": eq.to_nondim(pts), "b": eq.to_nondim(pts + offset)}
+        if self.parameters is not None:  # each point with its own values of the parameters
+            batch = self._with_parameters(batch, rng)
         return jax.tree_util.tree_map(lambda a: np.asarray(a, np.dtype(self.dtype)), batch)
+
+    def _with_parameters(self, batch: dict, rng: np.random.Generator) -> dict:
+        """``batch`` with the parameters' encoded columns drawn for every point (the same for both points of a
+        periodic pair)."""
+        assert self.parameters is not None
+        draw = lambda x: np.concatenate([x, self.parameters.draw(len(x), rng, self._sampling.method)], axis=-1)
+        out = {**batch, "interior": draw(batch["interior"]),
+               "parts": {p: {**b, "x": draw(b["x"])} for p, b in batch["parts"].items()},
+               "points": {k: draw(x) for k, x in batch["points"].items()}, "periodic": {}}
+        for name, pb in batch["periodic"].items():
+            cols = self.parameters.draw(len(pb["a"]), rng, self._sampling.method)
+            out["periodic"][name] = {k: np.concatenate([pb[k], cols], axis=-1) for k in ("a", "b")}
+        return out
 
     def extend(self, batch: dict, points) -> dict:
         """``batch`` with physical ``points`` added to its interior points (adaptive refinement)."""
@@ -236,24 +282,27 @@ class Problem:
     def residuals(self, params, batch: dict, key) -> dict:
         """``{term: per-point residual}`` on ``batch``; ``key`` feeds the stochastic autodiff mode."""
         eq, f = self.equation_at(params), self._net(params)
+        at = (lambda x: eq) if self.parameters is None else (lambda x: self.equation_at(params, x))
         keys = iter(jax.random.split(key, self._n_keys))
-        out = dict(eq.interior(self._fields_at(f, self._interior, next(keys), batch["interior"])))
+        out = dict(at(batch["interior"]).interior(self._fields_at(f, self._interior, next(keys), batch["interior"])))
         for p, req in self._parts.items():
             b = batch["parts"][p]
             d = self._fields_at(f, req, next(keys), b["x"])
-            res = {q: d[q] - t for q, t in b["target"].items()} if "target" in b else eq.boundary(p, d, b["n"])
+            res = {q: d[q] - t for q, t in b["target"].items()} if "target" in b else \
+                at(b["x"]).boundary(p, d, b["n"])
             if self._exact is not None and p in self._exact.quantities:
                 res = {q: r for q, r in res.items() if q not in self._exact.quantities[p]}
             out.update({f"{p}.{name}": r for name, r in res.items()})
         for name, (_, fn, req) in self._point_sets.items():
             d = self._fields_at(f, req, next(keys), batch["points"][name])
-            fn = fn if eq is self.equation else eq.point_sets()[name][1]
+            eq_s = at(batch["points"][name])
+            fn = fn if eq_s is self.equation else eq_s.point_sets()[name][1]
             out.update({f"{name}.{q}": r for q, r in fn(d).items()})
         for name, pb in batch["periodic"].items():
             req = self._pairs[name][2]
             da = self._fields_at(f, req, next(keys), pb["a"])
             db = self._fields_at(f, req, next(keys), pb["b"])
-            out.update({f"periodic.{name}.{q}": r for q, r in eq.periodic_residual(da, db).items()})
+            out.update({f"periodic.{name}.{q}": r for q, r in at(pb["a"]).periodic_residual(da, db).items()})
         if self.observations is not None:  # exact derivatives (no stochastic estimate) at the data points
             mode = "taylor" if self._autodiff.mode == "stochastic" else self._autodiff.mode
             d = evaluator(f, self._data_requests, eq.fields, eq.coords, self._aliases, mode=mode)(batch["data"]["x"])
@@ -288,7 +337,7 @@ class Problem:
 
     def _residual_score(self, params, xh):
         d = self._fields_at(self._net(params), self._interior, jax.random.PRNGKey(0), xh)
-        return sum(jnp.square(r) for r in self.equation_at(params).interior(d).values())
+        return sum(jnp.square(r) for r in self.equation_at(params, xh).interior(d).values())
 
     # --- output -------------------------------------------------------------------------------
     def network_fields(self, d: Fields) -> dict:
@@ -299,23 +348,40 @@ class Problem:
     def _output(self, of: Callable) -> Callable:
         """``(params, nondimensional points) -> of(fields there)``, jitted once per function ``of``."""
         if of not in self._outputs:
-            eq, req = self.equation, self._requests(of)
+            eq = self.equation
+            own = getattr(of, "__self__", None) is eq
+            req = self._requests(getattr(self._probe_eq, of.__name__) if own else of)
             mode = "taylor" if self._autodiff.mode == "stochastic" else self._autodiff.mode
-            self._outputs[of] = jax.jit(lambda p, xh: self._at(p, of)(
-                evaluator(self._net(p), req, eq.fields, eq.coords, self._aliases, mode=mode)(xh)))
+            self._outputs[of] = jax.jit(lambda p, xh: self._at(p, of, xh)(
+                evaluator(self._net(p), req, eq.fields, eq.coords, self._aliases, extra=self._extra,
+                          mode=mode)(xh)))
         return self._outputs[of]
 
-    def _at(self, params, of: Callable) -> Callable:
-        """``of``, or the same method of the equation at the unknowns' values when ``of`` is the case
-        equation's (its derived fields: the plate's deflection scale follows the identified ``D``)."""
-        if self.unknowns is None or getattr(of, "__self__", None) is not self.equation:
+    def _at(self, params, of: Callable, z=None) -> Callable:
+        """``of``, or the same method of the equation at the unknowns' values (and a family's parameters at the
+        inputs ``z``) when ``of`` is the case equation's (its derived fields: the plate's deflection scale
+        follows the identified ``D``)."""
+        if (self.unknowns is None and self.parameters is None) or getattr(of, "__self__", None) is not self.equation:
             return of
-        return getattr(self.equation_at(params), of.__name__)
+        return getattr(self.equation_at(params, z), of.__name__)
 
-    def predict(self, params, points, chunk: int = 16384, of: Callable | None = None) -> dict:
+    def inputs(self, points, values: dict | None = None) -> np.ndarray:
+        """The network's inputs at physical ``points (N, D)``: the nondimensional coordinates, and for a family
+        the encoded ``values`` (name -> a number or ``(N,)`` values; :class:`UserError` outside the ranges)."""
+        points = np.asarray(points, float)
+        xh = np.asarray(self.equation.to_nondim(points), float)
+        if self.parameters is None:
+            return xh
+        if values is None:
+            raise UserError(f"a family needs the values of its parameters {list(self.parameters.names)}")
+        return np.concatenate([xh, self.parameters.encode(values, len(xh))], axis=-1)
+
+    def predict(self, params, points, chunk: int = 16384, of: Callable | None = None,
+                values: dict | None = None) -> dict:
         """``{field: values (N,)}``: the derived fields at physical ``points (N, D)``, ``chunk`` at a time;
-        ``of``: another function of the fields to report (e.g. the equation's physical gradients)."""
-        xh = jnp.asarray(self.equation.to_nondim(np.asarray(points, float)), self.dtype)
+        ``of``: another function of the fields to report (e.g. the equation's physical gradients); ``values``:
+        a family's parameters (:meth:`inputs`)."""
+        xh = jnp.asarray(self.inputs(points, values), self.dtype)
         fn = self.derived if of is None else self._output(of)
         pieces = [fn(params, xh[i:i + chunk]) for i in range(0, len(xh), chunk)]
         return {k: np.concatenate([np.asarray(p[k]) for p in pieces]) for k in pieces[0]}
@@ -329,10 +395,11 @@ def assemble(cfg: PinnCase, initial: Callable[[np.ndarray], dict] | None = None)
 def check(cfg: PinnCase) -> None:
     """The rules that need the assembled problem, run when a case is loaded (``sciml show`` as ``run``):
     ``loss.weights`` names loss terms or groups (:func:`_weights`, which training applies), the equation takes
-    the unknowns as traced values. Assembling traces the residuals abstractly (no compute; observations by a
-    stand-in, so that a case loads before ``sciml datagen`` made its data), and only a case that sets weights,
-    time windows, exact conditions or unknowns pays for it."""
-    if cfg.loss.weights or cfg.training.windows > 1 or cfg.conditions.exact or cfg.unknowns:
+    the unknowns as traced values and a family's parameters as values per point. Assembling traces the
+    residuals abstractly (no compute; observations by a stand-in, so that a case loads before ``sciml datagen``
+    made its data), and only a case that sets weights, time windows, exact conditions, unknowns or parameters
+    pays for it."""
+    if cfg.loss.weights or cfg.training.windows > 1 or cfg.conditions.exact or cfg.unknowns or cfg.parameters:
         with Policy.of(cfg.dtype).precision():
             Problem(cfg, observe=False)
 

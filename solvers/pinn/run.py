@@ -26,6 +26,11 @@ unsteady cases), field maps on a few x-y planes (time levels, or z levels of a 3
 domain; a high-dimensional ball's held-out points: errors only), the loss history with the Adam → L-BFGS
 switch and the evaluation errors, then the equation's ``checks``.
 
+A family (``parameters``, :mod:`.parameters`) is evaluated at each combination of its listed values, against
+the reference of the equation built at those numbers: the summary's ``family`` lists each one's errors and checks
+(the plate's centre coefficients), ``metrics`` the worst of each error over them; ``fields.h5`` and the field
+maps show the first combination.
+
 Devices (``parallel``): the batch is placed once when it is made (and again when it is re-made) with its
 points sharded along the mesh's data axis (counts rounded up to fill it) and the state replicated, so the
 chunks stay the single-device code. Under several processes each draws its share of the points from its
@@ -47,7 +52,7 @@ from sciml import equations, loop, parallel, plots
 from sciml.compile import Policy
 from sciml.errors import UserError
 
-from . import balancing, curriculum, evaluation, fields_h5, identifiability, optim, stages, windows
+from . import balancing, curriculum, evaluation, fields_h5, identifiability, optim, parameters, stages, windows
 from . import plots as pinn_plots
 from .config import PinnCase
 from .geometry import build_geometry
@@ -124,11 +129,17 @@ class _Pinn:
         geometry = self.problem.geometry if len(self.plan) == 1 else build_geometry(cfg.geometry)
         self.equation = self.problem.equation if len(self.plan) == 1 else equations.create(cfg.equation, geometry)
         self.ev = geometry.evaluation_points(cfg.evaluation.grid)
-        reference = self.equation.reference(self.ev.points)
-        self.reference = None if reference is None else \
-            {k: np.asarray(v).reshape(self.ev.shape) for k, v in reference.items()}
+        family = self.problem.parameters
+        # a family: (values, equation there, reference there) for each evaluated combination
+        self.family = None if family is None else \
+            [(v, eq, self._reference(eq)) for v in family.grid() for eq in (family.at(v),)]
+        self.reference = self._reference(self.equation) if self.family is None else self.family[0][2]
         self.curriculum = cfg.training.curriculum is not None
         self.residual_points = curriculum.residual_points(self.problem) if self.curriculum else None
+
+    def _reference(self, equation) -> dict | None:
+        reference = equation.reference(self.ev.points)
+        return None if reference is None else {k: np.asarray(v).reshape(self.ev.shape) for k, v in reference.items()}
 
     def _enter(self, k: int) -> None:
         """Stage ``k``: its problem (a time window after the first: the previous window's fields as initial
@@ -155,11 +166,11 @@ class _Pinn:
             if self.out is not None and parallel.is_writer():
                 windows.save(self.out, self.cfg, window, params)
 
-    def _predictor(self, params) -> Callable:
-        """``predict(physical points, of=None)`` of the run so far (``params``: the current stage's); with time
-        windows, each time from its window's network."""
+    def _predictor(self, params, values: dict | None = None) -> Callable:
+        """``predict(physical points, of=None)`` of the run so far (``params``: the current stage's; ``values``:
+        a family's parameters); with time windows, each time from its window's network."""
         if self.plan[self.stage].window is None:
-            return lambda pts, of=None: self.problem.predict(params, pts, of=of)
+            return lambda pts, of=None: self.problem.predict(params, pts, of=of, values=values)
         trained = [*self.trained, (self.problem, params)]
         return lambda pts, of=None: windows.predict(self.cfg, trained, pts, of)
 
@@ -247,7 +258,12 @@ class _Pinn:
             if window is not None:  # the times trained so far
                 end = windows.bounds(self.cfg, window)[1]
                 ev = dataclasses.replace(ev, mask=ev.mask & (ev.points[:, -1] <= end + 1e-12))
-            _, m = _errors(self._predictor(parallel.to_host(new["params"])), self.equation, self.reference, ev)
+            host = parallel.to_host(new["params"])
+            if self.family is None:
+                _, m = _errors(self._predictor(host), self.equation, self.reference, ev)
+            else:  # the worst over the family's values
+                each = [_errors(self._predictor(host, v), eq, ref, ev)[1] for v, eq, ref in self.family]
+                m = {k: max(e[k] for e in each) for k in each[0]}
             run.write(f"step {self.step}: " + ", ".join(f"{k} {v:.3e}" for k, v in m.items()))
             chunk.row.update(m)  # the loss plot shows them
         return chunk
@@ -287,8 +303,12 @@ class _Pinn:
 
     def finish(self, state, run: loop.Run, out: str | None) -> dict:
         params = parallel.to_host(state["params"])
-        predict = self._predictor(params)
-        pred, errors = _errors(predict, self.equation, self.reference, self.ev)
+        family = self._family(params, run) if self.family is not None else None
+        predict = self._predictor(params, None if self.family is None else self.family[0][0])
+        pred, errors = _errors(predict, self.equation if self.family is None else self.family[0][1],
+                               self.reference, self.ev)
+        if family is not None:
+            errors = family["worst"]
         if out is not None:
             eq = self.equation
             if self.ev.gridded:  # scattered held-out points (a high-dimensional ball) have no grid to write
@@ -298,14 +318,36 @@ class _Pinn:
                 names = tuple(f"{self.plan[p.stage].label} {PHASE_NAMES[p.name]}".strip() for p in self.phases)
                 plots.save(plots.loss_history(run.rows, f"{self.cfg.case}: loss", names, errors),
                            os.path.join(out, "plots", "loss.png"))
-        checked = _plots_and_checks(predict, self.equation, self.ev, pred, self.reference, out)
-        errors.update(checked["metrics"])
+        checked = _plots_and_checks(predict, self.equation if self.family is None else self.family[0][1], self.ev,
+                                    pred, self.reference, out)
+        if family is None:
+            errors.update(checked["metrics"])
         result = {"metrics": errors, **({"notes": checked["notes"]} if checked["notes"] else {})}
+        if family is not None and self.family is not None:
+            shown = f"fields.h5 and the field maps are at {parameters.label(self.family[0][0])}"
+            result.update(parameters=family["ranges"], family=family["rows"],
+                          notes=[*result.get("notes", []), shown])
         if self.problem.unknowns is not None:
             result.update(identifiability.report(self.problem, params, self.batch, errors))
         if self.curriculum:
             result.update(self._verdict(params, errors, run))
         return result
+
+    def _family(self, params, run: loop.Run) -> dict:
+        """A family's evaluation: each combination's errors and checks, printed, and the worst of each error."""
+        assert self.family is not None and self.problem.parameters is not None
+        rows: list[dict[str, Any]] = []
+        for values, eq, ref in self.family:
+            predict = self._predictor(params, values)
+            pred, m = _errors(predict, eq, ref, self.ev)
+            for check in eq.checks(predict):
+                m.update(check.metrics)
+            rows.append({**values, "metrics": m})
+            run.write(f"{parameters.label(values)}: " + ", ".join(f"{k} {v:.3e}" for k, v in m.items()))
+        names = [k for k in rows[0]["metrics"] if k.startswith("rel_l2_") or k.endswith("_err")]
+        worst = {k: max(r["metrics"][k] for r in rows) for k in names}
+        run.write("worst over the family: " + ", ".join(f"{k} {v:.3e}" for k, v in worst.items()))
+        return {"rows": rows, "worst": worst, "ranges": self.problem.parameters.ranges()}
 
     def _verdict(self, params, errors: dict, run: loop.Run) -> dict:
         """The curriculum's summary entries: each stage's end record, and whether the run converged."""
