@@ -33,6 +33,7 @@ import jax
 import jax.numpy as jnp
 
 from sciml import autodiff as ad
+from sciml.autodiff.taylor.stochastic import sparse_indices
 from sciml.nn import mlp
 
 from .autodiff import time_all
@@ -49,9 +50,8 @@ def _source(x):
 
 
 def _coordinates(key, samples: int, n: int, d: int):
-    """The sparse jets' coordinates, ``(S, N)``: those :data:`~sciml.autodiff.taylor.stochastic.DISTRIBUTIONS`
-    ``["sparse"]`` draws from ``key``."""
-    return jax.random.randint(key, (samples, n), 0, d)
+    """The sparse jets' coordinates, ``(S, N)``: those the stochastic mode draws from ``key``."""
+    return sparse_indices(key, (samples, n, d))
 
 
 def _nested(second: Callable) -> Callable:
@@ -94,9 +94,8 @@ def estimated_bytes(method: str, n: int, d: int, samples: int, itemsize: int) ->
     """A rough upper estimate of one step's memory, to skip what cannot fit: the tangents the method carries
     per activation (``d`` for ``exact``, ``S`` otherwise) through the layers and back, and the points'."""
     tangents = d if method == "exact" else samples
-    if method == "stde-sparse":  # the directions reach the first layer as rows of W: no S × d object
-        return itemsize * (4 * n * (tangents * sum(WIDTHS) + d) + d * sum(WIDTHS))
-    return itemsize * (4 * n * tangents * (sum(WIDTHS) + d) + d * sum(WIDTHS))
+    inputs = 1 if method == "stde-sparse" else tangents  # sparse jets reach the first layer as rows of W
+    return itemsize * (4 * n * (tangents * sum(WIDTHS) + inputs * d) + d * sum(WIDTHS))
 
 
 def step_memory(compiled) -> float:

@@ -197,19 +197,19 @@ class Problem:
 
     def _exact_parts(self, cfg: PinnCase) -> Exact:
         """The exact parts of ``conditions.enforce`` (:mod:`.exact`), probed on a few points of each part."""
-        eq, rng = self.equation, np.random.default_rng(0)
+        eq, rng, method = self.equation, np.random.default_rng(0), probe_method(len(self.equation.coords))
         for p in cfg.conditions.exact:
             if p not in self._parts:
                 raise ConfigError(f"part {p!r} has no condition to impose", key=f"conditions.enforce.{p}")
 
         def probe(part):
-            pts, normals = self.geometry.boundary(part, 16, rng, probe_method(len(eq.coords)))
+            pts, normals = self.geometry.boundary(part, 16, rng, method)
             xh, n = (jnp.asarray(a, self.dtype) for a in (eq.to_nondim(pts), normals))
             mode = "taylor" if self._autodiff.mode == "stochastic" else self._autodiff.mode
             fields = lambda net: evaluator(net, self._parts[part], eq.fields, eq.coords, self._aliases, mode=mode)(xh)
             return xh, n, lambda net: eq.boundary(part, fields(net), n)
 
-        inside = jnp.asarray(eq.to_nondim(self.geometry.interior(16, rng, probe_method(len(eq.coords)))), self.dtype)
+        inside = jnp.asarray(eq.to_nondim(self.geometry.interior(16, rng, method)), self.dtype)
         assert cfg.conditions.length is not None, "ConditionsConfig.check: exact parts need a length"
         return Exact(eq, self.geometry, cfg.conditions.exact, cfg.conditions.length, probe, inside,
                      "conditions.enforce")

@@ -63,10 +63,16 @@ def _classify(request, dim: int):
                      f"factor), not {request!r} {request.terms}; use mode='taylor' for it")
 
 
+def sparse_indices(key, shape):
+    """The coordinates ``i`` of the sparse jets for directions of ``shape`` (``(..., d)``): ``shape[:-1]``
+    independent draws, uniform in ``{0, …, d-1}``."""
+    return jax.random.randint(key, shape[:-1], 0, shape[-1])
+
+
 def _sparse(key, shape, dtype):
-    """``√d e_i`` with ``i`` uniform in ``{0, …, d-1}``: ``shape[:-1]`` independent draws (``d = shape[-1]``)."""
+    """``√d e_i`` with ``i`` from :func:`sparse_indices` (``d = shape[-1]``)."""
     d = shape[-1]
-    i = jax.random.randint(key, shape[:-1], 0, d)
+    i = sparse_indices(key, shape)
     return jax.nn.one_hot(i, d, dtype=dtype) * jnp.sqrt(jnp.asarray(d, dtype))
 
 
@@ -139,7 +145,7 @@ def derivatives(f: Callable, requests: tuple, *, key=None, samples: int = 16, di
         plan = stochastic_plan(exact, estimated, d, int(samples))
         shape = (samples,) + (tuple(x.shape) if per_point else (d,))
         if dist == "sparse" and per_point:  # as index and value: a row of W in the first layer (:mod:`.sparse`)
-            i = jax.random.randint(key, shape[:-1], 0, d)  # the indices _sparse draws from the same key
+            i = sparse_indices(key, shape)  # those _sparse draws from the same key
             v = [sparse.Direction(i[s], math.sqrt(d)) for s in range(samples)]
         else:
             v = draw(key, shape, x.dtype)
