@@ -121,6 +121,12 @@ class Equation(abc.ABC):
         default none."""
         return []
 
+    def error_scales(self) -> Mapping[str, tuple[str, float]]:
+        """``{number: (label, scale)}``: numbers of the section (dotted names) whose error, as an unknown's, is
+        also reported against a scale of the problem rather than their own value, ``<name>_<label>_error =
+        |value - truth| / scale`` (a load's position against the plate's side); default none."""
+        return {}
+
     def reference(self, points: np.ndarray) -> dict | None:
         """Reference values of the derived fields at physical points, or None (no errors reported)."""
         return None

@@ -33,6 +33,21 @@ geometry's). Every number here is computed arithmetically from :math:`s`, so it 
 is an expression of the plate's (stretched) coordinates; its peak (the scale when ``q0`` is not given) is taken
 over the geometry's rectangle as it is.
 
+**A patch load** (``patch`` instead of ``load``): the pressure ``q0`` on the rectangle of centre
+:math:`(x_c, y_c)` and sides :math:`u \times v` (``x``, ``y``, ``width``, ``height``), which must lie on the plate.
+The reference (so ``sciml datagen``) takes the patch exactly: Navier's series from its closed-form coefficients
+(``plate_reference/patch.py``), the other solvers from the indicator. Its derivatives in :math:`x_c, y_c, u, v`
+vanish at fixed collocation points, so training uses the patch convolved with a Gaussian of std :math:`\sigma`
+(``smoothing``), a product of erf differences (:func:`pulse`):
+
+.. math:: q_\sigma = q_0\, P(x; x_c, u)\, P(y; y_c, v), \qquad
+          P(x; c, u) = \tfrac12\Big[\operatorname{erf}\frac{x - c + u/2}{\sqrt2\,\sigma}
+                                   - \operatorname{erf}\frac{x - c - u/2}{\sqrt2\,\sigma}\Big],
+
+which keeps the total force :math:`q_0 u v` and the centroid (to the Gaussian's tails beyond the edges, nothing for
+a patch :math:`3\sigma` inside) and widens the second moments by :math:`\sigma^2`. Its numbers may be unknowns
+(``unknowns: {patch.x: ...}``) and the peak ``q0`` with them; the load scale is ``q0``, the patch's shape peaking at 1.
+
 Derived fields in physical units: :math:`M_x = -D(w_{xx} + \nu w_{yy})`, :math:`M_y = -D(w_{yy} + \nu w_{xx})`,
 :math:`M_{xy} = -D(1-\nu) w_{xy}`, :math:`Q_x = -D\,\partial_x \Delta w`, :math:`Q_y = -D\,\partial_y \Delta w`.
 """
@@ -45,6 +60,7 @@ from typing import Literal
 
 import jax.numpy as jnp
 import numpy as np
+from jax.scipy.special import erf
 
 from sciml import expr
 from sciml.config import spec
@@ -67,11 +83,27 @@ class Edges:
 
 
 @dataclass
+class PatchConfig:
+    """A pressure ``q0`` on a rectangle inside the plate (module notes: exact for the reference, smoothed in
+    training); its numbers may be unknowns (``unknowns: {patch.x: ...}``)."""
+
+    x: float = spec(help="the patch's centre, x in m")
+    y: float = spec(help="the patch's centre, y in m")
+    width: float = spec(gt=0.0, help="its side along x in m")
+    height: float = spec(gt=0.0, help="its side along y in m")
+    smoothing: float = spec(gt=0.0, help="training: the std in m of the Gaussian the patch is smoothed with, "
+                                         "e.g. a tenth of its shorter side (the reference keeps it exact)")
+
+
+@dataclass
 class PlateConfig:
-    """Case-file section ``equation`` for ``type: kirchhoff_plate``. Give ``D``, or ``E`` and ``thickness``."""
+    """Case-file section ``equation`` for ``type: kirchhoff_plate``. Give ``D``, or ``E`` and ``thickness``;
+    give ``load``, or ``patch`` with ``q0``."""
 
     type: Literal["kirchhoff_plate"]
-    load: str | float = spec(help="load q(x, y) in Pa: a number or an expression of x and y")
+    load: str | float | None = spec(None, help="load q(x, y) in Pa: a number or an expression of x and y")
+    patch: PatchConfig | None = spec(None, help="instead of load: q0 on a rectangle, e.g. {x: 1.3, y: 1.1, "
+                                                "width: 0.4, height: 0.6, smoothing: 0.04}")
     nu: float = spec(0.3, ge=0.0, lt=0.5, help="Poisson's ratio")
     E: float | None = spec(None, gt=0.0, help="Young's modulus in Pa")
     thickness: float | None = spec(None, gt=0.0, help="plate thickness in m")
@@ -90,10 +122,17 @@ class PlateConfig:
             raise Invalid("D", "give either D, or both E and thickness")
         if self.D is not None and (self.E is not None or self.thickness is not None):
             raise Invalid("D", "give either D, or E and thickness, not both")
-        try:
-            expr.parse(self.load, ("x", "y"))
-        except ValueError as e:
-            raise Invalid("load", str(e)) from None
+        if self.load is not None and self.patch is not None:
+            raise Invalid("patch", "give the load or a patch, not both")
+        if self.load is None and self.patch is None:
+            raise Invalid("load", "missing; give the load (a number or an expression of x and y), or a patch")
+        if self.patch is not None and self.q0 is None:
+            raise Invalid("q0", "a patch load needs q0, its pressure in Pa")
+        if self.load is not None:
+            try:
+                expr.parse(self.load, ("x", "y"))
+            except ValueError as e:
+                raise Invalid("load", str(e)) from None
 
     @property
     def rigidity(self) -> float:
@@ -115,6 +154,31 @@ def _contract(d: Fields, field: str, vectors) -> jnp.ndarray | float:
             weight = weight * v[..., i]
         total = total + weight * d[key]
     return total
+
+
+def _expression_shape(load: str | float | None, bounds):
+    """``(shape, peak)`` of a load expression: ``shape(x, y)`` its values (jax.numpy), ``peak`` its largest
+    magnitude on a 101 x 101 grid of the plate (1 where it is zero)."""
+    q = expr.parse(load if load is not None else 0.0, ("x", "y"))
+    (x0, x1), (y0, y1) = bounds
+    gx, gy = np.meshgrid(np.linspace(x0, x1, 101), np.linspace(y0, y1, 101), indexing="ij")
+    values = np.broadcast_to(np.asarray(q(np, x=gx, y=gy), dtype=float), gx.shape)
+    if not np.all(np.isfinite(values)):
+        raise ValueError("the load is not finite everywhere on the plate")
+    return (lambda x, y: q(jnp, x=x, y=y)), float(np.max(np.abs(values))) or 1.0
+
+
+def pulse(x, centre, size, sigma):
+    r"""The unit pulse of width ``size`` at ``centre`` convolved with a Gaussian of std ``sigma``:
+    :math:`\tfrac12[\operatorname{erf}((x - c + u/2)/\sqrt2\sigma) - \operatorname{erf}((x - c - u/2)/\sqrt2\sigma)]`
+    (jax.numpy; any argument may be traced)."""
+    s = math.sqrt(2.0) * sigma
+    return 0.5 * (erf((x - centre + size / 2) / s) - erf((x - centre - size / 2) / s))
+
+
+def _patch_shape(p: PatchConfig):
+    """``(shape, 1)`` of a patch: the smoothed patch of peak (nearly) 1 (module notes)."""
+    return (lambda x, y: pulse(x, p.x, p.width, p.smoothing) * pulse(y, p.y, p.height, p.smoothing)), 1.0
 
 
 def _wavenumber(first: str, second: str, span: float) -> float:
@@ -157,6 +221,15 @@ class KirchhoffPlate(Equation):
         edges = ("left", "right", "bottom", "top")
         if tuple(domain.coords) != ("x", "y") or tuple(domain.parts) != edges or set(domain.pieces) != set(edges):
             raise Invalid("type", "kirchhoff_plate needs a plain rectangle (no holes, time or renamed edges)")
+        p = config.patch
+        if p is not None:
+            (x0, x1), (y0, y1) = domain.bounds
+            y1 = y0 + config.aspect * (y1 - y0)  # the plate's (stretched) side
+            for key, c, size, lo, hi in (("x", p.x, p.width, x0, x1), ("y", p.y, p.height, y0, y1)):
+                if not lo <= c - size / 2 <= c + size / 2 <= hi:
+                    raise Invalid(f"patch.{key}", f"the patch spans {key} = [{c - size / 2:g}, {c + size / 2:g}] "
+                                                  f"(centre {c:g}, side {size:g}), outside the plate's "
+                                                  f"[{lo:g}, {hi:g}]")
 
     def __init__(self, config: PlateConfig, domain):
         (x0, x1), (y0, y1) = domain.bounds
@@ -164,14 +237,11 @@ class KirchhoffPlate(Equation):
         self.s = config.aspect  # a number, or per-point values (a family's parameter)
         self.a, self.b = x1 - x0, self.s * (y1 - y0)  # the plate's sides (b stretched)
         self.D, self.nu = config.rigidity, config.nu
-        self.load = expr.parse(config.load, ("x", "y"))
         self.center = np.array([(x0 + x1) / 2, (y0 + y1) / 2])
         self.L = max(x1 - x0, y1 - y0) / 2  # the geometry's (the network's coordinates)
-        gx, gy = np.meshgrid(np.linspace(x0, x1, 101), np.linspace(y0, y1, 101), indexing="ij")
-        q = np.broadcast_to(np.asarray(self.load(np, x=gx, y=gy), dtype=float), gx.shape)
-        if not np.all(np.isfinite(q)):
-            raise ValueError("the load is not finite everywhere on the plate")
-        self.peak = float(np.max(np.abs(q))) or 1.0  # of the load expression
+        # the load's shape in training (x, y -> values, jax.numpy), and its peak
+        self.shape, self.peak = _patch_shape(config.patch) if config.patch is not None else \
+            _expression_shape(config.load, self.bounds)
         self.q0 = self.peak if config.q0 is None else config.q0  # of the load
         e = config.edges
         kx, ky = _wavenumber(e.left, e.right, self.a), _wavenumber(e.bottom, e.top, self.b)
@@ -203,7 +273,14 @@ class KirchhoffPlate(Equation):
         x = self.to_physical(xh)
         y0 = self.bounds[1][0]
         y = x[..., 1] if not self.stretched else y0 + self.s * (x[..., 1] - y0)
-        return self.load(jnp, x=x[..., 0], y=y) / self.peak + 0.0 * xh[..., 0]
+        return self.shape(x[..., 0], y) / self.peak + 0.0 * xh[..., 0]
+
+    def error_scales(self) -> dict[str, tuple[str, float]]:
+        """A patch's position and sides against the plate's side along them (``patch.x_side_error``)."""
+        if self.config.patch is None:
+            return {}
+        a, b = float(self.a), float(np.max(self.b))
+        return {"patch.x": ("side", a), "patch.width": ("side", a), "patch.y": ("side", b), "patch.height": ("side", b)}
 
     # --- residuals ----------------------------------------------------------------------------
     def interior(self, d: Fields) -> dict:
@@ -259,11 +336,16 @@ class KirchhoffPlate(Equation):
         """Fields from the classical reference solver (series or finite differences) at the geometry's points
         (the plate's, stretched, for ``aspect`` other than 1)."""
         from .plate_reference import plate_solution  # on use: its SciPy (0.8 s) is not needed to train
+        from .plate_reference.patch import patch_load
 
         e = self.config.edges
         edges = {"left": e.left, "right": e.right, "bottom": e.bottom, "top": e.top}
-        factor = self.q0 / self.peak
-        load = lambda xx, yy: factor * np.broadcast_to(np.asarray(self.load(np, x=xx, y=yy), float), np.shape(xx))
+        p = self.config.patch
+        if p is not None:  # exact: the patch itself (Navier: its closed-form coefficients)
+            load = patch_load(self.q0, (p.x, p.y), (p.width, p.height))
+        else:
+            factor, shape = self.q0 / self.peak, expr.parse(self.config.load, ("x", "y"))
+            load = lambda xx, yy: factor * np.broadcast_to(np.asarray(shape(np, x=xx, y=yy), float), np.shape(xx))
         (x0, x1), (y0, _) = self.bounds
         pts = self.place(np.asarray(points, float))
         return plate_solution(((x0, x1), (y0, y0 + float(self.b))), edges, self.D, self.nu, load,

@@ -22,7 +22,7 @@ Differentiating term by term,
 with :math:`s_m = \sin\alpha_m\xi`, :math:`c_m = \cos\alpha_m\xi` (and likewise in :math:`\eta`).
 
 Uniform load :math:`q_0`: :math:`q_{mn} = 16 q_0/(\pi^2 m n)` for odd :math:`m, n`, zero otherwise (eq. 134).
-Other loads: Gauss–Legendre quadrature of the coefficient integrals; a product of sines such as
+A load that knows its coefficients (a patch, ``patch.py``): those. Other loads: Gauss–Legendre quadrature of the coefficient integrals; a product of sines such as
 :math:`980 \sin(\pi x/2)\sin(\pi y/3)` on :math:`[0, 2]\times[0, 3]` comes out as one term to rounding.
 
 Accuracy of the truncation :math:`m, n \le` ``terms`` (square plate, uniform load, ν = 0.3, measured against
@@ -54,6 +54,8 @@ def navier_coefficients(bounds, load: Load, terms: int = DEFAULT_TERMS, quad_nod
         m = np.arange(1, terms + 1)
         odd = (m % 2 == 1).astype(float)
         return 16.0 * load.value / np.pi**2 * np.outer(odd / m, odd / m)
+    if load.coefficients is not None:  # closed form (a patch)
+        return load.coefficients(bounds, terms)
     n = quad_nodes or sine.nodes_for(terms)
     Sx, xi = sine.sine_matrix(a, terms, n)
     Sy, eta = sine.sine_matrix(b, terms, n)

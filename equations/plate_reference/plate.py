@@ -77,10 +77,13 @@ def make_plate(bounds, edges, D, nu) -> Plate:
 
 @dataclass(frozen=True)
 class Load:
-    """A transverse load: ``value`` for a uniform load, else a vectorised callable ``q(x, y) -> array``."""
+    """A transverse load: ``value`` for a uniform load, else a vectorised callable ``q(x, y) -> array``;
+    ``coefficients(bounds, terms)``: its sine coefficients ``(terms, terms)`` on a plate where they are known in
+    closed form (a patch, ``patch.py``), for Navier's series instead of quadrature."""
 
     func: Callable
     value: float | None = None
+    coefficients: Callable | None = None
 
     @property
     def uniform(self) -> bool:
@@ -97,12 +100,14 @@ class Load:
 
 
 def make_load(load, bounds, uniform: bool | None = None) -> Load:
-    """Normalise ``load`` (a number, or a callable ``q(x, y)``) and decide whether it is uniform.
+    """Normalise ``load`` (a number, a callable ``q(x, y)``, or a :class:`Load` as it is) and decide whether it is uniform.
 
     ``uniform=None`` probes a callable on a 17 x 17 Gauss grid plus 64 pseudo-random points of the plate and
     treats it as uniform when every value is exactly the same, so that the series solvers use their
     closed-form coefficients; ``uniform=True`` takes the value at the centre; ``uniform=False`` never does.
     """
+    if isinstance(load, Load):
+        return load
     if np.isscalar(load) or (isinstance(load, np.ndarray) and load.ndim == 0):
         value = float(load)  # type: ignore[arg-type]  # numpy's isscalar lets str and bytes through as well
         return Load(lambda x, y: np.full(np.shape(x), value), value)

@@ -325,6 +325,6 @@ class PinnCase:
                                               "the steady flow at the target Re first, then march in time)")
         if self.training.curriculum is not None:
             curriculum.check(self, domain)
-        unknowns.check(self)
+        unknowns.check(self, domain)
         observations.check(self, domain)
         parameters.check(self, domain)

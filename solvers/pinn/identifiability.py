@@ -65,16 +65,21 @@ def verdict(F: np.ndarray, loss: float) -> tuple[np.ndarray, np.ndarray]:
 def report(problem, params, batch, metrics: dict) -> dict:
     """The summary's ``unknowns`` (``{name: value}``, or ``"not identifiable"``) and ``identifiability``
     (criterion, resolutions, eigenvalues); ``metrics`` gains ``<name>_rel_error`` against the equation
-    section's value for each identifiable unknown."""
+    section's value for each identifiable unknown (and ``<name>_<label>_error`` against the scale the equation
+    gives it, :meth:`~sciml.equations.Equation.error_scales`)."""
     names = list(problem.unknowns.specs)
     F, loss = fisher(problem, params, batch)
     identifiable, res = verdict(F, loss)
     values, truth = problem.unknown_values(params), problem.unknowns.truth()
+    scales = problem.equation.error_scales()
     out = {}
     for n, ok in zip(names, identifiable):
         out[n] = values[n] if ok else "not identifiable"
         if ok:
             metrics[f"{n}_rel_error"] = abs(values[n] - truth[n]) / abs(truth[n])
+        if ok and n in scales:
+            label, scale = scales[n]
+            metrics[f"{n}_{label}_error"] = abs(values[n] - truth[n]) / scale
     return {"unknowns": out,
             "identifiability": {"criterion": CRITERION,
                                 "resolution": {n: float(r) if np.isfinite(r) else None for n, r in zip(names, res)},

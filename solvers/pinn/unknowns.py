@@ -21,6 +21,7 @@ the flow's :math:`1/\hat{Re}`). Built this way an equation must compute with tho
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,7 @@ import jax
 import jax.numpy as jnp
 
 from sciml.config import suggest
+from sciml.config.schema import build, to_dict
 from sciml.equations import EQUATIONS
 from sciml.errors import Invalid
 
@@ -43,19 +45,55 @@ SCALES = {
 }
 
 
-def coefficients(section) -> dict[str, float]:
-    """The numbers an ``equation`` section sets (the names an unknown may take)."""
-    return {f.name: getattr(section, f.name) for f in dataclasses.fields(section)
-            if isinstance(getattr(section, f.name), (int, float)) and not isinstance(getattr(section, f.name), bool)}
+def coefficients(section, prefix: str = "") -> dict[str, float]:
+    """The numbers an ``equation`` section sets (the names an unknown may take), those of its subsections by
+    dotted name (the plate's ``patch.x``)."""
+    out: dict[str, float] = {}
+    for f in dataclasses.fields(section):
+        v = getattr(section, f.name)
+        if dataclasses.is_dataclass(v):
+            out.update(coefficients(v, f"{prefix}{f.name}."))
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            out[prefix + f.name] = v
+    return out
 
 
-def check(cfg: PinnCase) -> None:
-    """Each unknown names a number the equation section sets (:class:`Invalid` at ``unknowns.<name>``)."""
+def replace(section, values: dict):
+    """``section`` with the numbers ``{dotted name: value}`` replaced (values may be traced)."""
+    inner: dict[str, dict] = {}
+    for name, v in values.items():
+        head, _, rest = name.partition(".")
+        inner.setdefault(head, {}).update({rest: v} if rest else {"": v})
+    return dataclasses.replace(section, **{k: v[""] if "" in v else replace(getattr(section, k), v)
+                                           for k, v in inner.items()})
+
+
+def check(cfg: PinnCase, domain) -> None:
+    """Each unknown names a number the equation section sets (:class:`Invalid` at ``unknowns.<name>``), and the
+    equation can be posed with the unknowns anywhere in their bounds (:func:`_check_bounds`)."""
     known = coefficients(cfg.equation)
     for name in cfg.unknowns:
         if name not in known:
             raise Invalid(f"unknowns.{name}", f"the equation ({cfg.equation.type}) sets no number {name!r}"
                                               f"{suggest(name, known)}; its numbers are {sorted(known)}")
+    _check_bounds(cfg, domain)
+
+
+def _check_bounds(cfg: PinnCase, domain) -> None:
+    """The section's own rules (its schema's bounds and ``check``, the equation's ``check_geometry``: the plate's
+    patch on the plate) at every corner of the unknowns' bounds, so at every value training can reach for rules
+    that hold on a box when they hold at its corners (as "inside an interval" does); :class:`Invalid` at
+    ``unknowns.<name>.bounds``, ``<name>`` the unknown the broken rule names (else the first)."""
+    names = list(cfg.unknowns)
+    for corner in itertools.product(*(cfg.unknowns[n].bounds for n in names)):
+        values = dict(zip(names, corner))
+        try:
+            section = build(type(cfg.equation), to_dict(replace(cfg.equation, values)))
+            EQUATIONS[cfg.equation.type][1].check_geometry(section, domain)
+        except Invalid as e:
+            at = ", ".join(f"{n} = {v:g}" for n, v in values.items())
+            raise Invalid(f"unknowns.{e.key if e.key in values else names[0]}.bounds",
+                          f"the equation is refused at {at}, which the bounds allow: {e.key}: {e.message}") from None
 
 
 def raw(u: UnknownConfig, value: float) -> float:
@@ -93,8 +131,9 @@ class Unknowns:
     def equation(self, params):
         """The case's equation with the unknowns at their values in ``params``."""
         section: Any = self.section  # a dataclass (the equation's config)
-        return self.cls(dataclasses.replace(section, **self.values(params)), self.domain)
+        return self.cls(replace(section, self.values(params)), self.domain)
 
     def truth(self) -> dict[str, float]:
         """The equation section's own values (what ``sciml datagen`` made the data with)."""
-        return {n: float(getattr(self.section, n)) for n in self.specs}
+        known = coefficients(self.section)
+        return {n: float(known[n]) for n in self.specs}
