@@ -26,3 +26,24 @@ def write_case_dict(tmp_path, data, name="identify.yaml", **changes) -> dict:
     case = cases.load(path)
     observations.datagen(case.config, quiet=True)
     return {"path": path, "case": case}
+
+
+PATCH_TRUE = {"x": 1.2, "y": 1.4, "width": 0.6, "height": 0.8}
+
+
+def tiny_locate(tmp_path, **changes) -> dict:
+    """The tiny plate under a patch load (truth ``PATCH_TRUE``, pressure 1) whose centre is unknown (from
+    (0.8, 1.8)), observed at 4 x 4 sensors (data made by datagen)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    data = copy.deepcopy(TINY_PLATE)
+    data["case"] = "tiny_locate"
+    del data["equation"]["load"]
+    data["equation"].update(q0=1.0, patch=dict(PATCH_TRUE))
+    data["unknowns"] = {"patch.x": {"initial": 0.8, "bounds": [0.4, 1.6], "scale": "linear"},
+                        "patch.y": {"initial": 1.8, "bounds": [0.5, 2.5], "scale": "linear"}}
+    data["data"] = {"path": str(tmp_path / "sensors.csv"), "fields": ["w"], "noise": 0.0,
+                    "sensors": {"layout": "grid", "points": [4, 4]}}
+    data["model"]["hidden"] = [16, 16]
+    data["sampling"]["interior"] = 256
+    data["training"].update(adam={"steps": 300, "lr": 1.0e-2}, log_every=50, checkpoint_every=300)
+    return write_case_dict(tmp_path, data, name="locate.yaml", **changes)

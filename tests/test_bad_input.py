@@ -10,6 +10,9 @@ from sciml.cli import main
 
 from cli_cases import write_case
 
+PATCH = "{x: 1.0, y: 1.5, width: 0.4, height: 0.6}"
+ON_PATCH = "equation={type: kirchhoff_plate, D: 1, nu: 0.25, q0: 1, patch: %s}" % PATCH  # instead of the load
+
 # (id, case file: None for the tiny plate, or the file's bytes; overrides; the line after "error: <file>: ", or
 # after "error: " where it names the command line)
 ROWS = [
@@ -83,6 +86,26 @@ ROWS = [
      "data.fields[0]: 'pressure' is not a field of the equation"),
     ("data-grid-counts", None, ["data={path: d.csv, fields: [w], sensors: {layout: grid, points: [5]}}"],
      "data.sensors.points: a grid needs 2 counts"),
+    # a patch load (the tiny plate's load replaced), its numbers as unknowns
+    ("patch-and-load", None, ["equation.q0=1", f"equation.patch={PATCH}"],
+     "equation.patch: give the load or a patch, not both"),
+    ("patch-no-q0", None, ["equation.load=null", f"equation.patch={PATCH}"],
+     "equation.q0: a patch load needs q0, its pressure in Pa"),
+    ("patch-outside-plate", None, [ON_PATCH, "equation.patch.x=1.9"],
+     "equation.patch.x: the patch spans x = [1.7, 2.1] (centre 1.9, side 0.4), outside the plate's [0, 2]"),
+    ("patch-smoothing-too-wide", None, [ON_PATCH, "equation.patch.smoothing=0.2"],
+     "equation.patch.smoothing: 0.2 m: the smoothed patch keeps the patch's second moments only below its shorter "
+     "side / sqrt(12) = 0.1155 m"),
+    ("patch-unknown-misspelt", None, [ON_PATCH, "unknowns={patch.xc: {initial: 1, bounds: [0.5, 1.5]}}"],
+     "unknowns.patch.xc: the equation (kirchhoff_plate) sets no number 'patch.xc' (did you mean 'patch.x'?)"),
+    ("patch-unknown-without-patch", None, ["unknowns={patch.x: {initial: 1, bounds: [0.5, 1.5]}}"],
+     "unknowns.patch.x: the equation (kirchhoff_plate) sets no number 'patch.x'"),
+    ("patch-bounds-leave-plate", None, [ON_PATCH, "unknowns={q0: {initial: 1, bounds: [0.5, 2]}, "
+                                                  "patch.x: {initial: 1, bounds: [0.1, 1.9], scale: linear}}"],
+     "unknowns.patch.x.bounds: the equation is refused at q0 = 0.5, patch.x = 0.1, which the bounds allow: patch.x: "
+     "the patch spans x = [-0.1, 0.3] (centre 0.1, side 0.4), outside the plate's [0, 2]"),
+    ("unknown-bounds-break-section", None, ["unknowns={nu: {initial: 0.3, bounds: [0.1, 0.6], scale: linear}}"],
+     "unknowns.nu.bounds: the equation is refused at nu = 0.6, which the bounds allow: nu: must be < 0.5, got 0.6"),
     # parametric families
     ("parameter-no-range", None, ["parameters={aspect: {values: [1, 2]}}"], "parameters.aspect.range: missing"),
     ("parameter-is-a-coordinate", None, ["parameters={x: {range: [0, 1]}}"],

@@ -28,8 +28,8 @@ def load(eq, x, y):
 
 
 def test_the_smoothed_patch_keeps_the_force_and_the_centroid():
-    """Midpoint sums on a fine grid: total force q0 u v and centroid (x_c, y_c) as the exact patch's; the second
-    moments u²/12 + σ² (the Gaussian's spread added); the peak just under q0."""
+    """Midpoint sums on a fine grid: total force q0 u v, centroid (x_c, y_c) and second moments u²/12, v²/12 as
+    the exact patch's (a narrower patch smoothed, pressed harder); the peak a little above q0."""
     eq, h = plate(), 0.0025
     x, y = np.meshgrid(np.arange(h / 2, 2, h), np.arange(h / 2, 3, h), indexing="ij")
     q = np.asarray(load(eq, jnp.asarray(x), jnp.asarray(y)))
@@ -37,9 +37,18 @@ def test_the_smoothed_patch_keeps_the_force_and_the_centroid():
     assert force == pytest.approx(500.0 * 0.4 * 0.6, rel=1e-9)
     cx, cy = (float((q * c).sum() * h * h / force) for c in (x, y))
     assert (cx, cy) == (pytest.approx(1.3, abs=1e-9), pytest.approx(1.1, abs=1e-9))
-    var_x = float((q * (x - 1.3) ** 2).sum() * h * h / force)
-    assert var_x == pytest.approx(0.4**2 / 12 + 0.04**2, rel=1e-6)
-    assert 0.99 * 500 < q.max() <= 500
+    var = [float((q * (c - m) ** 2).sum() * h * h / force) for c, m in ((x, 1.3), (y, 1.1))]
+    assert var == [pytest.approx(0.4**2 / 12, rel=1e-6), pytest.approx(0.6**2 / 12, rel=1e-6)]
+    assert 500 < q.max() < 500 * 0.4 * 0.6 / np.sqrt((0.4**2 - 12 * 0.04**2) * (0.6**2 - 12 * 0.04**2))
+
+
+def test_the_default_smoothing_is_a_quarter_of_the_shorter_side():
+    """σ = 0.1 for a 0.4 m side: the same load as given explicitly, and a different one from σ = 0.04."""
+    x, y = jnp.linspace(0.9, 1.7, 9), jnp.full(9, 1.2)
+    default = load(plate(build(PlateConfig, {**SECTION, "patch": {**PATCH, "smoothing": None}})), x, y)
+    np.testing.assert_allclose(default, load(plate(build(PlateConfig, {**SECTION, "patch": {**PATCH, "smoothing": 0.1}})),
+                                             x, y), rtol=1e-14)
+    assert np.abs(np.asarray(default - load(plate(), x, y))).max() > 10
 
 
 def test_the_load_moves_with_the_centre():

@@ -78,3 +78,17 @@ def test_an_equation_that_needs_the_number_as_a_constant_is_refused_on_loading()
     with pytest.raises(ConfigError, match=r"kovasznay.yaml: unknowns: the equation cannot take \['Re'\] as "
                                           "trained values"):
         cases.load("cases/kovasznay.yaml", ["unknowns={Re: {initial: 20, bounds: [1, 100]}}"])
+
+
+def test_a_subsection_s_numbers_are_named_by_dotted_name_and_replaced_inside_it():
+    from sciml.config import build
+    from sciml.equations.plate import PlateConfig
+
+    section = build(PlateConfig, {"type": "kirchhoff_plate", "D": 2.0, "q0": 3.0,
+                                  "patch": {"x": 1.0, "y": 1.5, "width": 0.4, "height": 0.6}})
+    known = unknowns.coefficients(section)
+    assert {"D", "q0", "nu", "aspect", "patch.x", "patch.y", "patch.width", "patch.height"} <= set(known)
+    assert known["patch.x"] == 1.0 and "patch.smoothing" not in known and "patch" not in known  # unset: None
+    moved = unknowns.replace(section, {"patch.x": 1.25, "q0": 4.0, "patch.height": 0.5})
+    assert (moved.patch.x, moved.patch.y, moved.patch.height, moved.q0, moved.D) == (1.25, 1.5, 0.5, 4.0, 2.0)
+    assert section.patch.x == 1.0  # the section itself unchanged
