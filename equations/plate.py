@@ -63,7 +63,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import jax.numpy as jnp
 import numpy as np
@@ -358,11 +358,12 @@ class KirchhoffPlate(Equation):
 
         e = self.config.edges
         edges = {"left": e.left, "right": e.right, "bottom": e.bottom, "top": e.top}
-        p = self.config.patch
+        p, text = self.config.patch, self.config.load
+        load: Any
         if p is not None:  # exact: the patch itself (Navier: its closed-form coefficients)
             load = patch_load(self.q0, (p.x, p.y), (p.width, p.height))
         else:
-            factor, shape = self.q0 / self.peak, expr.parse(self.config.load, ("x", "y"))
+            factor, shape = self.q0 / self.peak, expr.parse(text if text is not None else 0.0, ("x", "y"))
             load = lambda xx, yy: factor * np.broadcast_to(np.asarray(shape(np, x=xx, y=yy), float), np.shape(xx))
         (x0, x1), (y0, _) = self.bounds
         pts = self.place(np.asarray(points, float))

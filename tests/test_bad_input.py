@@ -11,7 +11,7 @@ from sciml.cli import main
 from cli_cases import write_case
 
 PATCH = "{x: 1.0, y: 1.5, width: 0.4, height: 0.6}"
-ON_PATCH = "equation={type: kirchhoff_plate, D: 1, nu: 0.25, q0: 1, patch: %s}" % PATCH  # instead of the load
+ON_PATCH = f"equation={{type: kirchhoff_plate, D: 1, nu: 0.25, q0: 1, patch: {PATCH}}}"  # instead of the load
 
 # (id, case file: None for the tiny plate, or the file's bytes; overrides; the line after "error: <file>: ", or
 # after "error: " where it names the command line)

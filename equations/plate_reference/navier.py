@@ -22,8 +22,9 @@ Differentiating term by term,
 with :math:`s_m = \sin\alpha_m\xi`, :math:`c_m = \cos\alpha_m\xi` (and likewise in :math:`\eta`).
 
 Uniform load :math:`q_0`: :math:`q_{mn} = 16 q_0/(\pi^2 m n)` for odd :math:`m, n`, zero otherwise (eq. 134).
-A load that knows its coefficients (a patch, ``patch.py``): those. Other loads: Gauss–Legendre quadrature of the coefficient integrals; a product of sines such as
-:math:`980 \sin(\pi x/2)\sin(\pi y/3)` on :math:`[0, 2]\times[0, 3]` comes out as one term to rounding.
+A load that knows its coefficients (a patch, ``patch.py``): those. Other loads: Gauss–Legendre quadrature of
+the coefficient integrals; a product of sines such as :math:`980 \sin(\pi x/2)\sin(\pi y/3)` on
+:math:`[0, 2]\times[0, 3]` comes out as one term to rounding.
 
 Accuracy of the truncation :math:`m, n \le` ``terms`` (square plate, uniform load, ν = 0.3, measured against
 ``terms = 801``): the coefficients of :math:`w` fall like :math:`(mn)^{-1}(m^2+n^2)^{-2}`, those of the moments

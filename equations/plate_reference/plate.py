@@ -100,7 +100,8 @@ class Load:
 
 
 def make_load(load, bounds, uniform: bool | None = None) -> Load:
-    """Normalise ``load`` (a number, a callable ``q(x, y)``, or a :class:`Load` as it is) and decide whether it is uniform.
+    """Normalise ``load`` (a number, a callable ``q(x, y)``, or a :class:`Load` as it is) and decide whether it
+    is uniform.
 
     ``uniform=None`` probes a callable on a 17 x 17 Gauss grid plus 64 pseudo-random points of the plate and
     treats it as uniform when every value is exactly the same, so that the series solvers use their

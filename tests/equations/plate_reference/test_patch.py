@@ -1,6 +1,5 @@
 """A patch load's closed-form sine coefficients and Navier series, against independent computations."""
 import numpy as np
-import pytest
 from scipy.integrate import quad
 
 from sciml.equations.plate_reference import navier_coefficients, navier_plate
