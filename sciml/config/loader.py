@@ -126,21 +126,28 @@ def parse_override(text: str) -> tuple[list[str], Any]:
         raise ConfigError(e.message, key=key, source="command line") from None
 
 
+def _step(node: dict, parts: list[str], i: int) -> int:
+    """Where the key of ``node`` that ``parts[i:]`` starts with ends: the longest run of parts that, joined by
+    dots, is a key already there (an unknown ``patch.x``, a loss term ``left.w``), else one part."""
+    return next((j for j in range(len(parts), i + 1, -1) if ".".join(parts[i:j]) in node), i + 1)
+
+
 def apply_overrides(data: dict, overrides: Iterable[str]) -> dict:
-    """A copy of ``data`` with each ``dotted.key=value`` set (intermediate mappings are created)."""
+    """A copy of ``data`` with each ``dotted.key=value`` set (intermediate mappings are created; a dotted key
+    of the file is matched whole, :func:`_step`)."""
     data = copy.deepcopy(data)
     for text in overrides:
         parts, value = parse_override(text)
-        node = data
-        for i, p in enumerate(parts[:-1]):
-            nxt = node.get(p)
+        node, i = data, 0
+        while (j := _step(node, parts, i)) < len(parts):
+            nxt = node.get(".".join(parts[i:j]))
             if nxt is None:
-                nxt = node[p] = {}
+                nxt = node[".".join(parts[i:j])] = {}
             if not isinstance(nxt, dict):
-                raise ConfigError(f"cannot set {'.'.join(parts)}: {'.'.join(parts[:i + 1])} is not a mapping",
+                raise ConfigError(f"cannot set {'.'.join(parts)}: {'.'.join(parts[:j])} is not a mapping",
                                   key=".".join(parts), source="command line")
-            node = nxt
-        node[parts[-1]] = value
+            node, i = nxt, j
+        node[".".join(parts[i:])] = value
     return data
 
 

@@ -64,3 +64,16 @@ def test_override_values_are_read_by_the_same_rules():
     with pytest.raises(ConfigError) as e:
         apply_overrides({}, ["a=!!python/tuple [1]"])
     assert e.value.message == "tag !!python/tuple is not allowed (case files hold plain YAML values, no tags)"
+
+
+def test_an_override_matches_a_dotted_key_of_the_file_whole():
+    """``unknowns.patch.x.initial=1.1`` reaches the unknown named ``patch.x``; without such a key the parts nest as
+    before, and a key that is not a mapping is still refused."""
+    data = {"unknowns": {"patch.x": {"initial": 1.0, "bounds": [0.5, 1.5]}}, "loss": {"weights": {"left.w": 2}}}
+    out = apply_overrides(data, ["unknowns.patch.x.initial=1.1", "loss.weights.left.w=3", "a.b.c=4",
+                                 "unknowns.patch.y={initial: 2}"])
+    assert out["unknowns"] == {"patch.x": {"initial": 1.1, "bounds": [0.5, 1.5]}, "patch": {"y": {"initial": 2}}}
+    assert out["loss"]["weights"] == {"left.w": 3} and out["a"] == {"b": {"c": 4}}
+    assert data["unknowns"]["patch.x"]["initial"] == 1.0  # a copy
+    with pytest.raises(ConfigError, match=r"cannot set loss.weights.left.w.x: loss.weights.left.w is not a mapping"):
+        apply_overrides(data, ["loss.weights.left.w.x=1"])
