@@ -30,7 +30,7 @@ import shlex
 import signal
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import h5py
 import numpy as np
@@ -218,6 +218,28 @@ def write(cfg: DataConfig, path: str, progress=None, workers: int = 1, fresh: bo
                     ds[rows[0]:rows[-1] + 1] = a.astype(_DTYPE)
     os.replace(assembled, path)
     parts.clear()
+
+
+def solve_test(cfg: DataConfig, resolution: int, **params) -> tuple[np.ndarray, np.ndarray]:
+    """The test samples at ``resolution`` solved again with the generator's parameters changed by ``params``
+    (e.g. the plate's ``fields``: outputs the dataset does not hold), ``(inputs, outputs)`` in the test split's
+    order. A sample depends on its chunk's seed and its index only (the generators' contract), so these are the
+    same inputs as the dataset's."""
+    gen = GENERATORS[cfg.generator]
+    cfg = replace(cfg, params={**cfg.params, **params})
+    k, s = next((k, s) for k, s in enumerate(cfg.sample_sets()) if resolution in s.serves)
+    stride = factor(s.grid, resolution, gen.grid)
+    offset, size = _rows(cfg, k, "test")
+    xs, ys = [], []
+    for chunk in chunks(cfg):
+        ids = np.arange(chunk.first, chunk.first + chunk.n)
+        keep = (ids >= offset) & (ids < offset + size)
+        if chunk.set != k or not keep.any():
+            continue
+        x, y = _solve_chunk(cfg, chunk)
+        xs.append(subsample(x[keep], stride, gen.dims))
+        ys.append(subsample(y[keep], stride, gen.dims))
+    return np.concatenate(xs), np.concatenate(ys)
 
 
 def datagen(cfg: FnoCase, quiet: bool = False, force: bool = False, workers: int = 1) -> str:

@@ -37,13 +37,13 @@ import optax
 from sciml import averaging, loop, parallel, plots, schedules
 from sciml.compile import Policy
 from sciml.config import to_dict
-from sciml.errors import ConfigError
+from sciml.errors import ConfigError, UserError
 from sciml.nn import fno, losses
 
 from . import data, fields_h5
 from . import plots as fno_plots
 from .config import FnoCase, LossTerms
-from .generators import GENERATORS
+from .generators import GENERATORS, coordinates
 from .model import Operator, build, partition
 from .physics import PHYSICS
 
@@ -135,6 +135,53 @@ def evaluate(run, state, split: data.Split, batch_size: int, keep: int = 0):
             kept.append(np.asarray(pred))
     preds = np.concatenate(kept)[:keep] if kept else None
     return float(np.mean(np.concatenate(errs))), preds
+
+
+def derived_physics(cfg: FnoCase):
+    """The physics whose derived fields (the plate's moments) the final evaluation scores, when the generator has
+    physics (:data:`.physics.PHYSICS`) and the model decodes as a field (``model.type`` fno); else None."""
+    if cfg.data.generator not in PHYSICS or cfg.model.type != "fno":
+        return None
+    return PHYSICS[cfg.data.generator](cfg.data.params, cfg.data.resolution)
+
+
+def make_derived(op: Operator, physics, grid: str):
+    """``(params, stats, x, reference) -> {name: per-sample rel. L2}``, jitted: the physics' derived fields
+    (:meth:`.physics.Plate.derived`: derivatives of the decoded output by the Taylor engine) at the input grid's
+    points against ``reference (batch, s..., k)``, its channels in the order of ``physics.derived_names``. The
+    points are taken one row of the first axis at a time (``lax.map``), which bounds the memory of the series'
+    Taylor coefficients."""
+
+    @jax.jit
+    def run(params, stats, x, reference):
+        field = op.field(params, stats, x)
+        shape = x.shape[1:-1]
+        rows = jnp.asarray(coordinates(shape[0], len(shape), grid).reshape(shape[0], -1, len(shape)), x.dtype)
+        values = jax.lax.map(lambda points: physics.derived(field, points), rows)  # each (s_1, rest, batch)
+        out = {}
+        for i, name in enumerate(physics.derived_names):
+            pred = jnp.moveaxis(values[name], -1, 0).reshape(x.shape[:-1] + (1,))
+            out[name] = losses.rel_l2(pred, reference[..., i:i + 1].astype(pred.dtype), reduce=False)
+        return out
+
+    return run
+
+
+def evaluate_derived(cfg: FnoCase, run, state, split: data.Split, resolution: int, physics) -> dict:
+    """Mean test rel. L2 of each derived field over ``split`` (the test samples at ``resolution``), against the
+    generator's own values for them, solved again for the same loads (:func:`.data.solve_test`)."""
+    inputs, reference = data.solve_test(cfg.data, resolution, **physics.derived_params())
+    stored, _ = split.read(np.arange(len(split)))
+    if stored.shape != inputs.shape or not np.allclose(stored, inputs.astype(stored.dtype), rtol=1e-5,
+                                                       atol=1e-6 * np.abs(inputs).max()):
+        raise UserError(f"{cfg.data.path}: the test inputs at s = {resolution} are not the loads its settings give; "
+                        "make it again with `sciml datagen CASE.yaml --force`")
+    errs: dict[str, list] = {name: [] for name in physics.derived_names}
+    for i in range(0, len(split), cfg.evaluation.batch_size):
+        rows = slice(i, i + cfg.evaluation.batch_size)
+        for name, e in run(state["params"], state["stats"], stored[rows], reference[rows]).items():
+            errs[name].append(np.asarray(e))
+    return {name: float(np.mean(np.concatenate(e))) for name, e in errs.items()}
 
 
 def initial_state(cfg: FnoCase, op: Operator, tx: optax.GradientTransformation, moments) -> dict:
@@ -319,6 +366,13 @@ class _Fno:
     def finish(self, state, run: loop.Run, out: str | None) -> dict:
         cfg = self.cfg
         results = _final_evaluation(cfg, self.eval_fn, self.host(state), self.tests, out)
+        physics = derived_physics(cfg)
+        if physics is not None:
+            derive = make_derived(self.op, physics, GENERATORS[cfg.data.generator].grid)
+            for r, split in self.tests.items():
+                suffix = "" if r == cfg.data.resolution else f"_{r}"
+                for name, err in evaluate_derived(cfg, derive, self.host(state), split, r, physics).items():
+                    results[f"rel_l2_{name}{suffix}"] = err
         if out is not None and run.rows:
             plots.save(fno_plots.history(run.rows, f"{cfg.case}: training"), os.path.join(out, "plots", "history.png"),
                        dpi=90)

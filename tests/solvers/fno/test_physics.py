@@ -9,7 +9,7 @@ import pytest
 from cli_cases import write_case
 
 from sciml import cases
-from sciml.errors import ConfigError
+from sciml.errors import ConfigError, UserError
 from sciml.nn import fno
 from sciml.solvers.fno import data, run
 from sciml.solvers.fno.model import build
@@ -191,4 +191,79 @@ def test_a_physics_only_run_learns_without_solved_samples(tmp_path, monkeypatch,
     monkeypatch.setattr(data.Split, "read", inputs_only)
     s = run.train(cfg, str(tmp_path / "run"), quiet=True)
     assert np.isfinite(s["metrics"]["rel_l2"]) and s["metrics"]["rel_l2"] < s["initial_rel_l2"]
+    moments = {f"rel_l2_{m}{r}" for m in ("mx", "my", "mxy") for r in ("", "_17")}
+    assert set(s["metrics"]) == {"rel_l2", "rel_l2_17"} | moments  # the moments, from the decoded field
+    assert all(0 < s["metrics"][k] < 10 for k in moments)
 
+
+
+def exact_moments(plate, amplitude, s):
+    """The moments of :func:`sine_mode` on the closed ``s``-point grid, ``(batch, s, s, 3)`` (mx, my, mxy):
+    ``M_x = M_y = D π² (1 + ν) A sin πx sin πy``, ``M_xy = -D (1 - ν) π² A cos πx cos πy``."""
+    x = np.linspace(0, 1, s)
+    sin, cos = np.outer(np.sin(np.pi * x), np.sin(np.pi * x)), np.outer(np.cos(np.pi * x), np.cos(np.pi * x))
+    k = plate.D * np.pi ** 2 * np.asarray(amplitude)[:, None, None]
+    return np.stack([k * (1 + plate.nu) * sin, k * (1 + plate.nu) * sin, -k * (1 - plate.nu) * cos], -1)
+
+
+@pytest.mark.parametrize("s", [9, 12])
+def test_derived_moments_of_the_decoded_field_against_exact_ones(s):
+    """The evaluation's moments (second derivatives by the Taylor engine at every grid point, row by row) of the
+    exact field score 0 against the exact moments, of the field scaled by 1.1 score 0.1 in each of M_x, M_y,
+    M_xy, and a field with another M_xy only (a term in xy, curvature-free in x and y) is wrong in M_xy alone."""
+    plate = Plate(D=2.0, nu=0.3, resolution=s)
+    amplitude = np.array([1.0, -0.5, 2.0])
+    field_of = lambda params, stats, x: (lambda p: sine_mode(params["a"])(p) + params["c"] * (p[..., :1] * p[..., 1:])[..., None])
+    op = type("Op", (), {"field": staticmethod(field_of)})
+    derive = run.make_derived(op, plate, "closed")
+    x = jnp.zeros((3, s, s, 1))
+    ref = jnp.asarray(exact_moments(plate, amplitude, s))
+    for scale, mxy_error in ((1.0, 0.0), (1.1, 0.1)):
+        got = derive({"a": jnp.asarray(scale * amplitude), "c": 0.0}, None, x, ref)
+        assert set(got) == {"mx", "my", "mxy"} and got["mx"].shape == (3,)
+        for name in ("mx", "my"):
+            np.testing.assert_allclose(got[name], scale - 1.0, atol=1e-12)
+        np.testing.assert_allclose(got["mxy"], mxy_error, atol=1e-12)
+    got = derive({"a": jnp.asarray(amplitude), "c": 0.05}, None, x, ref)  # w_xy = 0.05 more: M_xy off by 0.035 D
+    np.testing.assert_allclose(got["mx"], 0.0, atol=1e-12)
+    mxy = ref[..., 2].reshape(3, -1)
+    want = plate.D * (1 - plate.nu) * 0.05 * np.sqrt(s * s) / np.sqrt(np.sum(mxy ** 2, axis=1))
+    np.testing.assert_allclose(got["mxy"], want, rtol=1e-10)
+
+
+def test_the_reference_moments_are_the_navier_series_of_the_same_loads(tmp_path):
+    """``solve_test`` solves the test samples again for other fields: the same loads and deflections as the
+    dataset, and moments equal to ``navier_plate``'s (the load integrated by quadrature) for the load drawn
+    from the sample's own seed."""
+    from sciml.equations.plate_reference import navier_plate, random_loads
+
+    case = _tiny(tmp_path)
+    case["data"]["params"] = {"terms": 128, "nu": 0.25, "D": 2.0}
+    cfg = cases.load(write_case(tmp_path, case)).config
+    data.write(cfg.data, cfg.data.path)
+    for r in (9, 17):
+        x, y = data.Split(cfg.data.path, f"test/{r}").read(np.arange(4))
+        x2, w = data.solve_test(cfg.data, r)
+        np.testing.assert_allclose(x2, x, rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(w, y, rtol=1e-5, atol=1e-6 * np.abs(y).max())
+    x, moments = data.solve_test(cfg.data, 17, fields=["mx", "my", "mxy"])
+    assert moments.shape == (4, 17, 17, 3)
+    rng = np.random.default_rng(np.random.SeedSequence(data.chunk_seed(0, 0)).spawn(16)[12])  # test sample 0
+    _, load = random_loads.grf(rng, 128)
+    grid = np.linspace(0, 1, 17)
+    X, Y = np.meshgrid(grid, grid, indexing="ij")
+    np.testing.assert_allclose(load(X, Y), x[0, ..., 0], rtol=1e-12)
+    ref = navier_plate(((0.0, 1.0), (0.0, 1.0)), 2.0, 0.25, load, X, Y, uniform=False)
+    for i, name in enumerate(("mx", "my", "mxy")):
+        np.testing.assert_allclose(moments[0, ..., i], ref[name], rtol=0, atol=2e-3 * np.abs(ref[name]).max())
+
+
+def test_test_loads_that_are_not_the_settings_loads_are_refused(tmp_path, monkeypatch):
+    case = _tiny(tmp_path)
+    cfg = cases.load(write_case(tmp_path, case)).config
+    data.write(cfg.data, cfg.data.path)
+    solve = data.solve_test
+    monkeypatch.setattr(data, "solve_test", lambda *a, **k: (lambda xy: (xy[0] * 1.01, xy[1]))(solve(*a, **k)))
+    split = data.Split(cfg.data.path, "test/9")
+    with pytest.raises(UserError, match="test inputs at s = 9 are not the loads its settings give"):
+        run.evaluate_derived(cfg, None, None, split, 9, Plate.of({}, 9))
