@@ -354,11 +354,14 @@ class Split:
     def num_batches(self, batch_size: int, drop_last: bool = False) -> int:
         return self.n // batch_size if drop_last else -(-self.n // batch_size)
 
-    def moments(self, batch_size: int = 100) -> tuple[np.ndarray, ...]:
-        """Per-channel mean and standard deviation of inputs and outputs (float64 sums)."""
+    def moments(self, batch_size: int = 100, n: int | None = None) -> tuple[np.ndarray, ...]:
+        """Per-channel mean and standard deviation of inputs and outputs (float64 sums) of the first ``n`` samples
+        (default: all)."""
         sums: list[np.ndarray] = []
         count = 0
-        for x, y in self.batches(batch_size):
+        n = self.n if n is None else n
+        for i in range(0, n, batch_size):
+            x, y = self.read(np.arange(i, min(i + batch_size, n)))
             parts = []
             for a in (x, y):
                 a = a.reshape(-1, a.shape[-1]).astype(np.float64)

@@ -132,6 +132,10 @@ def test_the_solution_minimises_the_energy_and_a_perturbation_raises_it_by_half_
     ({"data__params": {"fields": ["mx", "w"]}}, "data.params.fields", "reads w from the first output channel"),
     ({"training__terms": {"pdf": 1.0}}, "training.terms.pdf", "did you mean 'pde'"),
     ({"training__terms": {"data": 0.0, "energy": 1.0}}, "training.terms.energy", "set model.vanish_on_edges"),
+    ({"data__n_labelled": 13}, "data.n_labelled", "13 is more than data.n_train = 12"),
+    ({"data__n_labelled": 0}, "data.n_labelled", "must be >= 1"),
+    ({"data__n_labelled": 3, "training__terms": {"data": 0.0, "pde": 1.0}}, "data.n_labelled",
+     "whose weight training.terms.data is 0"),
     ({"data__generator": "burgers", "data__params": {}, "data__resolution": 16, "data__super_resolution": [],
       "training__terms": {"data": 1.0}, "model__modes": [3], "model__vanish_on_edges": True},
      "model.vanish_on_edges", "needs model.type fno on a closed grid"),
@@ -267,3 +271,49 @@ def test_test_loads_that_are_not_the_settings_loads_are_refused(tmp_path, monkey
     split = data.Split(cfg.data.path, "test/9")
     with pytest.raises(UserError, match="test inputs at s = 9 are not the loads its settings give"):
         run.evaluate_derived(cfg, None, None, split, 9, Plate.of({}, 9))
+
+
+def test_labelled_batches_take_every_sample_once_before_any_twice():
+    batches = run.labelled_batches(7, 3, np.random.default_rng(0))
+    drawn = np.concatenate([next(batches) for _ in range(14)])  # 42 = 6 rounds of the 7
+    assert all(sorted(drawn[7 * k:7 * k + 7]) == list(range(7)) for k in range(6))
+    assert not np.array_equal(drawn[:7], drawn[7:14])
+    assert sorted(next(run.labelled_batches(3, 3, np.random.default_rng(1)))) == [0, 1, 2]
+
+
+@pytest.mark.parametrize("terms,model", [({"data": 1.0}, {}),
+                                         ({"data": 1.0, "energy": 1.0}, {"vanish_on_edges": True})])
+def test_labelled_samples_alone_carry_the_data_term(tmp_path, monkeypatch, terms, model):
+    """``data.n_labelled: 3``: the outputs of the other 9 training samples are never used (NaN here, which would
+    poison the loss, the scalings and the parameters), and training lowers the loss, with the data term alone (on
+    the 3) or with the energy on all 12 loads (4 epochs of this tiny model fit the 3: the test error may rise)."""
+    case = _tiny(tmp_path)
+    case["data"]["n_labelled"] = 3
+    case["training"]["terms"], case["model"] = terms, {**case["model"], **model}
+    case["training"]["epochs"] = 4
+    cfg = cases.load(write_case(tmp_path, case)).config
+    data.write(cfg.data, cfg.data.path)
+    read = data.Split.read
+
+    def three_labelled(self, rows):
+        x, y = read(self, rows)
+        if self.group == "train":
+            y = np.where(np.asarray(rows)[:, None, None, None] < 3, y, np.nan)
+        return x, y
+
+    monkeypatch.setattr(data.Split, "read", three_labelled)
+    mx, sx, my, sy = run.moments(cfg, data.Split(cfg.data.path, "train"))
+    assert np.isfinite(my).all() and np.isfinite(sy).all() and np.isfinite(mx).all()
+    s = run.train(cfg, str(tmp_path / "run"), quiet=True)
+    loss = [float(r.split(",")[2]) for r in (tmp_path / "run" / "metrics.csv").read_text().splitlines()[1:]]
+    assert np.isfinite(s["metrics"]["rel_l2"]) and np.isfinite(loss).all() and loss[-1] < loss[0]
+    assert s["steps"] == 4 * 3  # 12 loads in batches of 4, each step also one labelled batch of 3
+
+
+def test_n_labelled_beyond_the_training_set_is_one_line(capsys):
+    from sciml.cli import main
+
+    code = main(["show", "cases/plate_operator_quick.yaml", "data.n_labelled=41"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err == "error: cases/plate_operator_quick.yaml: data.n_labelled: 41 is more than data.n_train = 40\n"
