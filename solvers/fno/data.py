@@ -229,6 +229,7 @@ def solve_test(cfg: DataConfig, resolution: int, **params) -> tuple[np.ndarray, 
     cfg = replace(cfg, params={**cfg.params, **params})
     k, s = next((k, s) for k, s in enumerate(cfg.sample_sets()) if resolution in s.serves)
     stride = factor(s.grid, resolution, gen.grid)
+    assert stride is not None, "DataConfig.check(): each grid subsamples its solver's"
     offset, size = _rows(cfg, k, "test")
     xs, ys = [], []
     for chunk in chunks(cfg):

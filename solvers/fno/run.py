@@ -10,7 +10,15 @@ the mean training loss, the test error at the training resolution (every ``evalu
 the epoch's time; ``latest`` is due every ``training.checkpoint_every`` epochs. At the end the model is
 evaluated at every test resolution (zero-shot super-resolution above the training grid), and the summary
 gives, next to that final error, the mean, std, min and max of the last ``evaluation.last_k`` test errors
-(:func:`last_k`: one draw of a noisy curve is not the run's error).
+(:func:`last_k`: one draw of a noisy curve is not the run's error). For a generator with physics (the plate)
+the final evaluation also scores the fields the physics derives from the decoded output (the bending moments:
+second derivatives by the Taylor engine at the test grid's points) against the generator's own, solved again
+for the same test loads (:func:`make_derived`, :func:`evaluate_derived`).
+
+Labelled samples (``data.n_labelled``, the PINO paper's setting): the data term is computed on a batch of its
+own each step, drawn from the first ``n_labelled`` training samples (:func:`labelled_batches`, its order from
+``(seed, epoch, 1)``), while the physics terms take the epoch's minibatches of every training input; the
+outputs' scaling comes from the labelled samples, so no other solved output enters training.
 
 Weight averaging (``training.average``, :mod:`sciml.averaging`): with ``ema`` the step also updates an
 exponential moving average of the parameters, with ``swa`` the end of each epoch a running mean; the average
