@@ -217,7 +217,9 @@ def test_derived_moments_of_the_decoded_field_against_exact_ones(s):
     M_xy, and a field with another M_xy only (a term in xy, curvature-free in x and y) is wrong in M_xy alone."""
     plate = Plate(D=2.0, nu=0.3, resolution=s)
     amplitude = np.array([1.0, -0.5, 2.0])
-    field_of = lambda params, stats, x: (lambda p: sine_mode(params["a"])(p) + params["c"] * (p[..., :1] * p[..., 1:])[..., None])
+    def field_of(params, stats, x):  # the operator's field, from its "parameters": amplitudes and a term c x y
+        return lambda p: sine_mode(params["a"])(p) + params["c"] * (p[..., :1] * p[..., 1:])[..., None]
+
     op = type("Op", (), {"field": staticmethod(field_of)})
     derive = run.make_derived(op, plate, "closed")
     x = jnp.zeros((3, s, s, 1))
