@@ -92,6 +92,11 @@ class Equation(abc.ABC):
     vectors: Mapping[str, tuple[str, ...]] = MappingProxyType({})
     """Vector fields whose error is also reported as a whole, e.g. ``{"velocity": ("u", "v")}``."""
 
+    particular: Callable | None = None
+    """A known part of the solution added to the network's outputs: nondimensional points ``(N, D)`` to
+    nondimensional values ``(N, len(fields))`` (jnp, differentiable), e.g. a singular part no network
+    represents (:mod:`.ns_corners`); default none."""
+
     units: Mapping[str, str] | None = None
     """Units of the coordinates and derived fields (written into exports); default: those of the case file."""
 

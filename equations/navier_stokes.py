@@ -44,6 +44,7 @@ from sciml.errors import Invalid
 from .base import Equation
 from .fields import Fields
 from .ns_checks import GHIA_RE, ghia_re
+from .ns_corners import lid_corners
 from .ns_exact import SOLUTIONS
 
 VELOCITY = ("u", "v", "w")
@@ -76,6 +77,9 @@ class NavierStokesConfig:
     periodic: list[tuple[str, str]] = spec(factory=list, help="pairs of opposite parts, e.g. [[left, right]]")
     gauge: GaugeConfig | None = None
     force: dict[str, str | float] = spec(factory=dict, help="body force per unit mass by component (u, v, w)")
+    lid_corners: bool = spec(False, help="a lid-driven cavity (stream_function, steady, the top edge moving at a "
+                                         "constant u): add the Stokes flows of the lid's corners, where u jumps, "
+                                         "to the network's psi and p (their singular part; equations.ns_corners)")
     checks: list[Literal["ghia1982", "mass_flux", "symmetry", "dfg_cylinder"]] = spec(
         factory=list, help="extra metrics: ghia1982 (cavity centrelines), mass_flux, symmetry, dfg_cylinder "
                            "(drag, lift and pressure difference of the hole named cylinder)")
@@ -116,6 +120,24 @@ def _check_value(value, variables, solution, key):
         expr.parse(value, tuple(variables))
     except ValueError as e:
         raise Invalid(key, str(e)) from None
+
+
+def _lid(config: NavierStokesConfig, domain) -> str | None:
+    """The part holding the domain's top edge (a rectangle's piece ``top``), if any."""
+    return next((p for p, pieces in domain.groups.items() if "top" in pieces), None)
+
+
+def _check_lid(config: NavierStokesConfig, domain) -> None:
+    """``lid_corners``: a steady 2D stream function on a rectangle whose top edge moves at a constant u."""
+    if config.formulation != "stream_function" or "t" in domain.coords or len(domain.coords) != 2:
+        raise Invalid("lid_corners", "the corner flows are of a steady 2D cavity in stream_function form")
+    lid = _lid(config, domain)
+    speed = config.conditions.get(lid, {}).get("u") if lid is not None else None
+    if lid is None or set(domain.pieces) != {"left", "right", "bottom", "top"}:
+        raise Invalid("lid_corners", "the corner flows need a rectangle (its top edge is the lid)")
+    if isinstance(speed, bool) or not isinstance(speed, (int, float)) or speed == 0:
+        raise Invalid("lid_corners", f"the lid (part {lid!r}, the top edge) needs a constant u, not 0; its "
+                                     f"conditions are {config.conditions.get(lid, {})}")
 
 
 class NavierStokes(Equation):
@@ -174,6 +196,8 @@ class NavierStokes(Equation):
             if q not in VELOCITY[:dim]:
                 raise Invalid(f"force.{q}", f"unknown component; one of {list(VELOCITY[:dim])}")
             _check_value(value, variables, None, f"force.{q}")
+        if config.lid_corners:
+            _check_lid(config, domain)
         if "ghia1982" in config.checks and (dim != 2 or unsteady):
             raise Invalid("checks", "ghia1982 compares a steady 2D cavity")
         if "ghia1982" in config.checks and ghia_re(config.reynolds) is None:
@@ -221,6 +245,11 @@ class NavierStokes(Equation):
         self.field_scale = {"u": self.U, "v": self.U, "w": self.U, "p": self.rho * self.U**2,
                             "psi": self.U * self.L}
 
+        if config.lid_corners:  # the singular part of a cavity's flow (equations.ns_corners)
+            lid_speed = float(config.conditions[_lid(config, domain) or ""]["u"])
+            box = tuple(tuple(b) for b in bounds[:2])
+            self.particular = lambda xh: self._corner_flows(xh, box, lid_speed)
+
         self.exact = SOLUTIONS[config.solution].fn if config.solution else None
         self._conditions = {part: {q: self._value(v) for q, v in cond.items()}
                             for part, cond in config.conditions.items()}
@@ -264,6 +293,13 @@ class NavierStokes(Equation):
         phys = value(q, self.to_physical(xh))
         s = self.field_scale[q] / (self.L if derivative else 1.0)
         return phys / s
+
+    def _corner_flows(self, xh, box, lid_speed: float):
+        """The nondimensional ``(psi, p)`` of the lid's corner flows at nondimensional points ``xh (..., 2+)``."""
+        x = self.center[0] + self.scale[0] * xh[..., 0]
+        y = self.center[1] + self.scale[1] * xh[..., 1]
+        psi, p = lid_corners(x, y, box, lid_speed, self.nu, self.rho, jnp)
+        return jnp.stack([psi / self.field_scale["psi"], p / self.field_scale["p"]], axis=-1)
 
     # --- residuals ----------------------------------------------------------------------------
     def interior(self, d: Fields) -> dict:

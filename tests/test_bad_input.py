@@ -86,6 +86,8 @@ ROWS = [
      "data.fields[0]: 'pressure' is not a field of the equation"),
     ("data-grid-counts", None, ["data={path: d.csv, fields: [w], sensors: {layout: grid, points: [5]}}"],
      "data.sensors.points: a grid needs 2 counts"),
+    ("avoid-wrong-dimension", None, ["sampling.avoid={points: [[0, 1, 2]], radius: 0.1}"],
+     "sampling.avoid.points[0]: expected 2 coordinates ['x', 'y'], got [0.0, 1.0, 2.0]"),
     # a patch load (the tiny plate's load replaced), its numbers as unknowns
     ("patch-and-load", None, ["equation.q0=1", f"equation.patch={PATCH}"],
      "equation.patch: give the load or a patch, not both"),
@@ -184,3 +186,15 @@ def test_sobol_points_beyond_their_dimensions(capsys):
     line = one_error_line(capsys, ["show", "cases/poisson_hd.yaml", "geometry.dim=30000", "sampling.method=sobol"])
     assert line.startswith("cases/poisson_hd.yaml: sampling.method: Sobol' points exist up to 21201 dimensions, "
                            "this case has 30000"), line
+
+
+@pytest.mark.parametrize("overrides,expected", [
+    (["equation.formulation=velocity_pressure"],
+     "equation.lid_corners: the corner flows are of a steady 2D cavity in stream_function form"),
+    (["conditions.enforce={walls: exact}", "conditions.length=0.1"],
+     "conditions.enforce: exact conditions hold for the network's output, not with the equation's particular part"),
+])
+def test_lid_corners_where_they_do_not_apply(capsys, overrides, expected):
+    """The cavity's corner flows (equation.lid_corners) need its stream function and penalty conditions."""
+    line = one_error_line(capsys, ["show", "cases/ldc.yaml", "equation.lid_corners=true", *overrides])
+    assert line.startswith(f"cases/ldc.yaml: {expected}"), line

@@ -36,6 +36,11 @@ class DataConfig:
                                                      "solved on the finest of them (default: the n_test samples, "
                                                      "solved once on the solver's grid, serve every grid)")
     seed: int = spec(0, ge=0, help="seed of the random inputs")
+    n_labelled: int | None = spec(None, ge=1, help="only the first n_labelled training samples carry the data term "
+                                                   "(drawn in batches of their own, min(training.batch_size, "
+                                                   "n_labelled) a step), the physics terms take every training "
+                                                   "input; no other solved output is read (default: all samples "
+                                                   "labelled, one batch for every term)")
     params: dict[str, Any] = spec(factory=dict, help="parameters of the generator")
     t_in: int = spec(10, ge=1, help="vorticity: time steps given")
     t_out: int = spec(40, ge=1, help="vorticity: time steps predicted")
@@ -265,6 +270,12 @@ class FnoCase:
         if self.training.batch_size > self.data.n_train:
             raise Invalid("training.batch_size", f"{self.training.batch_size} is more than data.n_train = "
                                                  f"{self.data.n_train}")
+        labelled = self.data.n_labelled
+        if labelled is not None and labelled > self.data.n_train:
+            raise Invalid("data.n_labelled", f"{labelled} is more than data.n_train = {self.data.n_train}")
+        if labelled is not None and not self.training.terms.data:
+            raise Invalid("data.n_labelled", "labels samples for the data term, whose weight training.terms.data is "
+                                             "0")
         micro = self.training.micro_batch
         if micro is not None and self.training.batch_size % micro:
             raise Invalid("training.micro_batch", f"{micro} does not divide training.batch_size = "

@@ -30,7 +30,7 @@ import shlex
 import signal
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import h5py
 import numpy as np
@@ -220,6 +220,29 @@ def write(cfg: DataConfig, path: str, progress=None, workers: int = 1, fresh: bo
     parts.clear()
 
 
+def solve_test(cfg: DataConfig, resolution: int, **params) -> tuple[np.ndarray, np.ndarray]:
+    """The test samples at ``resolution`` solved again with the generator's parameters changed by ``params``
+    (e.g. the plate's ``fields``: outputs the dataset does not hold), ``(inputs, outputs)`` in the test split's
+    order. A sample depends on its chunk's seed and its index only (the generators' contract), so these are the
+    same inputs as the dataset's."""
+    gen = GENERATORS[cfg.generator]
+    cfg = replace(cfg, params={**cfg.params, **params})
+    k, s = next((k, s) for k, s in enumerate(cfg.sample_sets()) if resolution in s.serves)
+    stride = factor(s.grid, resolution, gen.grid)
+    assert stride is not None, "DataConfig.check(): each grid subsamples its solver's"
+    offset, size = _rows(cfg, k, "test")
+    xs, ys = [], []
+    for chunk in chunks(cfg):
+        ids = np.arange(chunk.first, chunk.first + chunk.n)
+        keep = (ids >= offset) & (ids < offset + size)
+        if chunk.set != k or not keep.any():
+            continue
+        x, y = _solve_chunk(cfg, chunk)
+        xs.append(subsample(x[keep], stride, gen.dims))
+        ys.append(subsample(y[keep], stride, gen.dims))
+    return np.concatenate(xs), np.concatenate(ys)
+
+
 def datagen(cfg: FnoCase, quiet: bool = False, force: bool = False, workers: int = 1) -> str:
     """Write the case's dataset to ``data.path`` (kept if it exists with the same settings, unless ``force``);
     ``workers`` processes solve the chunks in parallel (the same file as one process makes). An interrupted
@@ -332,11 +355,14 @@ class Split:
     def num_batches(self, batch_size: int, drop_last: bool = False) -> int:
         return self.n // batch_size if drop_last else -(-self.n // batch_size)
 
-    def moments(self, batch_size: int = 100) -> tuple[np.ndarray, ...]:
-        """Per-channel mean and standard deviation of inputs and outputs (float64 sums)."""
+    def moments(self, batch_size: int = 100, n: int | None = None) -> tuple[np.ndarray, ...]:
+        """Per-channel mean and standard deviation of inputs and outputs (float64 sums) of the first ``n`` samples
+        (default: all)."""
         sums: list[np.ndarray] = []
         count = 0
-        for x, y in self.batches(batch_size):
+        n = self.n if n is None else n
+        for i in range(0, n, batch_size):
+            x, y = self.read(np.arange(i, min(i + batch_size, n)))
             parts = []
             for a in (x, y):
                 a = a.reshape(-1, a.shape[-1]).astype(np.float64)

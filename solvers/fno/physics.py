@@ -79,6 +79,18 @@ class Plate:
         """The deflection scale ``rms(q) / (4 π⁴ D)`` of loads with these moments."""
         return np.sqrt(np.asarray(x_mean) ** 2 + np.asarray(x_std) ** 2) / (4 * np.pi ** 4 * self.D)
 
+    derived_names = ("mx", "my", "mxy")  # the fields :meth:`derived` gives, in the generator's names
+
+    def derived_params(self) -> dict:
+        """The generator's parameters that make it solve for :attr:`derived_names` (the reference of
+        :meth:`derived`)."""
+        return {"fields": list(self.derived_names)}
+
+    def derived(self, field: Callable, points) -> dict:
+        """The fields the evaluation derives from the decoded output and scores against the generator's: the
+        bending moments (:meth:`moments`)."""
+        return self.moments(field, points)
+
     def moments(self, field: Callable, points) -> dict:
         """``mx, my, mxy`` of the decoded field at ``points (..., 2)``, each ``(..., batch)``:
         ``M_x = -D(w_xx + ν w_yy)``, ``M_y = -D(w_yy + ν w_xx)``, ``M_xy = -D(1 - ν) w_xy``."""

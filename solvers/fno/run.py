@@ -10,7 +10,15 @@ the mean training loss, the test error at the training resolution (every ``evalu
 the epoch's time; ``latest`` is due every ``training.checkpoint_every`` epochs. At the end the model is
 evaluated at every test resolution (zero-shot super-resolution above the training grid), and the summary
 gives, next to that final error, the mean, std, min and max of the last ``evaluation.last_k`` test errors
-(:func:`last_k`: one draw of a noisy curve is not the run's error).
+(:func:`last_k`: one draw of a noisy curve is not the run's error). For a generator with physics (the plate)
+the final evaluation also scores the fields the physics derives from the decoded output (the bending moments:
+second derivatives by the Taylor engine at the test grid's points) against the generator's own, solved again
+for the same test loads (:func:`make_derived`, :func:`evaluate_derived`).
+
+Labelled samples (``data.n_labelled``, the PINO paper's setting): the data term is computed on a batch of its
+own each step, drawn from the first ``n_labelled`` training samples (:func:`labelled_batches`, its order from
+``(seed, epoch, 1)``), while the physics terms take the epoch's minibatches of every training input; the
+outputs' scaling comes from the labelled samples, so no other solved output enters training.
 
 Weight averaging (``training.average``, :mod:`sciml.averaging`): with ``ema`` the step also updates an
 exponential moving average of the parameters, with ``swa`` the end of each epoch a running mean; the average
@@ -37,13 +45,13 @@ import optax
 from sciml import averaging, loop, parallel, plots, schedules
 from sciml.compile import Policy
 from sciml.config import to_dict
-from sciml.errors import ConfigError
+from sciml.errors import ConfigError, UserError
 from sciml.nn import fno, losses
 
 from . import data, fields_h5
 from . import plots as fno_plots
 from .config import FnoCase, LossTerms
-from .generators import GENERATORS
+from .generators import GENERATORS, coordinates
 from .model import Operator, build, partition
 from .physics import PHYSICS
 
@@ -86,26 +94,43 @@ def accumulated(loss, micro: int | None):
 
 
 def make_step(op: Operator, tx: optax.GradientTransformation, loss_name: str, dims: int, micro: int | None = None,
-              average: averaging.Averaging = averaging.NONE, terms: LossTerms | None = None, physics=None):
+              average: averaging.Averaging = averaging.NONE, terms: LossTerms | None = None, physics=None,
+              labelled: bool = False):
     """``(state, x, y) -> (state, loss)``: one jitted AdamW step on a minibatch (:func:`accumulated`), then
     ``average.step``. The loss is ``terms.data`` times ``loss_name`` of the predictions, plus the weighted
-    physics terms (:mod:`.physics`) with positive weights (default: the data term alone)."""
+    physics terms (:mod:`.physics`) with positive weights (default: the data term alone). ``labelled``
+    (``data.n_labelled``): ``(state, x, y, x_labelled, y_labelled) -> (state, loss)``, the data term on the
+    labelled batch alone (whole, not in micro-batches), the physics terms on ``x`` (``y`` unread)."""
     loss_fn = losses.LOSSES[loss_name]
     kw: dict[str, int] = {"d": dims} if loss_name == "h1" else {}
     terms = terms or LossTerms()
     weighted = [(w, getattr(physics, name)) for name, w in
                 (("pde", terms.pde), ("boundary", terms.boundary), ("energy", terms.energy)) if w]
+    on_batch = terms.data and not labelled  # the data term on the same batch as the physics
+
+    def data_loss(params, stats, x, y):
+        return terms.data * loss_fn(op.predict(params, stats, x), y, **kw)
 
     def loss(params, stats, x, y):
-        total = terms.data * loss_fn(op.predict(params, stats, x), y, **kw) if terms.data else 0.0
+        total = data_loss(params, stats, x, y) if on_batch else 0.0
         for weight, term in weighted:
             total = total + weight * term(op.field(params, stats, x), x)
         return total
 
     value_and_grad = accumulated(loss, micro)
+    data_grad = jax.value_and_grad(data_loss)
 
-    def step(state, x, y):
-        value, grads = value_and_grad(state["params"], state["stats"], x, y)
+    def gradient(params, stats, x, y, xl, yl):
+        if not labelled:
+            return value_and_grad(params, stats, x, y)
+        value, grads = data_grad(params, stats, xl, yl)
+        if weighted:
+            more = value_and_grad(params, stats, x, y)
+            value, grads = jax.tree_util.tree_map(jnp.add, (value, grads), more)
+        return value, grads
+
+    def step(state, x, y, xl=None, yl=None):
+        value, grads = gradient(state["params"], state["stats"], x, y, xl, yl)
         updates, opt = tx.update(grads, state["opt"], state["params"])
         params = optax.apply_updates(state["params"], updates)
         return average.step({**state, "params": params, "opt": opt, "epoch": state["epoch"]}, state["epoch"]), value
@@ -137,6 +162,53 @@ def evaluate(run, state, split: data.Split, batch_size: int, keep: int = 0):
     return float(np.mean(np.concatenate(errs))), preds
 
 
+def derived_physics(cfg: FnoCase):
+    """The physics whose derived fields (the plate's moments) the final evaluation scores, when the generator has
+    physics (:data:`.physics.PHYSICS`) and the model decodes as a field (``model.type`` fno); else None."""
+    if cfg.data.generator not in PHYSICS or cfg.model.type != "fno":
+        return None
+    return PHYSICS[cfg.data.generator](cfg.data.params, cfg.data.resolution)
+
+
+def make_derived(op: Operator, physics, grid: str):
+    """``(params, stats, x, reference) -> {name: per-sample rel. L2}``, jitted: the physics' derived fields
+    (:meth:`.physics.Plate.derived`: derivatives of the decoded output by the Taylor engine) at the input grid's
+    points against ``reference (batch, s..., k)``, its channels in the order of ``physics.derived_names``. The
+    points are taken one row of the first axis at a time (``lax.map``), which bounds the memory of the series'
+    Taylor coefficients."""
+
+    @jax.jit
+    def run(params, stats, x, reference):
+        field = op.field(params, stats, x)
+        shape = x.shape[1:-1]
+        rows = jnp.asarray(coordinates(shape[0], len(shape), grid).reshape(shape[0], -1, len(shape)), x.dtype)
+        values = jax.lax.map(lambda points: physics.derived(field, points), rows)  # each (s_1, rest, batch)
+        out = {}
+        for i, name in enumerate(physics.derived_names):
+            pred = jnp.moveaxis(values[name], -1, 0).reshape(x.shape[:-1] + (1,))
+            out[name] = losses.rel_l2(pred, reference[..., i:i + 1].astype(pred.dtype), reduce=False)
+        return out
+
+    return run
+
+
+def evaluate_derived(cfg: FnoCase, run, state, split: data.Split, resolution: int, physics) -> dict:
+    """Mean test rel. L2 of each derived field over ``split`` (the test samples at ``resolution``), against the
+    generator's own values for them, solved again for the same loads (:func:`.data.solve_test`)."""
+    inputs, reference = data.solve_test(cfg.data, resolution, **physics.derived_params())
+    stored, _ = split.read(np.arange(len(split)))
+    if stored.shape != inputs.shape or not np.allclose(stored, inputs.astype(stored.dtype), rtol=1e-5,
+                                                       atol=1e-6 * np.abs(inputs).max()):
+        raise UserError(f"{cfg.data.path}: the test inputs at s = {resolution} are not the loads its settings give; "
+                        "make it again with `sciml datagen CASE.yaml --force`")
+    errs: dict[str, list] = {name: [] for name in physics.derived_names}
+    for i in range(0, len(split), cfg.evaluation.batch_size):
+        rows = slice(i, i + cfg.evaluation.batch_size)
+        for name, e in run(state["params"], state["stats"], stored[rows], reference[rows]).items():
+            errs[name].append(np.asarray(e))
+    return {name: float(np.mean(np.concatenate(e))) for name, e in errs.items()}
+
+
 def initial_state(cfg: FnoCase, op: Operator, tx: optax.GradientTransformation, moments) -> dict:
     """The training state before the first step: parameters from ``cfg.seed``, the optimiser's state, the
     scalings from the training set's ``moments`` (``(x_mean, x_std, y_mean, y_std)``) and, with weight
@@ -158,14 +230,14 @@ def functions(cfg: FnoCase, c_in: int, c_out: int, per_epoch: int):
     if not schedules.KINDS[cfg.training.schedule.kind].spans:
         training.pop("epochs")
     key = json.dumps([to_dict(cfg.model), cfg.dtype, cfg.data.generator, cfg.data.t_in, cfg.data.t_out, training,
-                      c_in, c_out, per_epoch], sort_keys=True)
+                      c_in, c_out, per_epoch, cfg.data.n_labelled is not None], sort_keys=True)
     if key not in _CACHE:
         op = build(cfg, c_in, c_out)
         sched = schedule(cfg, per_epoch)
         tx = optimizer(cfg, sched)
         gen = GENERATORS[cfg.data.generator]
         step = make_step(op, tx, cfg.training.loss, gen.dims, cfg.training.micro_batch, cfg.training.average.rule(),
-                         cfg.training.terms, physics_of(cfg))
+                         cfg.training.terms, physics_of(cfg), cfg.data.n_labelled is not None)
         _CACHE[key] = (op, sched, tx, step, make_eval(op))
         while len(_CACHE) > 8:
             _CACHE.pop(next(iter(_CACHE)))
@@ -180,14 +252,33 @@ def physics_of(cfg: FnoCase):
 
 
 def moments(cfg: FnoCase, train_set: data.Split):
-    """The scalings' moments ``(x_mean, x_std, y_mean, y_std)``: the training set's; for a physics-only loss
-    (``terms.data = 0``) the outputs' come from the physics (mean 0, its deflection scale), not from solved
-    samples."""
+    """The scalings' moments ``(x_mean, x_std, y_mean, y_std)``: the training set's (the outputs' of its
+    ``data.n_labelled`` labelled samples alone); for a physics-only loss (``terms.data = 0``) the outputs' come
+    from the physics (mean 0, its deflection scale), not from solved samples."""
     mx, sx, my, sy = train_set.moments()
+    if cfg.training.terms.data and cfg.data.n_labelled is not None:
+        _, _, my, sy = train_set.moments(n=cfg.data.n_labelled)
     if cfg.training.terms.data:
         return mx, sx, my, sy
     scale = PHYSICS[cfg.data.generator](cfg.data.params, cfg.data.resolution).output_scale(mx.mean(), sx.mean())
     return mx, sx, np.zeros_like(my), np.full_like(sy, scale)
+
+
+def labelled_size(cfg: FnoCase) -> int:
+    """Samples of the data term's own batch with ``data.n_labelled`` (0 without)."""
+    n = cfg.data.n_labelled
+    return 0 if n is None else min(cfg.training.batch_size, n)
+
+
+def labelled_batches(n: int, size: int, rng: np.random.Generator):
+    """Endless minibatches of ``size`` of the samples ``0 .. n-1``: random permutations of them one after
+    another, cut ``size`` at a time (every sample once before any twice)."""
+    pool = np.empty(0, int)
+    while True:
+        while len(pool) < size:
+            pool = np.concatenate([pool, rng.permutation(n)])
+        batch, pool = pool[:size], pool[size:]
+        yield batch
 
 
 def layout(cfg: FnoCase):
@@ -197,6 +288,9 @@ def layout(cfg: FnoCase):
     if cfg.training.batch_size % size:
         raise ConfigError(f"{cfg.training.batch_size} is not a multiple of the {size} devices on the data axis "
                           f"(parallel)", key="training.batch_size")
+    if labelled_size(cfg) % size:
+        raise ConfigError(f"the labelled batch, min(training.batch_size, data.n_labelled) = {labelled_size(cfg)}, "
+                          f"is not a multiple of the {size} devices on the data axis (parallel)", key="data.n_labelled")
     if parallel.channel_size(mesh) > 1:
         return mesh, lambda state: parallel.place(state, mesh, partition)
     return mesh, lambda state: parallel.replicate(state, mesh)
@@ -225,6 +319,7 @@ class _Fno:
         self.op, self.sched, self.tx, self.step_fn, self.eval_fn = functions(
             cfg, self.train_set.shapes[0][-1], self.train_set.shapes[1][-1], self.per_epoch)
         self.rows = parallel.local_rows(cfg.training.batch_size)
+        self.labelled_rows = parallel.local_rows(labelled_size(cfg))
         self.average = cfg.training.average.rule()
         self.end_epoch = jax.jit(self.average.epoch)
         self.tested = {"test_rel_l2": self.average.key}  # metrics column -> the state entry whose parameters it tests
@@ -236,6 +331,16 @@ class _Fno:
 
     def put(self, x, y):
         return parallel.shard((np.asarray(x, self.np_dtype), np.asarray(y, self.np_dtype)), self.mesh)
+
+    def labelled(self, epoch: int):
+        """The data term's batches of the epoch (``data.n_labelled``), each put on the devices: ``()`` a step
+        without."""
+        n = self.cfg.data.n_labelled
+        if n is None:
+            while True:
+                yield ()
+        for index in labelled_batches(n, labelled_size(self.cfg), np.random.default_rng([self.cfg.seed, epoch, 1])):
+            yield self.put(*self.train_set.read(index[self.labelled_rows]))
 
     def host(self, state, key: str | None = None):
         """The parameters to evaluate (the state's ``key``, by default the average's) and the stats, on the host."""
@@ -266,7 +371,7 @@ class _Fno:
         cfg = self.cfg
         with run.compiling():
             first = self.train_set.read(np.arange(cfg.training.batch_size)[self.rows])
-            jax.block_until_ready(self.step_fn(state, *self.put(*first)))
+            jax.block_until_ready(self.step_fn(state, *self.put(*first), *next(self.labelled(0))))
             if not self.resumed:
                 self.initial, _ = evaluate(self.eval_fn, self.host(state), self.tests[cfg.data.resolution],
                                            cfg.evaluation.batch_size)
@@ -279,9 +384,9 @@ class _Fno:
         if epoch >= cfg.training.epochs:
             return None
         te, ce, losses = time.perf_counter(), time.process_time(), []
-        order = np.random.default_rng([cfg.seed, epoch])
+        order, labelled = np.random.default_rng([cfg.seed, epoch]), self.labelled(epoch)
         for x, y in self.train_set.batches(cfg.training.batch_size, order, drop_last=True, rows=self.rows):
-            state, loss = self.step_fn(state, *self.put(x, y))
+            state, loss = self.step_fn(state, *self.put(x, y), *next(labelled))
             losses.append(loss)
             run.tick()
         chunk = loop.Chunk(state, np.asarray(jnp.stack(losses)), good=f"end of epoch {epoch}",
@@ -319,6 +424,13 @@ class _Fno:
     def finish(self, state, run: loop.Run, out: str | None) -> dict:
         cfg = self.cfg
         results = _final_evaluation(cfg, self.eval_fn, self.host(state), self.tests, out)
+        physics = derived_physics(cfg)
+        if physics is not None:
+            derive = make_derived(self.op, physics, GENERATORS[cfg.data.generator].grid)
+            for r, split in self.tests.items():
+                suffix = "" if r == cfg.data.resolution else f"_{r}"
+                for name, err in evaluate_derived(cfg, derive, self.host(state), split, r, physics).items():
+                    results[f"rel_l2_{name}{suffix}"] = err
         if out is not None and run.rows:
             plots.save(fno_plots.history(run.rows, f"{cfg.case}: training"), os.path.join(out, "plots", "history.png"),
                        dpi=90)

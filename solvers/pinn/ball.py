@@ -21,7 +21,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from .domain import Domain, EvalPoints, Piece, regroup
-from .sampling import Method, draw
+from .sampling import Keep, Method, draw, kept
 
 TEST_SEED = 20231  # the held-out points' own stream
 MAX_TEST_COORDINATES = 10**8
@@ -66,12 +66,13 @@ class Ball(Domain):
         radius = self.radius * np.clip(u[:, d], 0.0, 1.0) ** (1.0 / d)
         return radius[:, None] * _directions(u[:, :d]), None, np.ones(len(u), bool)
 
-    def interior(self, n: int, rng: np.random.Generator, method: Method = "uniform") -> np.ndarray:
-        if method == "uniform":  # i.i.d.: normal vectors drawn directly (the inverse CDF costs 10× more in high d)
+    def interior(self, n: int, rng: np.random.Generator, method: Method = "uniform",
+                 keep: Keep | None = None) -> np.ndarray:
+        if method == "uniform" and keep is None:  # i.i.d.: normals drawn directly (the inverse CDF costs 10× more)
             g = rng.standard_normal((n, self.dim))
             radius = self.radius * rng.random(n) ** (1.0 / self.dim)
             return radius[:, None] * g / np.linalg.norm(g, axis=-1, keepdims=True)
-        return draw(self.interior_map, self.dim + 1, n, rng, method)[0]
+        return draw(kept(self.interior_map, keep), self.dim + 1, n, rng, method)[0]
 
     def contains(self, pts, tol: float = 1e-12) -> np.ndarray:
         return np.linalg.norm(np.asarray(pts), axis=-1) <= self.radius + tol

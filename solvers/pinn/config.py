@@ -81,6 +81,17 @@ class NearConfig:
 
 
 @dataclass
+class AvoidConfig:
+    """Balls (disks in 2D) kept free of collocation points: where no smooth field can meet the conditions,
+    e.g. a cavity's lid corners, at which the lid's speed jumps from 1 to the walls' 0 (jaxpi samples no
+    boundary points there); the network is still evaluated there, only not trained."""
+
+    points: list[list[float]] = spec(help="the balls' centres, physical coordinates, e.g. [[0, 1], [1, 1]]")
+    radius: float = spec(gt=0.0, help="their radius, in the domain's units")
+    interior: bool = spec(False, help="keep the interior points out too (default: the boundary points only)")
+
+
+@dataclass
 class SamplingConfig:
     interior: int = spec(2000, ge=1, help="collocation points inside the domain")
     boundary: int = spec(125, ge=1, help="points on each named boundary part")
@@ -90,6 +101,8 @@ class SamplingConfig:
     method: Method = "sobol"
     resample_every: int = spec(0, ge=0, help="draw new points every k steps (0: never)")
     adaptive: AdaptiveConfig | None = spec(None, help="residual-based adaptive refinement")
+    avoid: AvoidConfig | None = spec(None, help="balls kept free of points, e.g. a cavity's lid corners: "
+                                                "{points: [[0, 1], [1, 1]], radius: 0.02}")
 
 
 @dataclass
@@ -112,6 +125,8 @@ class AdamConfig:
 class LbfgsConfig:
     steps: int = spec(0, ge=0)
     memory: int = spec(20, ge=1)
+    resample_every: int = spec(0, ge=0, help="new collocation points every k steps, each time with a fresh "
+                                             "L-BFGS memory (0: the same points throughout)")
 
 
 @dataclass
@@ -306,6 +321,10 @@ class PinnCase:
             for part in getattr(self.sampling, key):
                 if part not in domain.parts:
                     raise _unknown_part(f"sampling.{key}.{part}", part, domain.parts)
+        space = [c for c in domain.coords if c != "t"]
+        for i, centre in enumerate(self.sampling.avoid.points if self.sampling.avoid is not None else ()):
+            if len(centre) != len(space):
+                raise Invalid(f"sampling.avoid.points[{i}]", f"expected {len(space)} coordinates {space}, got {centre}")
         for part in self.conditions.enforce:
             if part not in domain.parts:
                 raise _unknown_part(f"conditions.enforce.{part}", part, domain.parts)

@@ -27,7 +27,7 @@ import numpy as np
 from sciml.config import suggest
 from sciml.errors import Invalid
 
-from .sampling import Method, draw
+from .sampling import Keep, Method, draw, kept
 
 
 @dataclass(frozen=True)
@@ -128,8 +128,10 @@ class Domain:
         raise NotImplementedError
 
     # --- sampling -------------------------------------------------------------------------------
-    def interior(self, n: int, rng: np.random.Generator, method: Method = "uniform") -> np.ndarray:
-        return draw(self.interior_map, self.dim, n, rng, method)[0]
+    def interior(self, n: int, rng: np.random.Generator, method: Method = "uniform",
+                 keep: Keep | None = None) -> np.ndarray:
+        """``n`` points inside (``keep``: a filter of the map, e.g. :func:`.sampling.avoiding`)."""
+        return draw(kept(self.interior_map, keep), self.dim, n, rng, method)[0]
 
     def _check_part(self, part: str) -> tuple[Piece, ...]:
         if part not in self.groups:
@@ -164,12 +166,14 @@ class Domain:
 
         return mapped, pieces[0].k
 
-    def boundary(self, part: str, n: int, rng: np.random.Generator, method: Method = "uniform"):
+    def boundary(self, part: str, n: int, rng: np.random.Generator, method: Method = "uniform",
+                 keep: Keep | None = None):
         """``(points, outward unit normals)`` on ``part``, both ``(n, dim)``."""
         point_map, k = self.part_map(part)
-        return draw(point_map, k, n, rng, method)
+        return draw(kept(point_map, keep), k, n, rng, method)
 
-    def near(self, part: str, n: int, distance: float, rng: np.random.Generator, method: Method = "uniform"):
+    def near(self, part: str, n: int, distance: float, rng: np.random.Generator, method: Method = "uniform",
+             keep: Keep | None = None):
         """``n`` points inside within ``distance`` of ``part``: points of the part moved inwards along the
         normal by a distance uniform in ``[0, distance]`` (those that leave the domain are redrawn)."""
         point_map, k = self.part_map(part)
@@ -179,7 +183,7 @@ class Domain:
             pts = pts - distance * u[:, k:] * normals
             return pts, None, valid & self.contains(pts, 0.0)
 
-        return draw(moved, k + 1, n, rng, method)[0]
+        return draw(kept(moved, keep), k + 1, n, rng, method)[0]
 
     def on_part(self, part: str, pts: np.ndarray, tol: float = 1e-9) -> np.ndarray:
         pieces = self._check_part(part)

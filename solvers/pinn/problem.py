@@ -65,7 +65,7 @@ from .geometry import build_geometry
 from .observations import GROUP as DATA
 from .observations import Observations
 from .parameters import Parameters
-from .sampling import SOBOL_MAX_DIM, probe_method
+from .sampling import SOBOL_MAX_DIM, avoiding, probe_method
 from .unknowns import Unknowns
 
 INITIAL = "initial"  # the part of a space-time domain at its first time
@@ -146,6 +146,9 @@ class Problem:
         if cfg.sampling.method == "sobol" and dim > SOBOL_MAX_DIM:
             raise ConfigError(f"Sobol' points exist up to {SOBOL_MAX_DIM} dimensions, this case has {dim}; "
                               f"use sampling.method: uniform, halton or lhs", key="sampling.method")
+        if cfg.conditions.exact and eq.particular is not None:
+            raise ConfigError("exact conditions hold for the network's output, not with the equation's particular "
+                              "part added (equation.lid_corners): use penalty", key="conditions.enforce")
         self._exact = self._exact_parts(cfg) if cfg.conditions.exact else None
         if self._exact is not None:  # exact quantities leave the loss; a part with no other is not sampled
             for p, held in self._exact.quantities.items():
@@ -188,12 +191,15 @@ class Problem:
         return {q: derived[q] for q in self.observations.fields}
 
     def _net(self, params) -> Callable:
+        """Nondimensional points to the fields: the network, through the exact conditions' transform, plus
+        the equation's particular part (a cavity's corner flows)."""
         net = lambda xh: self._apply(params, xh)
-        if self._exact is None:
-            return net
-        if self.parameters is not None:
-            return self._exact.transform(lambda z: self.equation_at(params, z), net, dim=self._dim)
-        return self._exact.transform(self.equation_at(params), net)
+        if self._exact is not None and self.parameters is not None:
+            net = self._exact.transform(lambda z: self.equation_at(params, z), net, dim=self._dim)
+        elif self._exact is not None:
+            net = self._exact.transform(self.equation_at(params), net)
+        particular = self.equation.particular
+        return net if particular is None else lambda xh: net(xh) + particular(xh[..., :self._dim])
 
     def _exact_parts(self, cfg: PinnCase) -> Exact:
         """The exact parts of ``conditions.enforce`` (:mod:`.exact`), probed on a few points of each part."""
@@ -230,12 +236,17 @@ class Problem:
         ``share(count)`` is this process's part of each count (``sampling`` section)."""
         s, eq, geo = self._sampling, self.equation, self.geometry
         count = lambda part: share(s.parts.get(part, s.boundary))
-        interior = [geo.interior(share(s.interior), rng, s.method)]
-        interior += [geo.near(p, share(c.points), c.distance, rng, s.method) for p, c in s.near.items()]
+        keep = inside = None
+        if s.avoid is not None:  # balls without points (a cavity's lid corners)
+            centres, radius = np.asarray(s.avoid.points, float), s.avoid.radius
+            keep = lambda point_map: avoiding(point_map, centres, radius)
+            inside = keep if s.avoid.interior else None
+        interior = [geo.interior(share(s.interior), rng, s.method, inside)]
+        interior += [geo.near(p, share(c.points), c.distance, rng, s.method, inside) for p, c in s.near.items()]
         batch: dict = {"interior": eq.to_nondim(np.concatenate(interior)),
                        "parts": {}, "points": {}, "periodic": {}}
         for p in self._parts:
-            pts, normals = geo.boundary(p, count(p), rng, s.method)
+            pts, normals = geo.boundary(p, count(p), rng, s.method, keep)
             batch["parts"][p] = {"x": eq.to_nondim(pts), "n": normals}
             if p == INITIAL and self._initial is not None:
                 values = self._initial[0](pts)

@@ -62,6 +62,11 @@ from .refinement import Refiner
 PHASE_NAMES = {"adam": "Adam", "lbfgs": "L-BFGS"}  # as the loss plot names them
 
 
+def _crossed(every: int, step: int, n: int) -> bool:
+    """Whether the chunk of ``n`` steps that ended at ``step`` crossed a multiple of ``every`` (0: never)."""
+    return bool(every) and step // every != (step - n) // every
+
+
 def train(cfg: PinnCase, out: str, resume: str | None = None, quiet: bool = False) -> dict:
     """Train the case into run folder ``out`` (``resume``: continue from that folder's latest checkpoint)."""
     with Policy.of(cfg.dtype).precision():  # float64 on (or off) inside; the caller's setting comes back after
@@ -252,6 +257,14 @@ class _Pinn:
                 chunk.row.update(self._stage_end(phase.stage, parallel.to_host(new["params"]), run))
         if phase.name == "adam":
             self._new_points(new, n)
+        elif self.step < phase.end and _crossed(self.plan[phase.stage].lbfgs.resample_every,
+                                                self.step - phase.start, n):
+            # new points, and a fresh memory: the curvature pairs and line search were of the old points' loss
+            self.base = self.problem.sample(self.rng, self.share)
+            self.batch = self.problem.place(self.problem.extend(self.base, self.refiner.points), self.mesh)
+            host = parallel.to_host(new)
+            chunk.state = parallel.replicate(optim.init_state(host["params"], phase.tx, host["key"], self.step,
+                                                              host.get("weights")), self.mesh)
         every = self.cfg.evaluation.every
         if every and self.step % every < n and self.reference is not None:
             ev, window = self.ev, self.plan[self.stage].window
@@ -283,8 +296,8 @@ class _Pinn:
 
     def _new_points(self, state, n: int) -> None:
         """New collocation points when due (``sampling.resample_every``), refinement (``sampling.adaptive``)."""
-        crossed = lambda k: bool(k) and self.step // k != (self.step - n) // k
-        resample, refine = crossed(self.cfg.sampling.resample_every), crossed(self.refiner.every)
+        resample = _crossed(self.cfg.sampling.resample_every, self.step, n)
+        refine = _crossed(self.refiner.every, self.step, n)
         if resample:
             self.base = self.problem.sample(self.rng, self.share)
         if refine:

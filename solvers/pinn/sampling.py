@@ -44,6 +44,26 @@ def unit_cube(n: int, dim: int, rng: np.random.Generator, method: Method) -> np.
 PointMap = Callable[[np.ndarray], tuple]
 
 
+Keep = Callable[[PointMap], PointMap]  # a filter of a map's valid points, e.g. avoiding(...)
+
+
+def kept(point_map: PointMap, keep: Keep | None) -> PointMap:
+    """``point_map`` through the filter ``keep`` (None: as it is)."""
+    return point_map if keep is None else keep(point_map)
+
+
+def avoiding(point_map: PointMap, centres: np.ndarray, radius: float) -> PointMap:
+    """``point_map`` with the points within ``radius`` of any of ``centres`` (m, s) invalid (their first ``s``
+    coordinates: the spatial ones of a space-time point)."""
+
+    def mapped(u):
+        pts, normals, valid = point_map(u)
+        near = np.linalg.norm(pts[:, None, :centres.shape[1]] - centres[None], axis=-1) < radius
+        return pts, normals, valid & ~near.any(axis=1)
+
+    return mapped
+
+
 def draw(point_map: PointMap, k: int, n: int, rng: np.random.Generator, method: Method):
     """``n`` valid points (and normals) of ``point_map`` applied to samples of ``[0, 1]^k``.
 

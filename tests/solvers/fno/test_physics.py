@@ -9,7 +9,7 @@ import pytest
 from cli_cases import write_case
 
 from sciml import cases
-from sciml.errors import ConfigError
+from sciml.errors import ConfigError, UserError
 from sciml.nn import fno
 from sciml.solvers.fno import data, run
 from sciml.solvers.fno.model import build
@@ -132,6 +132,10 @@ def test_the_solution_minimises_the_energy_and_a_perturbation_raises_it_by_half_
     ({"data__params": {"fields": ["mx", "w"]}}, "data.params.fields", "reads w from the first output channel"),
     ({"training__terms": {"pdf": 1.0}}, "training.terms.pdf", "did you mean 'pde'"),
     ({"training__terms": {"data": 0.0, "energy": 1.0}}, "training.terms.energy", "set model.vanish_on_edges"),
+    ({"data__n_labelled": 13}, "data.n_labelled", "13 is more than data.n_train = 12"),
+    ({"data__n_labelled": 0}, "data.n_labelled", "must be >= 1"),
+    ({"data__n_labelled": 3, "training__terms": {"data": 0.0, "pde": 1.0}}, "data.n_labelled",
+     "whose weight training.terms.data is 0"),
     ({"data__generator": "burgers", "data__params": {}, "data__resolution": 16, "data__super_resolution": [],
       "training__terms": {"data": 1.0}, "model__modes": [3], "model__vanish_on_edges": True},
      "model.vanish_on_edges", "needs model.type fno on a closed grid"),
@@ -191,4 +195,127 @@ def test_a_physics_only_run_learns_without_solved_samples(tmp_path, monkeypatch,
     monkeypatch.setattr(data.Split, "read", inputs_only)
     s = run.train(cfg, str(tmp_path / "run"), quiet=True)
     assert np.isfinite(s["metrics"]["rel_l2"]) and s["metrics"]["rel_l2"] < s["initial_rel_l2"]
+    moments = {f"rel_l2_{m}{r}" for m in ("mx", "my", "mxy") for r in ("", "_17")}
+    assert set(s["metrics"]) == {"rel_l2", "rel_l2_17"} | moments  # the moments, from the decoded field
+    assert all(0 < s["metrics"][k] < 10 for k in moments)
 
+
+
+def exact_moments(plate, amplitude, s):
+    """The moments of :func:`sine_mode` on the closed ``s``-point grid, ``(batch, s, s, 3)`` (mx, my, mxy):
+    ``M_x = M_y = D π² (1 + ν) A sin πx sin πy``, ``M_xy = -D (1 - ν) π² A cos πx cos πy``."""
+    x = np.linspace(0, 1, s)
+    sin, cos = np.outer(np.sin(np.pi * x), np.sin(np.pi * x)), np.outer(np.cos(np.pi * x), np.cos(np.pi * x))
+    k = plate.D * np.pi ** 2 * np.asarray(amplitude)[:, None, None]
+    return np.stack([k * (1 + plate.nu) * sin, k * (1 + plate.nu) * sin, -k * (1 - plate.nu) * cos], -1)
+
+
+@pytest.mark.parametrize("s", [9, 12])
+def test_derived_moments_of_the_decoded_field_against_exact_ones(s):
+    """The evaluation's moments (second derivatives by the Taylor engine at every grid point, row by row) of the
+    exact field score 0 against the exact moments, of the field scaled by 1.1 score 0.1 in each of M_x, M_y,
+    M_xy, and a field with another M_xy only (a term in xy, curvature-free in x and y) is wrong in M_xy alone."""
+    plate = Plate(D=2.0, nu=0.3, resolution=s)
+    amplitude = np.array([1.0, -0.5, 2.0])
+    def field_of(params, stats, x):  # the operator's field, from its "parameters": amplitudes and a term c x y
+        return lambda p: sine_mode(params["a"])(p) + params["c"] * (p[..., :1] * p[..., 1:])[..., None]
+
+    op = type("Op", (), {"field": staticmethod(field_of)})
+    derive = run.make_derived(op, plate, "closed")
+    x = jnp.zeros((3, s, s, 1))
+    ref = jnp.asarray(exact_moments(plate, amplitude, s))
+    for scale, mxy_error in ((1.0, 0.0), (1.1, 0.1)):
+        got = derive({"a": jnp.asarray(scale * amplitude), "c": 0.0}, None, x, ref)
+        assert set(got) == {"mx", "my", "mxy"} and got["mx"].shape == (3,)
+        for name in ("mx", "my"):
+            np.testing.assert_allclose(got[name], scale - 1.0, atol=1e-12)
+        np.testing.assert_allclose(got["mxy"], mxy_error, atol=1e-12)
+    got = derive({"a": jnp.asarray(amplitude), "c": 0.05}, None, x, ref)  # w_xy = 0.05 more: M_xy off by 0.035 D
+    np.testing.assert_allclose(got["mx"], 0.0, atol=1e-12)
+    mxy = ref[..., 2].reshape(3, -1)
+    want = plate.D * (1 - plate.nu) * 0.05 * np.sqrt(s * s) / np.sqrt(np.sum(mxy ** 2, axis=1))
+    np.testing.assert_allclose(got["mxy"], want, rtol=1e-10)
+
+
+def test_the_reference_moments_are_the_navier_series_of_the_same_loads(tmp_path):
+    """``solve_test`` solves the test samples again for other fields: the same loads and deflections as the
+    dataset, and moments equal to ``navier_plate``'s (the load integrated by quadrature) for the load drawn
+    from the sample's own seed."""
+    from sciml.equations.plate_reference import navier_plate, random_loads
+
+    case = _tiny(tmp_path)
+    case["data"]["params"] = {"terms": 128, "nu": 0.25, "D": 2.0}
+    cfg = cases.load(write_case(tmp_path, case)).config
+    data.write(cfg.data, cfg.data.path)
+    for r in (9, 17):
+        x, y = data.Split(cfg.data.path, f"test/{r}").read(np.arange(4))
+        x2, w = data.solve_test(cfg.data, r)
+        np.testing.assert_allclose(x2, x, rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(w, y, rtol=1e-5, atol=1e-6 * np.abs(y).max())
+    x, moments = data.solve_test(cfg.data, 17, fields=["mx", "my", "mxy"])
+    assert moments.shape == (4, 17, 17, 3)
+    rng = np.random.default_rng(np.random.SeedSequence(data.chunk_seed(0, 0)).spawn(16)[12])  # test sample 0
+    _, load = random_loads.grf(rng, 128)
+    grid = np.linspace(0, 1, 17)
+    X, Y = np.meshgrid(grid, grid, indexing="ij")
+    np.testing.assert_allclose(load(X, Y), x[0, ..., 0], rtol=1e-12)
+    ref = navier_plate(((0.0, 1.0), (0.0, 1.0)), 2.0, 0.25, load, X, Y, uniform=False)
+    for i, name in enumerate(("mx", "my", "mxy")):
+        np.testing.assert_allclose(moments[0, ..., i], ref[name], rtol=0, atol=2e-3 * np.abs(ref[name]).max())
+
+
+def test_test_loads_that_are_not_the_settings_loads_are_refused(tmp_path, monkeypatch):
+    case = _tiny(tmp_path)
+    cfg = cases.load(write_case(tmp_path, case)).config
+    data.write(cfg.data, cfg.data.path)
+    solve = data.solve_test
+    monkeypatch.setattr(data, "solve_test", lambda *a, **k: (lambda xy: (xy[0] * 1.01, xy[1]))(solve(*a, **k)))
+    split = data.Split(cfg.data.path, "test/9")
+    with pytest.raises(UserError, match="test inputs at s = 9 are not the loads its settings give"):
+        run.evaluate_derived(cfg, None, None, split, 9, Plate.of({}, 9))
+
+
+def test_labelled_batches_take_every_sample_once_before_any_twice():
+    batches = run.labelled_batches(7, 3, np.random.default_rng(0))
+    drawn = np.concatenate([next(batches) for _ in range(14)])  # 42 = 6 rounds of the 7
+    assert all(sorted(drawn[7 * k:7 * k + 7]) == list(range(7)) for k in range(6))
+    assert not np.array_equal(drawn[:7], drawn[7:14])
+    assert sorted(next(run.labelled_batches(3, 3, np.random.default_rng(1)))) == [0, 1, 2]
+
+
+@pytest.mark.parametrize("terms,model", [({"data": 1.0}, {}),
+                                         ({"data": 1.0, "energy": 1.0}, {"vanish_on_edges": True})])
+def test_labelled_samples_alone_carry_the_data_term(tmp_path, monkeypatch, terms, model):
+    """``data.n_labelled: 3``: the outputs of the other 9 training samples are never used (NaN here, which would
+    poison the loss, the scalings and the parameters), and training lowers the loss, with the data term alone (on
+    the 3) or with the energy on all 12 loads (4 epochs of this tiny model fit the 3: the test error may rise)."""
+    case = _tiny(tmp_path)
+    case["data"]["n_labelled"] = 3
+    case["training"]["terms"], case["model"] = terms, {**case["model"], **model}
+    case["training"]["epochs"] = 4
+    cfg = cases.load(write_case(tmp_path, case)).config
+    data.write(cfg.data, cfg.data.path)
+    read = data.Split.read
+
+    def three_labelled(self, rows):
+        x, y = read(self, rows)
+        if self.group == "train":
+            y = np.where(np.asarray(rows)[:, None, None, None] < 3, y, np.nan)
+        return x, y
+
+    monkeypatch.setattr(data.Split, "read", three_labelled)
+    mx, sx, my, sy = run.moments(cfg, data.Split(cfg.data.path, "train"))
+    assert np.isfinite(my).all() and np.isfinite(sy).all() and np.isfinite(mx).all()
+    s = run.train(cfg, str(tmp_path / "run"), quiet=True)
+    loss = [float(r.split(",")[2]) for r in (tmp_path / "run" / "metrics.csv").read_text().splitlines()[1:]]
+    assert np.isfinite(s["metrics"]["rel_l2"]) and np.isfinite(loss).all() and loss[-1] < loss[0]
+    assert s["steps"] == 4 * 3  # 12 loads in batches of 4, each step also one labelled batch of 3
+
+
+def test_n_labelled_beyond_the_training_set_is_one_line(capsys):
+    from sciml.cli import main
+
+    code = main(["show", "cases/plate_operator_quick.yaml", "data.n_labelled=41"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err == "error: cases/plate_operator_quick.yaml: data.n_labelled: 41 is more than data.n_train = 40\n"

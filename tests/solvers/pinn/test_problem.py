@@ -146,6 +146,28 @@ def test_near_points_join_the_interior(tmp_path):
     assert x.shape == (96, 2) and np.all(x[64:, 0] <= 0.1) and np.mean(x[:64, 0] > 0.1) > 0.9
 
 
+@pytest.mark.parametrize("interior", [False, True])
+def test_avoided_balls_hold_no_points(tmp_path, interior):
+    """``sampling.avoid``: no boundary point (and with ``interior``, no interior point) within the radius of
+    a centre; the counts stay what the case asks; elsewhere points still come right up to the ball."""
+    equations.register("test_shift", ShiftConfig, Shift)
+    try:
+        path = write_case(tmp_path, geometry={"type": "rectangle", "x": [0.0, 2.0], "y": [0.0, 2.0]},
+                          equation={"type": "test_shift"},
+                          sampling={"interior": 512, "boundary": 256, "near": {"top": {"points": 64, "distance": 0.3}},
+                                    "avoid": {"points": [[0.0, 2.0], [2.0, 2.0]], "radius": 0.25,
+                                              "interior": interior}})
+        batch = Problem(cases.load(path).config).sample(np.random.default_rng(0))
+    finally:
+        equations.EQUATIONS.pop("test_shift")
+    gap = lambda x: np.min(np.linalg.norm(x[:, None, :] - np.array([[0.0, 2.0], [2.0, 2.0]]), axis=-1), axis=1)
+    for part in ("left", "right", "top"):
+        x = batch["parts"][part]["x"] + 1.0
+        assert len(x) == 256 and gap(x).min() >= 0.25 and gap(x).min() < 0.3
+    inner = gap(batch["interior"] + 1.0)
+    assert len(inner) == 512 + 64 and (inner.min() >= 0.25) == interior
+
+
 def test_exact_zero_conditions_multiply_the_network_by_a_vanishing_factor(tmp_path):
     equations.register("test_shift", ShiftConfig, Shift)
     try:

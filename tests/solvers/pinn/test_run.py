@@ -88,6 +88,28 @@ def test_lbfgs_phase_runs_after_adam(tmp_path):
         assert f.attrs["case"] == "tiny_plate" and f["w"].attrs["units"] == "m" and f["x"].attrs["units"] == "m"
 
 
+def test_lbfgs_restarts_on_new_points(tmp_path, monkeypatch):
+    """``training.lbfgs.resample_every``: new points every k L-BFGS steps (not after the last), each time a
+    fresh L-BFGS state; the loss keeps falling."""
+    fresh, drawn = [], []
+    init_state, assemble = driver.optim.init_state, driver.assemble
+
+    def counted(cfg, *rest):
+        problem = assemble(cfg, *rest)
+        sample = problem.sample
+        problem.sample = lambda *a, **k: drawn.append(1) or sample(*a, **k)
+        return problem
+
+    monkeypatch.setattr(driver.optim, "init_state", lambda *a, **k: fresh.append(1) or init_state(*a, **k))
+    monkeypatch.setattr(driver, "assemble", counted)
+    s, folder = train(tmp_path, "re", training__adam__steps=10, training__lbfgs__steps=40,
+                      training__lbfgs__resample_every=20, training__log_every=10)
+    assert len(drawn) == 2  # the first points, and new ones after 20 L-BFGS steps (none after the last 20)
+    assert len(fresh) == 3  # optimizer states: Adam's, L-BFGS's at its start, and again on the new points
+    losses = [float(r.split(",")[1]) for r in (folder / "metrics.csv").read_text().splitlines()[1:]]
+    assert s["steps"] == 50 and np.isfinite(losses).all() and losses[-1] < losses[0]
+
+
 def test_sigterm_mid_run_checkpoints_and_resume_continues_exactly(tmp_path):
     """A real ``sciml run`` process receives SIGTERM (what a scheduler sends before it kills a job) while it
     trains: it finishes the chunk, writes latest.h5 (none was due) and an interrupted summary, exits 143;
