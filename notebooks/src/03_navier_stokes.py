@@ -80,6 +80,8 @@ for name in ("u", "v", "p", "velocity"):
 # The unit square with its lid (y = 1) sliding at u = 1 and the other walls at rest. The network gives a
 # stream function ψ and the pressure, with u = ψ_y and v = −ψ_x, so continuity holds exactly; the pressure is
 # pinned at the middle of the bottom wall. The case's `checks: [ghia1982]` adds Ghia's errors to the summary.
+# Where the lid meets the walls its speed jumps, and the flow there is singular; the case adds those two corner
+# flows (Taylor's Stokes solutions, `equation.lid_corners`) to ψ and p, so the network learns the smooth rest.
 # (Small mode skips the Adam phase here: L-BFGS alone from the start gets further in the few seconds it has.)
 
 # %%

@@ -16,7 +16,8 @@ from sciml.solvers.pinn import run as driver
 
 LDC = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cases", "ldc.yaml")
 # two stages (Re 100, then 400) of 20 Adam steps each, a tiny plain MLP in u, v, p (quicker to compile)
-TINY = ["model.type=mlp", "model.hidden=[8,8]", "equation.formulation=velocity_pressure", "equation.Re=400",
+TINY = ["model.type=mlp", "model.hidden=[8,8]", "equation.formulation=velocity_pressure", "equation.lid_corners=false",
+        "equation.Re=400",
         "sampling.interior=64", "sampling.boundary=16", "evaluation.grid=[11,11]", "training.log_every=10",
         "training.checkpoint_every=1000", "training.adam.steps=20", "training.lbfgs.steps=0",
         "training.curriculum={Re: auto, adam: 20, lbfgs: 0}"]
