@@ -122,7 +122,7 @@ def _check_value(value, variables, solution, key):
         raise Invalid(key, str(e)) from None
 
 
-def _lid(config: NavierStokesConfig, domain) -> str | None:
+def _lid(domain) -> str | None:
     """The part holding the domain's top edge (a rectangle's piece ``top``), if any."""
     return next((p for p, pieces in domain.groups.items() if "top" in pieces), None)
 
@@ -131,7 +131,7 @@ def _check_lid(config: NavierStokesConfig, domain) -> None:
     """``lid_corners``: a steady 2D stream function on a rectangle whose top edge moves at a constant u."""
     if config.formulation != "stream_function" or "t" in domain.coords or len(domain.coords) != 2:
         raise Invalid("lid_corners", "the corner flows are of a steady 2D cavity in stream_function form")
-    lid = _lid(config, domain)
+    lid = _lid(domain)
     speed = config.conditions.get(lid, {}).get("u") if lid is not None else None
     if lid is None or set(domain.pieces) != {"left", "right", "bottom", "top"}:
         raise Invalid("lid_corners", "the corner flows need a rectangle (its top edge is the lid)")
@@ -246,7 +246,7 @@ class NavierStokes(Equation):
                             "psi": self.U * self.L}
 
         if config.lid_corners:  # the singular part of a cavity's flow (equations.ns_corners)
-            lid_speed = float(config.conditions[_lid(config, domain) or ""]["u"])
+            lid_speed = float(config.conditions[_lid(domain) or ""]["u"])
             box = tuple(tuple(b) for b in bounds[:2])
             self.particular = lambda xh: self._corner_flows(xh, box, lid_speed)
 
@@ -295,10 +295,9 @@ class NavierStokes(Equation):
         return phys / s
 
     def _corner_flows(self, xh, box, lid_speed: float):
-        """The nondimensional ``(psi, p)`` of the lid's corner flows at nondimensional points ``xh (..., 2+)``."""
-        x = self.center[0] + self.scale[0] * xh[..., 0]
-        y = self.center[1] + self.scale[1] * xh[..., 1]
-        psi, p = lid_corners(x, y, box, lid_speed, self.nu, self.rho, jnp)
+        """The nondimensional ``(psi, p)`` of the lid's corner flows at nondimensional points ``xh (..., 2)``."""
+        x = self.to_physical(xh)
+        psi, p = lid_corners(x[..., 0], x[..., 1], box, lid_speed, self.nu, self.rho, jnp)
         return jnp.stack([psi / self.field_scale["psi"], p / self.field_scale["p"]], axis=-1)
 
     # --- residuals ----------------------------------------------------------------------------

@@ -226,10 +226,8 @@ class _Pinn:
             self._leave(parallel.to_host(state)["params"])
             self._enter(phase.stage)
         if phase.key != self.phase:  # a new phase starts a fresh optimizer state from the params
-            host = parallel.to_host(state)
-            state = optim.init_state(host["params"], phase.tx, host["key"], self.step, host.get("weights"))
             self.phase, self.shapes = phase.key, None
-            return loop.Chunk(parallel.replicate(state, self.mesh))
+            return loop.Chunk(self._fresh_optimizer(state, phase))
         length = self.cfg.training.log_every
         if _shapes(self.batch) != self.shapes:  # first chunk of the phase, or a refined batch
             with run.compiling():
@@ -261,10 +259,8 @@ class _Pinn:
                                                 self.step - phase.start, n):
             # new points, and a fresh memory: the curvature pairs and line search were of the old points' loss
             self.base = self.problem.sample(self.rng, self.share)
-            self.batch = self.problem.place(self.problem.extend(self.base, self.refiner.points), self.mesh)
-            host = parallel.to_host(new)
-            chunk.state = parallel.replicate(optim.init_state(host["params"], phase.tx, host["key"], self.step,
-                                                              host.get("weights")), self.mesh)
+            self._place()
+            chunk.state = self._fresh_optimizer(new, phase)
         every = self.cfg.evaluation.every
         if every and self.step % every < n and self.reference is not None:
             ev, window = self.ev, self.plan[self.stage].window
@@ -303,7 +299,17 @@ class _Pinn:
         if refine:
             self.refiner.refine(self.problem, parallel.to_host(state["params"]))
         if resample or refine:
-            self.batch = self.problem.place(self.problem.extend(self.base, self.refiner.points), self.mesh)
+            self._place()
+
+    def _place(self) -> None:
+        """The batch: the base points and the refined ones, placed on the devices."""
+        self.batch = self.problem.place(self.problem.extend(self.base, self.refiner.points), self.mesh)
+
+    def _fresh_optimizer(self, state, phase: _Phase):
+        """``state``'s parameters (and adaptive weights) with a fresh optimizer state of ``phase``, replicated."""
+        host = parallel.to_host(state)
+        fresh = optim.init_state(host["params"], phase.tx, host["key"], self.step, host.get("weights"))
+        return parallel.replicate(fresh, self.mesh)
 
     def summary(self) -> dict:
         n = self.cfg.training.windows
