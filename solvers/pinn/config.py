@@ -197,6 +197,17 @@ class EvaluationConfig:
     every: int = spec(0, ge=0, help="evaluate against the reference every k steps (0: at the end only)")
 
 
+def _interval(values: list[float], key: str, scale: str, positive: str) -> str:
+    """``values`` as shown in messages, checked to be ``[low, high]`` with ``low < high`` (and ``low > 0`` for
+    ``scale: log``; ``positive`` names what it needs); :class:`Invalid` at ``key`` otherwise."""
+    shown = "[" + ", ".join(f"{b:g}" for b in values) + "]"
+    if len(values) != 2 or not values[0] < values[1]:
+        raise Invalid(key, f"expected [low, high] with low < high, got {shown}")
+    if scale == "log" and values[0] <= 0:
+        raise Invalid(key, f"scale: log needs {positive}, got {shown} (or use scale: linear)")
+    return shown
+
+
 @dataclass
 class UnknownConfig:
     """An equation coefficient learnt in training (:mod:`.unknowns`): a trained scalar ``z`` carried beside the
@@ -211,11 +222,7 @@ class UnknownConfig:
                                                        "the value")
 
     def check(self):
-        shown = "[" + ", ".join(f"{b:g}" for b in self.bounds) + "]"
-        if len(self.bounds) != 2 or not self.bounds[0] < self.bounds[1]:
-            raise Invalid("bounds", f"expected [low, high] with low < high, got {shown}")
-        if self.scale == "log" and self.bounds[0] <= 0:
-            raise Invalid("bounds", f"scale: log needs positive bounds, got {shown} (or use scale: linear)")
+        shown = _interval(self.bounds, "bounds", self.scale, "positive bounds")
         if not self.bounds[0] < self.initial < self.bounds[1]:
             raise Invalid("initial", f"{self.initial:g} is not strictly inside the bounds {shown}")
 
@@ -234,11 +241,7 @@ class ParameterConfig:
                                                           "(positive range); the network sees it mapped to [-1, 1]")
 
     def check(self):
-        shown = "[" + ", ".join(f"{b:g}" for b in self.range) + "]"
-        if len(self.range) != 2 or not self.range[0] < self.range[1]:
-            raise Invalid("range", f"expected [low, high] with low < high, got {shown}")
-        if self.scale == "log" and self.range[0] <= 0:
-            raise Invalid("range", f"scale: log needs a positive range, got {shown} (or use scale: linear)")
+        shown = _interval(self.range, "range", self.scale, "a positive range")
         for v in self.values or ():
             if not self.range[0] <= v <= self.range[1]:
                 raise Invalid("values", f"{v:g} is outside the range {shown}")
