@@ -122,6 +122,13 @@ ROWS = [
      "parameters.nu.range: scale: log needs a positive range"),
     ("parameter-and-unknown", None, ["parameters={D: {range: [1, 3]}}", "unknowns={D: {initial: 1, bounds: [0.5, 2]}}"],
      "parameters.D: 'D' is also an unknown"),
+    # ensembles
+    ("ensemble-of-one", None, ["ensemble={members: 1}"], "ensemble.members: must be >= 2, got 1"),
+    ("ensemble-start-unknown", None, ["ensemble={start: fresh}"], "ensemble.start: must be one of ['seeds', 'trained']"),
+    ("ensemble-trained-without-data", None, ["ensemble={start: trained}"],
+     "ensemble.start: members started from the trained network differ only by their resample of the observations"),
+    ("ensemble-with-refinement", None, ["ensemble={members: 2}", "sampling.adaptive={every: 10}"],
+     "ensemble: an ensemble does not combine with sampling.adaptive"),
 ]
 
 

@@ -3,15 +3,19 @@
 Each study is ``fn(**args) -> {"metrics": {...}, "convergence": {...}?}`` registered in ``STUDIES``. A
 convergence result holds ``h`` (step sizes), ``error``, ``observed_order`` (least-squares slope of
 log error against log h) and ``theoretical_order``. Run one in a fresh process with
-``python -m sciml.bench.studies NAME --out DIR [--args JSON]``; it writes ``DIR/result.json``.
+``python -m sciml.bench.studies NAME --out DIR [--args JSON]``; it writes ``DIR/result.json``. A study
+with a ``folder`` argument keeps its pieces there as they end and goes on from them when run again
+(default: ``DIR``).
 """
 from __future__ import annotations
 
 import argparse
 import functools
+import inspect
 import json
 import os
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +46,10 @@ def main(argv=None) -> int:
     p.add_argument("--out", required=True)
     p.add_argument("--args", default="{}", help="JSON keyword arguments")
     a = p.parse_args(argv)
-    result = STUDIES[a.name](**json.loads(a.args))
+    args = json.loads(a.args)
+    if "folder" in inspect.signature(STUDIES[a.name]).parameters:
+        args.setdefault("folder", a.out)
+    result = STUDIES[a.name](**args)
     write_json(os.path.join(a.out, "result.json"), result)
     print(json.dumps(result.get("metrics", {}), indent=2))
     return 0
@@ -222,6 +229,68 @@ def exact_vs_penalty(case="plate", parts=("left", "right", "bottom", "top"), len
             result = _train_for(cfg, seconds, adam_share, chunk)
         metrics.update({f"{k}_{how}": v for k, v in result.items()})
     return {"metrics": metrics}
+
+
+@study
+def ensemble_coverage(case="plate_identify", draws=20, members=8, start="trained", steps=300, timed=2,
+                      folder=None, overrides=()) -> dict:
+    """How often an ensemble's 95 % interval (``ensemble:``, :mod:`sciml.solvers.pinn.ensemble`) holds each
+    unknown's truth over ``draws`` sets of data with fresh noise (``data.seed`` 1, 2, ...; goal: 18 of 20), the
+    intervals' mean relative half-width, and the cost: on the first ``timed`` draws one network is trained
+    too (the case without ``ensemble``), in this process, and ``cost_ratio`` is the ensemble's wall time
+    (``sciml run``'s, compiling included) over its. Each draw's record goes to ``folder/draw_<k>.json`` as it
+    ends; run again, the study goes on from the draws it has (``folder`` None: a temporary folder)."""
+    import tempfile
+
+    from sciml import cases
+    from sciml.io.atomic import write_json as write
+    from sciml.solvers.pinn import observations
+    from sciml.solvers.pinn.run import train
+
+    def load(over) -> Any:  # a PINN case's config
+        return cases.load(case, list(over)).config
+
+    folder = folder or tempfile.mkdtemp(prefix="coverage-")
+    os.makedirs(folder, exist_ok=True)
+    spec = f"ensemble={{members: {members}, start: {start}, steps: {steps}}}"
+    records = []
+    for k in range(1, draws + 1):
+        path = os.path.join(folder, f"draw_{k}.json")
+        if not os.path.exists(path):
+            data = [*overrides, f"data.seed={k}", f"data.path={os.path.join(folder, f'data_{k}.csv')}"]
+            observations.datagen(load(data), quiet=True, force=True)
+            runs = {"ensemble": [*data, spec], **({"single": data} if k <= timed else {})}
+            record = {}
+            for name, over in runs.items():
+                summary = train(load(over), os.path.join(folder, f"run_{k}_{name}"), quiet=True)
+                record[f"{name}_wall_time_s"] = summary["wall_time_s"]
+                if name == "ensemble":
+                    record["unknowns"] = summary["ensemble"]["unknowns"]
+            write(path, record)
+        with open(path, encoding="utf-8") as f:
+            records.append(json.load(f))
+    metrics: dict = {"draws": len(records), "members": members}
+    for name in records[0]["unknowns"]:
+        each = [r["unknowns"][name] for r in records]
+        metrics[f"{name}_covered"] = sum(e["covers"] for e in each)
+        metrics[f"{name}_half_width_rel"] = float(np.mean([(e["interval_95"][1] - e["interval_95"][0]) / 2
+                                                           / abs(e["mean"]) for e in each]))
+        metrics[f"{name}_rel_error_mean"] = float(np.mean([abs(e["mean"] - _truth(case, overrides, name))
+                                                           / abs(_truth(case, overrides, name)) for e in each]))
+    timed_records = [r for r in records if "single_wall_time_s" in r]
+    if timed_records:
+        metrics["cost_ratio"] = float(np.mean([r["ensemble_wall_time_s"] / r["single_wall_time_s"]
+                                               for r in timed_records]))
+    return {"metrics": metrics}
+
+
+def _truth(case: str, overrides, name: str) -> float:
+    """The equation section's value of unknown ``name`` (what the data were made with)."""
+    from sciml import cases
+    from sciml.solvers.pinn.unknowns import coefficients
+
+    cfg: Any = cases.load(case, list(overrides)).config
+    return coefficients(cfg.equation)[name]
 
 
 def _train_for(cfg, seconds: float, adam_share: float, chunk: int) -> dict:

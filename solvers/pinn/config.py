@@ -13,7 +13,7 @@ from sciml.errors import Invalid
 from sciml.nn.mlp import Activation
 from sciml.parallel import ParallelConfig
 
-from . import curriculum, observations, parameters, unknowns
+from . import curriculum, ensemble, observations, parameters, unknowns
 from .geometry import GeometryConfig, Method, build_geometry
 
 EquationConfig = Annotated[Section, Registry(EQUATIONS)]  # grows with sciml.equations.register
@@ -127,6 +127,22 @@ class LbfgsConfig:
     memory: int = spec(20, ge=1)
     resample_every: int = spec(0, ge=0, help="new collocation points every k steps, each time with a fresh "
                                              "L-BFGS memory (0: the same points throughout)")
+
+
+@dataclass
+class EnsembleConfig:
+    """Several networks trained in one ``jit`` (:mod:`.ensemble`): the mean and spread of every field, metric
+    and identified coefficient, a 95 % interval for each unknown."""
+
+    members: int = spec(8, ge=2, help="networks in the ensemble")
+    start: Literal["seeds", "trained"] = spec("seeds", help="seeds: each member trained from its own initial "
+                                                            "network through every phase; trained: the case's "
+                                                            "phases train one network, then each member goes on "
+                                                            "from it on its resample of the data for `steps` "
+                                                            "L-BFGS steps")
+    bootstrap: bool = spec(True, help="each member fits a resample (with replacement) of the observations (a "
+                                      "case without data: ignored)")
+    steps: int = spec(300, ge=1, help="start: trained: the members' L-BFGS steps")
 
 
 @dataclass
@@ -308,6 +324,8 @@ class PinnCase:
     parameters: dict[str, ParameterConfig] = spec(factory=dict, help="equation numbers made network inputs, by "
                                                                      "name: one network for the family, e.g. "
                                                                      "{aspect: {range: [1, 3]}}")
+    ensemble: EnsembleConfig | None = spec(None, help="several networks at once, their spread and intervals: "
+                                                      "{members: 8}")
 
     def check(self):
         """Cross-section rules: the equation against the domain, part names, grid and time options."""
@@ -347,6 +365,7 @@ class PinnCase:
                                               "the steady flow at the target Re first, then march in time)")
         if self.training.curriculum is not None:
             curriculum.check(self, domain)
+        ensemble.check(self)
         unknowns.check(self, domain)
         observations.check(self, domain)
         parameters.check(self, domain)

@@ -5,7 +5,8 @@
 - ``/<coord>``: the coordinate at every grid point (attribute ``units`` where the equation gives them);
 - ``/inside``: True where the point lies in the domain (predictions outside are the network's, unchecked);
 - ``/<field>/{prediction, reference, error}``: each derived field (attribute ``units`` on the group), the
-  reference and the error where the equation has a reference.
+  reference and the error where the equation has a reference, and an ensemble's standard deviation of the
+  members (``std``; the prediction is their mean).
 
 Root attributes: ``case``, ``solver``, ``coords`` (names, in axis order), ``units`` (coordinate or field ->
 units, as JSON; or ``"those of the case file"`` when the equation names none) and, for unsteady cases,
@@ -29,8 +30,10 @@ from sciml.io.atomic import atomic_path
 UNKNOWN_UNITS = "those of the case file"
 
 
-def write(path: str, ev, pred: dict, reference: dict | None, case: str, units: Mapping[str, str] | None) -> None:
-    """``fields.h5`` at ``path`` and ``fields.xdmf`` beside it (module notes); ``units``: the equation's."""
+def write(path: str, ev, pred: dict, reference: dict | None, case: str, units: Mapping[str, str] | None,
+          std: dict | None = None) -> None:
+    """``fields.h5`` at ``path`` and ``fields.xdmf`` beside it (module notes); ``units``: the equation's;
+    ``std``: an ensemble's standard deviation of each field (``<field>/std``)."""
     units = dict(units or {})
     with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:
         f.attrs.update({"case": case, "solver": "pinn", "coords": list(ev.coords),
@@ -47,6 +50,8 @@ def write(path: str, ev, pred: dict, reference: dict | None, case: str, units: M
             if k in units:
                 g.attrs["units"] = units[k]
             g.create_dataset("prediction", data=v, compression="gzip")
+            if std is not None and k in std:
+                g.create_dataset("std", data=std[k], compression="gzip")
             if reference is not None and k in reference:
                 g.create_dataset("reference", data=reference[k], compression="gzip")
                 g.create_dataset("error", data=v - reference[k], compression="gzip")

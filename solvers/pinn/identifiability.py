@@ -62,15 +62,19 @@ def verdict(F: np.ndarray, loss: float) -> tuple[np.ndarray, np.ndarray]:
     return identifiable, np.where(identifiable, np.sqrt(loss * var), np.inf)
 
 
-def report(problem, params, batch, metrics: dict) -> dict:
+def report(problem, params: list, batches: list, metrics: dict) -> dict:
     """The summary's ``unknowns`` (``{name: value}``, or ``"not identifiable"``) and ``identifiability``
-    (criterion, resolutions, eigenvalues); ``metrics`` gains ``<name>_rel_error`` against the equation
-    section's value for each identifiable unknown (and ``<name>_<label>_error`` against the scale the equation
-    gives it, :meth:`~sciml.equations.Equation.error_scales`)."""
+    (criterion, resolutions, eigenvalues) from the networks ``params`` (host; an ensemble's members, each on its
+    own batch of ``batches``: identifiable when it is for every member, the largest resolution, the mean
+    value, the eigenvalues per member); ``metrics`` gains ``<name>_rel_error`` against the equation section's
+    value for each identifiable unknown (and ``<name>_<label>_error`` against the scale the equation gives it,
+    :meth:`~sciml.equations.Equation.error_scales`)."""
     names = list(problem.unknowns.specs)
-    F, loss = fisher(problem, params, batch)
-    identifiable, res = verdict(F, loss)
-    values, truth = problem.unknown_values(params), problem.unknowns.truth()
+    tests = [fisher(problem, p, b) for p, b in zip(params, batches)]
+    verdicts = [verdict(F, loss) for F, loss in tests]
+    identifiable, res = np.all([v[0] for v in verdicts], axis=0), np.max([v[1] for v in verdicts], axis=0)
+    each = [problem.unknown_values(p) for p in params]
+    values, truth = {n: float(np.mean([e[n] for e in each])) for n in names}, problem.unknowns.truth()
     scales = problem.equation.error_scales()
     out = {}
     for n, ok in zip(names, identifiable):
@@ -80,7 +84,8 @@ def report(problem, params, batch, metrics: dict) -> dict:
         if ok and n in scales:
             label, scale = scales[n]
             metrics[f"{n}_{label}_error"] = abs(values[n] - truth[n]) / scale
+    eigen = [[float(x) for x in np.linalg.eigvalsh(F)] for F, _ in tests]
     return {"unknowns": out,
             "identifiability": {"criterion": CRITERION,
                                 "resolution": {n: float(r) if np.isfinite(r) else None for n, r in zip(names, res)},
-                                "fisher_eigenvalues": [float(x) for x in np.linalg.eigvalsh(F)]}}
+                                "fisher_eigenvalues": eigen[0] if len(eigen) == 1 else eigen}}

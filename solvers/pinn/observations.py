@@ -8,7 +8,7 @@ points :math:`x_i` with values :math:`y_i`, the loss term ``data.<q>`` (group ``
 
 the prediction made with the equation at the unknowns' current values (:mod:`.unknowns`), weighed by
 ``data.weight``. The points and scaled values ride in the batch as ``batch["data"] = {"x", "y": {q: ...}}``
-(the same on every device).
+(the same on every device), with an ensemble's bootstrap weights beside them (:mod:`.ensemble`).
 
 **The file.** CSV whose header names the coordinates and the fields (other columns are ignored), or HDF5
 with one dataset per name. A missing file names the command that makes it; missing columns name the file.
@@ -114,8 +114,10 @@ class Observations:
                               **{q: np.ones(1) for q in c.fields}}, equation)
 
     def residuals(self, derived: dict, data: dict) -> dict:
-        """``{data.<q>: per-point misfit}`` from the derived fields at the batch's data points."""
-        return {f"{GROUP}.{q}": derived[q] / self.scale[q] - data["y"][q] for q in self.fields}
+        """``{data.<q>: per-point misfit}`` from the derived fields at the batch's data points (times
+        ``data["root_count"]`` when given: an ensemble member's resample, :mod:`.ensemble`)."""
+        w = data.get("root_count", 1.0)
+        return {f"{GROUP}.{q}": w * (derived[q] / self.scale[q] - data["y"][q]) for q in self.fields}
 
 
 # --- the generator --------------------------------------------------------------------------------

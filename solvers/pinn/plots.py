@@ -93,6 +93,25 @@ def profile(p: dict):
     return _labelled(fig, ax, p)
 
 
+def band(p: dict):
+    """An ensemble's profile: the mean ``mean`` along ``s_axis`` in a band of ``band`` standard deviations
+    ``std``, with the reference ``ref`` (None: none); below, with a reference, the error of the mean in the
+    same band around zero (where the band is too thin to see above, whether it covers the error)."""
+    has_ref = p.get("ref") is not None
+    fig, axes = figure(2 if has_ref else 1, 1, size=(6, 6.5 if has_ref else 4), grid=True)
+    half = p["band"] * p["std"]
+    top = axes[0, 0]
+    top.fill_between(p["s_axis"], p["mean"] - half, p["mean"] + half, alpha=0.3, label=f"mean ± {p['band']:g} std")
+    top.plot(p["s_axis"], p["mean"], "-", lw=1.8, label="ensemble mean")
+    if has_ref:
+        top.plot(p["s_axis"], p["ref"], "k--", lw=1.2, label="reference")
+        low = axes[1, 0]
+        low.fill_between(p["s_axis"], -half, half, alpha=0.3, label=f"± {p['band']:g} std")
+        low.plot(p["s_axis"], p["mean"] - p["ref"], "-", lw=1.5, label="mean − reference")
+        _labelled(fig, low, {**p, "ylabel": f"error of {p['ylabel']}", "title": "the error and the band"})
+    return _labelled(fig, top, p)
+
+
 def series(p: dict):
     """Curves ``p["curves"]`` (label -> values) against ``p["t"]``."""
     fig, ax = figure(size=(7, 4))

@@ -52,7 +52,18 @@ from sciml import equations, loop, parallel, plots
 from sciml.compile import Policy
 from sciml.errors import UserError
 
-from . import balancing, curriculum, evaluation, fields_h5, identifiability, optim, parameters, stages, windows
+from . import (
+    balancing,
+    curriculum,
+    ensemble,
+    evaluation,
+    fields_h5,
+    identifiability,
+    optim,
+    parameters,
+    stages,
+    windows,
+)
 from . import plots as pinn_plots
 from .config import PinnCase
 from .geometry import build_geometry
@@ -103,13 +114,15 @@ def _phases(plan: list[stages.Stage]) -> list[_Phase]:
     return out
 
 
-def _chunk(cfg: PinnCase, phase: _Phase, problem: Problem) -> jax.stages.Wrapped:
-    """The jitted chunk of ``phase`` on ``problem``'s loss (``(state, batch, n) -> (state, losses)``)."""
+def _chunk(cfg: PinnCase, phase: _Phase, problem: Problem, members: int) -> jax.stages.Wrapped:
+    """The jitted chunk of ``phase`` on ``problem``'s loss (``(state, batch, n) -> (state, losses)``); of
+    several ``members``, their joint loss (:func:`.ensemble.joint`)."""
     length, bal = cfg.training.log_every, cfg.loss.balancing
+    of = ensemble.joint if members > 1 else (lambda fn: fn)
     if phase.name == "lbfgs":
-        return optim.lbfgs_chunk(problem.loss, phase.tx, length)
-    balance = balancing.grad_norm(problem.term_losses, bal.alpha) if bal is not None else None
-    return optim.adam_chunk(problem.loss, phase.tx, length, balance, bal.every if bal else 1)
+        return optim.lbfgs_chunk(of(problem.loss), phase.tx, length)
+    balance = balancing.grad_norm(of(problem.term_losses), bal.alpha) if bal is not None else None
+    return optim.adam_chunk(of(problem.loss), phase.tx, length, balance, bal.every if bal else 1)
 
 
 class _Pinn:
@@ -126,7 +139,7 @@ class _Pinn:
         self.phases = _phases(self.plan)
         self.total = self.phases[-1].end if self.phases else 0
         self.trained: list[tuple[Problem, Any]] = []  # (problem, host parameters) of the time windows done
-        self.stage, self.step, self.shapes = -1, 0, None
+        self.stage, self.step, self.shapes, self.members = -1, 0, None, 1
         self.phase: tuple[int, str] | None = None
         self.compiled: jax.stages.Compiled | None = None  # the phase's chunk for the batch's shapes
         self._enter(0)
@@ -150,18 +163,19 @@ class _Pinn:
         """Stage ``k``: its problem (a time window after the first: the previous window's fields as initial
         values) and, for the run's first stage and every time window, fresh points."""
         stage, first = self.plan[k], self.stage < 0
-        self.stage = k
+        self.stage, self.members = k, stage.members
         initial = None
         if stage.window:
             previous, params = self.trained[-1]
             initial = lambda pts: previous.predict(params, pts, of=previous.network_fields)
         self.problem = problem = assemble(stage.case, initial)
-        self.term_values = jax.jit(lambda p, b, key: problem.loss(p, b, key)[1])
+        loss = ensemble.joint(problem.loss) if stage.members > 1 else problem.loss
+        self.term_values = jax.jit(lambda p, b, key: loss(p, b, key)[1])
         if first or stage.window is not None:
             self.rng = parallel.rng(self.cfg.seed, *((stage.window,) if stage.window else ()))
             self.refiner = Refiner(self.cfg.sampling.adaptive, self.rng, self.share)
             self.base = problem.sample(self.rng, self.share)
-            self.batch = problem.place(self.base, self.mesh)
+        self._place()
 
     def _leave(self, params) -> None:
         """The end of the current stage: a time window's parameters (host arrays) are kept, and written."""
@@ -173,14 +187,26 @@ class _Pinn:
 
     def _predictor(self, params, values: dict | None = None) -> Callable:
         """``predict(physical points, of=None)`` of the run so far (``params``: the current stage's; ``values``:
-        a family's parameters); with time windows, each time from its window's network."""
+        a family's parameters); with time windows, each time from its window's network; of an ensemble, the
+        members' mean."""
+        if self.members > 1:
+            each = self._members(params, values)
+            return lambda pts, of=None: ensemble.mean_fields([p(pts, of) for p in each])[0]
         if self.plan[self.stage].window is None:
             return lambda pts, of=None: self.problem.predict(params, pts, of=of, values=values)
         trained = [*self.trained, (self.problem, params)]
         return lambda pts, of=None: windows.predict(self.cfg, trained, pts, of)
 
+    def _members(self, params, values: dict | None = None) -> list[Callable]:
+        """Each member's ``predict(physical points, of=None)``."""
+        def one(p) -> Callable:
+            return lambda pts, of=None: self.problem.predict(p, pts, of=of, values=values)
+
+        return [one(ensemble.member(params, m)) for m in range(self.members)]
+
     def _fresh(self, phase: _Phase, key_init, key_train):
-        params = self.problem.init(key_init)
+        n = self.plan[phase.stage].members
+        params = self.problem.init(key_init) if n == 1 else jax.vmap(self.problem.init)(ensemble.keys(key_init, n))
         weights = None if self.cfg.loss.balancing is None else \
             balancing.initial_weights(self.problem.terms, jax.tree_util.tree_leaves(params)[0].dtype)
         return optim.init_state(params, phase.tx, key_train, weights=weights)
@@ -231,7 +257,8 @@ class _Pinn:
         length = self.cfg.training.log_every
         if _shapes(self.batch) != self.shapes:  # first chunk of the phase, or a refined batch
             with run.compiling():
-                self.compiled = _chunk(self.cfg, phase, self.problem).lower(state, self.batch, length).compile()
+                chunk_fn = _chunk(self.cfg, phase, self.problem, self.members)
+                self.compiled = chunk_fn.lower(state, self.batch, length).compile()
                 self.shapes = _shapes(self.batch)
         step, n = self.step, min(length, phase.end - self.step)
         assert self.compiled is not None  # compiled above for these shapes
@@ -245,7 +272,7 @@ class _Pinn:
         chunk.row = {"step": self.step, "loss": float(chunk.losses[-1]),
                      **{f"loss.{k}": float(terms[k]) for k in self.problem.terms},
                      **{f"weight.{k}": float(v) for k, v in new.get("weights", {}).items()},
-                     **{f"unknown.{k}": v for k, v in self.problem.unknown_values(new["params"]).items()},
+                     **self._unknowns_row(new["params"]),
                      "lr": float(phase.schedule(self.step - 1 - phase.start)), "wall_time_s": run.wall(),
                      "phase": self.phases.index(phase)}
         chunk.latest = self.step % self.cfg.training.checkpoint_every < n or self.step == phase.end
@@ -302,14 +329,34 @@ class _Pinn:
             self._place()
 
     def _place(self) -> None:
-        """The batch: the base points and the refined ones, placed on the devices."""
-        self.batch = self.problem.place(self.problem.extend(self.base, self.refiner.points), self.mesh)
+        """The batch: the base points and the refined ones (with an ensemble's resamples of the observations),
+        placed on the devices."""
+        batch = self.problem.extend(self.base, self.refiner.points)
+        e = self.cfg.ensemble
+        if self.members > 1 and e is not None and e.bootstrap and "data" in batch:
+            n = len(batch["data"]["x"])
+            batch = ensemble.resampled(batch, np.sqrt(ensemble.counts(self.cfg.seed, self.members, n)))
+        self.batch = self.problem.place(batch, self.mesh)
 
     def _fresh_optimizer(self, state, phase: _Phase):
-        """``state``'s parameters (and adaptive weights) with a fresh optimizer state of ``phase``, replicated."""
+        """``state``'s parameters (and adaptive weights) with a fresh optimizer state of ``phase``, replicated
+        (an ensemble's first phase from one network: the network copied to each member)."""
         host = parallel.to_host(state)
-        fresh = optim.init_state(host["params"], phase.tx, host["key"], self.step, host.get("weights"))
+        params = host["params"]
+        if self.members > 1:
+            params = ensemble.spread(params, self.members, jax.eval_shape(self.problem.init, jax.random.PRNGKey(0)))
+        fresh = optim.init_state(params, phase.tx, host["key"], self.step, host.get("weights"))
         return parallel.replicate(fresh, self.mesh)
+
+    def _unknowns_row(self, params) -> dict:
+        """The metrics row's ``unknown.<name>`` (an ensemble's mean, and ``unknown.<name>.std``)."""
+        if self.problem.unknowns is None:
+            return {}
+        if self.members == 1:
+            return {f"unknown.{k}": v for k, v in self.problem.unknown_values(params).items()}
+        each = [self.problem.unknown_values(ensemble.member(params, m)) for m in range(self.members)]
+        return {f"unknown.{k}{suffix}": v for k in each[0]
+                for suffix, v in zip(("", ".std"), ensemble.stats([e[k] for e in each]).values())}
 
     def summary(self) -> dict:
         n = self.cfg.training.windows
@@ -323,16 +370,25 @@ class _Pinn:
     def finish(self, state, run: loop.Run, out: str | None) -> dict:
         params = parallel.to_host(state["params"])
         family = self._family(params, run) if self.family is not None else None
-        predict = self._predictor(params, None if self.family is None else self.family[0][0])
-        pred, errors = _errors(predict, self.equation if self.family is None else self.family[0][1],
-                               self.reference, self.ev)
+        values, shown_eq = (None, self.equation) if self.family is None else self.family[0][:2]
+        predict = self._predictor(params, values)
+        members = None
+        if self.members > 1:  # each member on the grid once: the mean, the spread, the members' errors
+            members = [_errors(p, shown_eq, self.reference, self.ev) for p in self._members(params, values)]
+            pred, std = ensemble.mean_fields([m[0] for m in members])
+            pred, errors = evaluation.errors(pred, self.reference, self.ev, shown_eq.gauge_free, shown_eq.vectors)
+        else:
+            pred, errors = _errors(predict, shown_eq, self.reference, self.ev)
+            std = None
         if family is not None:
             errors = family["worst"]
         if out is not None:
             eq = self.equation
             if self.ev.gridded:  # scattered held-out points (a high-dimensional ball) have no grid to write
                 fields_h5.write(os.path.join(out, "fields.h5"), self.ev, pred, self.reference, self.cfg.case,
-                                eq.units)
+                                eq.units, std)
+                if std is not None:
+                    _spread_plots(self.ev, pred, std, self.reference, os.path.join(out, "plots"), eq.units)
             if run.rows:
                 names = tuple(f"{self.plan[p.stage].label} {PHASE_NAMES[p.name]}".strip() for p in self.phases)
                 plots.save(plots.loss_history(run.rows, f"{self.cfg.case}: loss", names, errors),
@@ -346,11 +402,30 @@ class _Pinn:
             shown = f"fields.h5 and the field maps are at {parameters.label(self.family[0][0])}"
             result.update(parameters=family["ranges"], family=family["rows"],
                           notes=[*result.get("notes", []), shown])
+        if members is not None and self.cfg.ensemble is not None:
+            each = [m[1] for m in members]
+            result["ensemble"] = {"members": self.members, "start": self.cfg.ensemble.start,
+                                  "bootstrap": "root_count" in self.batch.get("data", {}),
+                                  "metrics": {k: ensemble.stats([e[k] for e in each]) for k in each[0]}}
         if self.problem.unknowns is not None:
-            result.update(identifiability.report(self.problem, params, self.batch, errors))
+            result.update(self._identified(params, errors, result))
         if self.curriculum:
             result.update(self._verdict(params, errors, run))
         return result
+
+    def _identified(self, params, errors: dict, result: dict) -> dict:
+        """The summary's ``unknowns`` and ``identifiability`` (:mod:`.identifiability`; of an ensemble: each
+        member's test on its own batch, the members' mean, and under ``ensemble.unknowns`` the spread and 95 %
+        intervals)."""
+        if self.members == 1:
+            return identifiability.report(self.problem, [params], [self.batch], errors)
+        assert self.problem.unknowns is not None, "a case with unknowns"
+        each = [ensemble.member(params, m) for m in range(self.members)]
+        batches = [ensemble.member_batch(self.batch, m) for m in range(self.members)]
+        out = identifiability.report(self.problem, each, batches, errors)
+        values = [self.problem.unknown_values(p) for p in each]
+        result["ensemble"]["unknowns"] = ensemble.unknowns(values, self.problem.unknowns.truth())
+        return out
 
     def _family(self, params, run: loop.Run) -> dict:
         """A family's evaluation: each combination's errors and checks, printed, and the worst of each error."""
@@ -398,6 +473,26 @@ def evaluate(problem: Problem, params, reference: dict | None, ev) -> tuple[dict
 def _errors(predict: Callable, eq, reference: dict | None, ev) -> tuple[dict, dict]:
     pred = {k: v.reshape(ev.shape) for k, v in predict(ev.points).items()}
     return evaluation.errors(pred, reference, ev, eq.gauge_free, eq.vectors)
+
+
+def _spread_plots(ev, pred: dict, std: dict, reference: dict | None, folder: str, units) -> None:
+    """An ensemble's spread: ``<field>_std.png`` (maps on the plot planes) and ``<field>_band.png`` (the
+    profile along x through the middle of the plot plane, mean +- 1.96 std, with the reference)."""
+    grids, units = ev.grids(), dict(units or {})
+    index, where = evaluation.plane(ev)
+    X, Y = grids[0][index], grids[1][index]
+    mean, spread = evaluation.on_plane(ev, pred, index) or {}, evaluation.on_plane(ev, std, index) or {}
+    ref = evaluation.on_plane(ev, reference, index) or {}
+    j = X.shape[1] // 2
+    for k in std:
+        level = pinn_plots.Level(X, Y, spread[k], None, where)
+        plots.save(pinn_plots.field_maps([level], f"{k}_std", {**units, f"{k}_std": units.get(k)}),
+                   os.path.join(folder, f"{k}_std.png"))
+        line = {"s_axis": X[:, j], "mean": mean[k][:, j], "std": spread[k][:, j], "band": ensemble.BAND,
+                "ref": ref[k][:, j] if k in ref else None, "ylabel": plots.label(k, units.get(k)),
+                "xlabel": plots.label("x", units.get("x")),
+                "title": f"{k} along x at y = {Y[0, j]:.3g}" + (f", {where}" if where else "")}
+        plots.save(pinn_plots.band(line), os.path.join(folder, f"{k}_band.png"))
 
 
 def _plots_and_checks(predict: Callable, equation, ev, pred, reference, out: str | None) -> dict:

@@ -5,8 +5,10 @@ Re, the case at that Re, sharing one set of collocation points; the first runs `
 ``training.lbfgs``, every later one the curriculum's step counts. Time windows (``training.windows``,
 :mod:`.windows`) are a stage per window, the case on that window's interval, each with the full step counts,
 points drawn from a stream of its own, and (after the first) the previous window's fields as initial values.
-The two do not combine (the case file says so). The driver (:mod:`.run`) turns a plan into phases and keeps
-one step count across stages.
+The two do not combine (the case file says so). An ensemble (``ensemble``, :mod:`.ensemble`) trains its
+members in the plain case's stage (``start: seeds``), or adds a last stage, ``ensemble``, of its L-BFGS steps
+from the trained network (``start: trained``). The driver (:mod:`.run`) turns a plan into phases and keeps one
+step count across stages.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ class Stage:
     label: str = ""  # how logs and plots name it ("Re 400", "window 2"); empty for a plain case
     Re: float | None = None  # a curriculum stage's Re
     window: int | None = None  # a time window's index
+    members: int = 1  # the networks it trains (an ensemble's)
 
 
 def plan(cfg: PinnCase) -> list[Stage]:
@@ -36,4 +39,11 @@ def plan(cfg: PinnCase) -> list[Stage]:
                       *((t.adam, t.lbfgs) if i == 0 else later), f"Re {re:g}", Re=re) for i, re in enumerate(res)]
     if t.windows > 1:
         return [Stage(windows.case(cfg, k), t.adam, t.lbfgs, f"window {k + 1}", window=k) for k in range(t.windows)]
-    return [Stage(cfg, t.adam, t.lbfgs)]
+    e = cfg.ensemble
+    if e is None:
+        return [Stage(cfg, t.adam, t.lbfgs)]
+    if e.start == "seeds":
+        return [Stage(cfg, t.adam, t.lbfgs, members=e.members)]
+    members = Stage(cfg, replace(t.adam, steps=0), replace(t.lbfgs, steps=e.steps, resample_every=0), "ensemble",
+                    members=e.members)
+    return [Stage(cfg, t.adam, t.lbfgs), members]
