@@ -9,7 +9,11 @@
 - ``predict(x)``: the trained model, built when first used from the run's best checkpoint (its latest if
   there is no best) exactly as ``sciml export`` builds it (:func:`sciml.cases.trained`): a PINN maps physical
   points ``(n, d)`` to ``{field: (n,)}``, an FNO inputs in its dataset's layout to ``{"prediction": ...}``;
-  numpy in, numpy out, computed in the case's dtype.
+  numpy in, numpy out, computed in the case's dtype;
+- ``derived(x)``: an operator's derived fields for inputs ``x`` in its dataset's layout (the plate operator's
+  moments ``{"mx", "my", "mxy"}``, each ``(batch, s..., 1)``: the decoded output's second derivatives by the
+  Taylor engine at the input grid's points), from the same checkpoint; a run whose solver has none (a PINN's
+  ``predict`` gives its derived fields itself) is one :class:`~sciml.errors.UserError` line.
 
 A folder that is not a run folder, or a damaged file in it, is one :class:`~sciml.errors.UserError` line.
 """
@@ -40,6 +44,10 @@ class Run:
     @cached_property
     def predict(self) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
         return _predictor(self.folder)
+
+    @cached_property
+    def derived(self) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
+        return _derived(self.folder)
 
 
 def load_run(folder: str) -> Run:
@@ -82,3 +90,25 @@ def _predictor(folder: str) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
             return {k: np.asarray(v) for k, v in compiled(np.asarray(x, dtype)).items()}
 
     return predict
+
+
+def _derived(folder: str) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
+    import jax
+
+    from .cases import load
+    from .compile import Policy
+
+    case = load(os.path.join(folder, "config.yaml"))
+    if case.solver.derived_model is None:
+        raise UserError(f"{folder}: solver {case.solver.name!r} has no derived fields of inputs; its predict "
+                        "gives every field")
+    policy = Policy.of(case.config.dtype)
+    with policy.precision():
+        fn = jax.jit(case.solver.derived_model(case.config, folder))
+    dtype = policy.param_dtype
+
+    def derived(x) -> dict[str, np.ndarray]:
+        with policy.precision():
+            return {k: np.asarray(v) for k, v in fn(np.asarray(x, dtype)).items()}
+
+    return derived

@@ -2,9 +2,9 @@
 
 Each package under ``solvers/`` (``sciml.solvers.pinn``, ``sciml.solvers.fno``) exports ``SOLVER``;
 ``sciml.cases.SOLVERS`` lists them, keyed by the case file's ``solver:`` value. The record's fields are the
-whole contract: ``sciml run`` calls ``train``, ``sciml datagen`` calls ``datagen`` and ``sciml export`` calls
-``export_model``, loading a case calls ``check``, and a solver without one of the optional functions leaves
-it ``None`` (the command says so in one line).
+whole contract: ``sciml run`` calls ``train``, ``sciml datagen`` calls ``datagen``, ``sciml export`` calls
+``export_model``, ``sciml.load_run(...).derived`` calls ``derived_model`` and loading a case calls ``check``;
+a solver without one of the optional functions leaves it ``None`` (the command says so in one line).
 """
 from __future__ import annotations
 
@@ -53,6 +53,8 @@ class Solver:
       classical solver (solvers trained on data only);
     - ``export_model(config, run_dir) -> (fn, input_shape, dtype, meta)``: the trained prediction function
       for :func:`sciml.compile.export.save`;
+    - ``derived_model(config, run_dir) -> fn(inputs) -> {name: array}``: the derived fields of a trained
+      operator's output (the plate's moments) for inputs in its dataset's layout (``sciml.results.Run.derived``);
     - ``check(config) -> None``: the rules the schema cannot judge alone (e.g. loss-weight names against the
       assembled problem's terms), raising :class:`~sciml.errors.ConfigError` or
       :class:`~sciml.errors.Invalid`; run by :func:`sciml.cases.load`, so ``sciml show`` refuses what
@@ -65,3 +67,4 @@ class Solver:
     datagen: Callable[..., str] | None = None
     export_model: Callable[..., tuple] | None = None
     check: Callable[..., None] | None = None  # (config of its own schema) -> None
+    derived_model: Callable[..., Callable] | None = None

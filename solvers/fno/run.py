@@ -170,24 +170,33 @@ def derived_physics(cfg: FnoCase):
     return PHYSICS[cfg.data.generator](cfg.data.params, cfg.data.resolution)
 
 
-def make_derived(op: Operator, physics, grid: str):
-    """``(params, stats, x, reference) -> {name: per-sample rel. L2}``, jitted: the physics' derived fields
-    (:meth:`.physics.Plate.derived`: derivatives of the decoded output by the Taylor engine) at the input grid's
-    points against ``reference (batch, s..., k)``, its channels in the order of ``physics.derived_names``. The
-    points are taken one row of the first axis at a time (``lax.map``), which bounds the memory of the series'
-    Taylor coefficients."""
+def derived_fields(op: Operator, physics, grid: str):
+    """``(params, stats, x) -> {name: (batch, s..., 1)}``: the physics' derived fields
+    (:meth:`.physics.Plate.derived`: derivatives of the decoded output by the Taylor engine) at the points of the
+    input grid, named by ``physics.derived_names``. The points are taken one row of the first axis at a time
+    (``lax.map``), which bounds the memory of the series' Taylor coefficients."""
 
-    @jax.jit
-    def run(params, stats, x, reference):
+    def fields(params, stats, x):
         field = op.field(params, stats, x)
         shape = x.shape[1:-1]
         rows = jnp.asarray(coordinates(shape[0], len(shape), grid).reshape(shape[0], -1, len(shape)), x.dtype)
         values = jax.lax.map(lambda points: physics.derived(field, points), rows)  # each (s_1, rest, batch)
-        out = {}
-        for i, name in enumerate(physics.derived_names):
-            pred = jnp.moveaxis(values[name], -1, 0).reshape(x.shape[:-1] + (1,))
-            out[name] = losses.rel_l2(pred, reference[..., i:i + 1].astype(pred.dtype), reduce=False)
-        return out
+        return {name: jnp.moveaxis(values[name], -1, 0).reshape(x.shape[:-1] + (1,))
+                for name in physics.derived_names}
+
+    return fields
+
+
+def make_derived(op: Operator, physics, grid: str):
+    """``(params, stats, x, reference) -> {name: per-sample rel. L2}``, jitted: :func:`derived_fields` against
+    ``reference (batch, s..., k)``, its channels in the order of ``physics.derived_names``."""
+    fields = derived_fields(op, physics, grid)
+
+    @jax.jit
+    def run(params, stats, x, reference):
+        values = fields(params, stats, x)
+        return {name: losses.rel_l2(values[name], reference[..., i:i + 1].astype(values[name].dtype), reduce=False)
+                for i, name in enumerate(physics.derived_names)}
 
     return run
 
