@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 def kovasznay(xp, pts, nu, rho=1.0):
     re = 1.0 / nu
-    lam = re / 2 - math.sqrt(re**2 / 4 + 4 * math.pi**2)
+    lam = re / 2 - xp.sqrt(re**2 / 4 + 4 * math.pi**2)  # xp: Re may be traced (an unknown) or per point
     x, y = pts[..., 0], pts[..., 1]
     e = xp.exp(lam * x)
     return {"u": 1 - e * xp.cos(2 * math.pi * y),

@@ -1,4 +1,5 @@
 """Tiny inverse cases (the plate with unknown D, and D with q0) and their data, shared by the inverse tests."""
+import contextlib
 import copy
 
 from sciml import cases
@@ -47,3 +48,49 @@ def tiny_locate(tmp_path, **changes) -> dict:
     data["sampling"]["interior"] = 256
     data["training"].update(adam={"steps": 300, "lr": 1.0e-2}, log_every=50, checkpoint_every=300)
     return write_case_dict(tmp_path, data, name="locate.yaml", **changes)
+
+
+@contextlib.contextmanager
+def constant_only(tmp_path, section: str):
+    """The path of a case of a test-only equation that reads its number ``k`` as a Python float (``float(k)``
+    on building), with ``section`` (``unknowns`` or ``parameters``) naming ``k``: loading must refuse it. The
+    equation is registered while the context lasts."""
+    from dataclasses import dataclass
+    from typing import Literal
+
+    import sciml.equations
+    from sciml.config import spec
+
+    @dataclass
+    class ConstantOnlyConfig:
+        type: Literal["constant_only"]
+        k: float = spec(1.0, gt=0.0)
+
+    class ConstantOnly(sciml.equations.Equation):
+        fields, coords = ("u",), ("x", "y")
+
+        def __init__(self, config, domain):
+            self.k = float(config.k)  # a constant: no traced value can pass
+
+        def to_nondim(self, points):
+            return points
+
+        def to_physical(self, points):
+            return points
+
+        def interior(self, d):
+            return {"pde": d["u_xx"] + d["u_yy"] + self.k}
+
+        def boundary(self, part, d, normal):
+            return {"u": d["u"]}
+
+    sciml.equations.register("constant_only", ConstantOnlyConfig, ConstantOnly)
+    data = {"case": "constant_only", "solver": "pinn", "geometry": {"type": "rectangle", "x": [0, 1], "y": [0, 1]},
+            "equation": {"type": "constant_only", "k": 1.0}, "model": {"hidden": [4]},
+            "training": {"adam": {"steps": 1}}}
+    data[section] = {"k": {"initial": 1.0, "bounds": [0.5, 2.0]}} if section == "unknowns" else \
+        {"k": {"range": [0.5, 2.0]}}
+    try:
+        yield write_case(tmp_path, data, name="constant_only.yaml")
+    finally:
+        sciml.equations.EQUATIONS.pop("constant_only", None)

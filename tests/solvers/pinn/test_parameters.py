@@ -175,10 +175,13 @@ def test_training_a_family_scores_each_value_and_the_worst(tmp_path, capsys):
                   "trained on [1, 2]\n"
 
 
-def test_an_equation_that_needs_the_number_as_a_constant_is_refused_on_loading():
-    """Kovasznay's exact boundary values take Re through math.sqrt: loading says so, naming the section."""
+def test_an_equation_that_needs_the_number_as_a_constant_is_refused_on_loading(tmp_path):
+    """An equation that takes its number as a Python float: loading says so, naming the section."""
     from sciml.errors import ConfigError
 
-    with pytest.raises(ConfigError, match=r"kovasznay.yaml: parameters: the equation cannot take \['Re'\] as "
+    from inverse_cases import constant_only
+
+    with pytest.raises(ConfigError, match=r"constant_only.yaml: parameters: the equation cannot take \['k'\] as "
                                           "values per point"):
-        cases.load("cases/kovasznay.yaml", ["parameters={Re: {range: [20, 60]}}"])
+        with constant_only(tmp_path, "parameters") as path:
+            cases.load(path)

@@ -71,13 +71,16 @@ def test_training_records_d_reports_it_and_resumes_exactly(tmp_path):
     assert resumed["unknowns"] == full["unknowns"] and resumed["metrics"] == full["metrics"]
 
 
-def test_an_equation_that_needs_the_number_as_a_constant_is_refused_on_loading():
-    """Kovasznay's exact boundary values take Re through math.sqrt: loading says so, naming the section."""
+def test_an_equation_that_needs_the_number_as_a_constant_is_refused_on_loading(tmp_path):
+    """An equation that takes its number as a Python float: loading says so, naming the section."""
     from sciml.errors import ConfigError
 
-    with pytest.raises(ConfigError, match=r"kovasznay.yaml: unknowns: the equation cannot take \['Re'\] as "
+    from inverse_cases import constant_only
+
+    with pytest.raises(ConfigError, match=r"constant_only.yaml: unknowns: the equation cannot take \['k'\] as "
                                           "trained values"):
-        cases.load("cases/kovasznay.yaml", ["unknowns={Re: {initial: 20, bounds: [1, 100]}}"])
+        with constant_only(tmp_path, "unknowns") as path:
+            cases.load(path)
 
 
 def test_a_subsection_s_numbers_are_named_by_dotted_name_and_replaced_inside_it():
