@@ -348,6 +348,7 @@ class _Pinn:
                           notes=[*result.get("notes", []), shown])
         if self.problem.unknowns is not None:
             result.update(identifiability.report(self.problem, params, self.batch, errors))
+            result.update(identifiability.fields(self.problem, params, self.problem.geometry, errors))
         if self.curriculum:
             result.update(self._verdict(params, errors, run))
         return result
