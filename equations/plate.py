@@ -359,11 +359,17 @@ class KirchhoffPlate(Equation):
         return self.shape(x[..., 0], y) / self.peak + 0.0 * xh[..., 0]
 
     def error_scales(self) -> dict[str, tuple[str, float]]:
-        """A patch's position and sides against the plate's side along them (``patch.x_side_error``)."""
-        if self.config.patch is None:
-            return {}
+        """A patch's position and sides, a damaged zone's centre and size, against the plate's side along them
+        (``patch.x_side_error``, ``damage.x_side_error``)."""
         a, b = float(self.a), float(np.max(self.b))
-        return {"patch.x": ("side", a), "patch.width": ("side", a), "patch.y": ("side", b), "patch.height": ("side", b)}
+        out = {}
+        if self.config.patch is not None:
+            out.update({"patch.x": ("side", a), "patch.width": ("side", a), "patch.y": ("side", b),
+                        "patch.height": ("side", b)})
+        if self.config.damage is not None:
+            out.update({"damage.x": ("side", a), "damage.y": ("side", b), "damage.radius": ("side", min(a, b)),
+                        "damage.width": ("side", min(a, b))})
+        return out
 
     # --- residuals ----------------------------------------------------------------------------
     def interior(self, d: Fields) -> dict:

@@ -25,6 +25,11 @@ residual and derived field is the equation's at the unknowns' values (:meth:`Pro
 ``data`` (:mod:`.observations`) the batch holds the observations (``batch["data"]``, replicated) and each
 observed field adds a term ``data.<field>`` (group ``data``, weighed by ``data.weight``).
 
+**Coefficient fields** (:meth:`~sciml.equations.Equation.coefficients`: a damaged plate's rigidity factor, or a
+field unknown's network through :meth:`Problem.equation_at`) are appended to the network's outputs
+(:meth:`Problem._net`), so each group of points differentiates them in the same planned call and the residuals
+read them as fields (``d["s_xx"]``); the exact conditions' transform sees the network's outputs alone.
+
 **A family** (``parameters``, :mod:`.parameters`): the network takes the coordinates and the parameters'
 encoded values, every sampled array is ``(N, D + P)``, derivatives are taken in the coordinates, and each group
 of points has the equation at its own values (:meth:`Problem.equation_at` with the points); ``predict`` takes
