@@ -74,8 +74,8 @@ s_n (w_{nn} + \nu w_{tt}) + 2(1-\nu) s_t w_{nt}`; the shear forces gain them lik
 include ``D`` (N m). The plate is then not stretched (``aspect`` 1).
 
 Derived fields in physical units: :math:`M_x = -D(w_{xx} + \nu w_{yy})`, :math:`M_y = -D(w_{yy} + \nu w_{xx})`,
-:math:`M_{xy} = -D(1-\nu) w_{xy}`, :math:`Q_x = \partial_x M_x + \partial_y M_{xy}` (:math:`-D\,\partial_x \Delta w` for a
-constant :math:`D`), :math:`Q_y = \partial_x M_{xy} + \partial_y M_y`.
+:math:`M_{xy} = -D(1-\nu) w_{xy}`, :math:`Q_x = \partial_x M_x + \partial_y M_{xy}`
+(:math:`-D\,\partial_x \Delta w` for a constant :math:`D`), :math:`Q_y = \partial_x M_{xy} + \partial_y M_y`.
 """
 from __future__ import annotations
 
@@ -238,7 +238,8 @@ def _free(d: Fields, n, t, nu, varying: bool) -> dict:
     m = _contract(d, "w", (n, n)) + nu * _contract(d, "w", (t, t))
     v = _contract(d, "w", (n, n, n)) + (2 - nu) * _contract(d, "w", (n, t, t))
     if varying:
-        v = d["s"] * v + _contract(d, "s", (n,)) * m + 2 * (1 - nu) * _contract(d, "s", (t,)) * _contract(d, "w", (n, t))
+        twist = _contract(d, "w", (n, t))
+        v = d["s"] * v + _contract(d, "s", (n,)) * m + 2 * (1 - nu) * _contract(d, "s", (t,)) * twist
     return {"m": m, "v": v}
 
 
@@ -382,7 +383,7 @@ class KirchhoffPlate(Equation):
         return {"pde": bilap / self.c - self.load_hat(d.points)}
 
     def _divergence(self, d: Fields):
-        """:math:`\partial_{xx}(s\kappa_x) + 2(1-\nu)\partial_{xy}(s w_{xy}) + \partial_{yy}(s\kappa_y)`, expanded
+        r""":math:`\partial_{xx}(s\kappa_x) + 2(1-\nu)\partial_{xy}(s w_{xy}) + \partial_{yy}(s\kappa_y)`, expanded
         (module notes; :math:`\kappa_x = w_{xx} + \nu w_{yy}`)."""
         nu = self.nu
         slopes = d["s_x"] * (d["w_xxx"] + d["w_xyy"]) + d["s_y"] * (d["w_xxy"] + d["w_yyy"])
@@ -437,7 +438,7 @@ class KirchhoffPlate(Equation):
         }
 
     def _derived_varying(self, d: Fields) -> dict:
-        """:meth:`derived` with the rigidity :math:`D s` (not stretched): the moments times ``s``, the shear
+        r""":meth:`derived` with the rigidity :math:`D s` (not stretched): the moments times ``s``, the shear
         forces :math:`Q_x = \partial_x M_x + \partial_y M_{xy}`, :math:`Q_y = \partial_x M_{xy} + \partial_y M_y`."""
         nu, W, L, s = self.nu, self.W, self.L, d["s"]
         m = self.D * W / L**2

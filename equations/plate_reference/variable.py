@@ -14,8 +14,8 @@ simply supported edge :math:`w = 0` and :math:`M_n = 0`; along it :math:`w_{tt} 
   :math:`M_x, M_y` there with :math:`D` at the nodes (zero on the edges);
 - the twist on the cells, :math:`w_{xy} = (w_{i+1,j+1} - w_{i+1,j} - w_{i,j+1} + w_{i,j}) / (h_x h_y)`, and
   :math:`M_{xy}` there with :math:`D` at the cells' centres;
-- the balance at each interior node: :math:`\delta_x^2 M_x / h_x^2 + 2\,\delta_{xy} M_{xy} / (h_x h_y) + \delta_y^2 M_y /
-  h_y^2 = -q`, :math:`\delta_{xy}` the cells' difference around the node.
+- the balance at each interior node: :math:`\delta_x^2 M_x / h_x^2 + 2\,\delta_{xy} M_{xy} / (h_x h_y)
+  + \delta_y^2 M_y / h_y^2 = -q`, :math:`\delta_{xy}` the cells' difference around the node.
 
 In matrix form :math:`A = C_{xx} \mathcal D (C_{xx} + \nu C_{yy}) + C_{yy} \mathcal D (C_{yy} + \nu C_{xx}) +
 2(1-\nu) C_{xy}^\top \mathcal D_c C_{xy}`, symmetric positive definite, solved by sparse LU. For a constant

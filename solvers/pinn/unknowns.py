@@ -131,6 +131,11 @@ def field_init(u: UnknownConfig, key, n_in: int, dtype) -> list[dict]:
     return [*layers[:-1], jax.tree_util.tree_map(jnp.zeros_like, layers[-1])]
 
 
+def _over(f, scale):
+    """``f`` divided by ``scale`` (a field over the section's value: the coefficient field)."""
+    return lambda xh: f(xh) / scale
+
+
 class Unknowns:
     """The unknowns of a case: its parameters' wrapping, their values, the equation at them (scalars; fields,
     module notes)."""
@@ -177,7 +182,7 @@ class Unknowns:
         if not self.fields:
             return eq
         known = coefficients(self.section)
-        return eq.with_coefficients({c: (lambda xh, f=self.field(params, n), v=known[n]: f(xh) / v)
+        return eq.with_coefficients({c: _over(self.field(params, n), known[n])
                                      for n, c in self.coefficient_names.items()})
 
     def truth(self) -> dict[str, float]:
