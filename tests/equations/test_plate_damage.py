@@ -120,17 +120,17 @@ def test_the_varying_rigidity_converges_at_second_order_and_richardson_beyond():
     with jax.enable_x64(True):
         D, nu, load, w = _manufactured()
         errors = []
-        for n in (16, 32, 64):
+        for n in (24, 48, 96):
             sol = variable_solve(BOUNDS, D, nu, load, n=n, richardson=False, uniform=False)
             X, Y = np.meshgrid(sol.x, sol.y, indexing="ij")
             exact = np.asarray(w(jnp.stack([X.ravel(), Y.ravel()], -1))).reshape(X.shape)
             errors.append(np.max(np.abs(sol.fields["w"] - exact)))
         orders = np.log2(np.array(errors[:-1]) / np.array(errors[1:]))
         assert orders == pytest.approx([2.0, 2.0], abs=0.15)
-        sol = variable_solve(BOUNDS, D, nu, load, n=32, uniform=False)
+        sol = variable_solve(BOUNDS, D, nu, load, n=48, uniform=False)
         X, Y = np.meshgrid(sol.x, sol.y, indexing="ij")
         exact = np.asarray(w(jnp.stack([X.ravel(), Y.ravel()], -1))).reshape(X.shape)
-        assert np.max(np.abs(sol.fields["w"] - exact)) < errors[-1] / 4  # extrapolated 32 beats plain 64
+        assert np.max(np.abs(sol.fields["w"] - exact)) < errors[-1] / 4  # extrapolated 48 beats plain 96
 
 
 def test_the_reference_of_a_damaged_plate_gives_its_rigidity_and_is_softer_there():
@@ -148,8 +148,8 @@ def test_the_zone_of_the_true_field_is_the_truth_and_a_uniform_level_does_not_ma
     pts = np.stack([X.ravel(), Y.ravel()], -1)
     for level in (2.0, 2.6):
         found = plate_damage.zone(pts, level * plate_damage.factor(z, pts[:, 0], pts[:, 1]))
-        assert found["level"] == pytest.approx(level, rel=1e-6)
+        assert found["level"] == pytest.approx(level, rel=1e-3)  # the median: the rim's tanh tail far out
         assert found["centre"] == pytest.approx([1.3, 1.9], abs=1e-9)
-        assert found["drop"] == pytest.approx(0.3, abs=1e-6)
+        assert found["drop"] == pytest.approx(0.3, abs=1e-3)
     scores = plate_damage.scores({"centre": [1.4, 1.9], "drop": 0.27}, z, (2.0, 3.0))
     assert scores == pytest.approx({"damage_centre_error": 0.05, "damage_drop_error": 3.0})
