@@ -226,6 +226,11 @@ def _patch_shape(p: PatchConfig):
     return (lambda x, y: scale * pulse(x, p.x, u, sigma) * pulse(y, p.y, v, sigma)), 1.0
 
 
+def _factor_at(damage: DamageConfig, x):
+    """The damaged zone's rigidity factor at physical points ``x (N, 2)`` (jax.numpy)."""
+    return plate_damage.factor(damage, x[..., 0], x[..., 1], xp=jnp)
+
+
 def _wavenumber(first: str, second: str, span: float) -> float:
     """The deflection scale's wavenumber across a span from the conditions on its two edges (module notes)."""
     supported = (first != "free") + (second != "free")
@@ -314,11 +319,7 @@ class KirchhoffPlate(Equation):
         # nondimensional points -> the rigidity's factor s (a varying rigidity, module notes), or None
         damage = config.damage
         self.stiffness: Callable | None = None if damage is None else \
-            (lambda xh: plate_damage.factor(damage, *self._xy(xh), xp=jnp))
-
-    def _xy(self, xh):
-        x = self.to_physical(xh)
-        return x[..., 0], x[..., 1]
+            (lambda xh: _factor_at(damage, self.to_physical(xh)))
 
     @property
     def varying(self) -> bool:

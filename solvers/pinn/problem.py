@@ -211,7 +211,8 @@ class Problem:
         elif self._exact is not None:
             net = self._exact.transform(self.equation_at(params), net)
         particular = self.equation.particular
-        net = net if particular is None else lambda xh, net=net: net(xh) + particular(xh[..., :self._dim])
+        if particular is not None:
+            net = _plus(net, particular, self._dim)
         return net if not self._coefficients else self._with_coefficients(params, net)
 
     def _with_coefficients(self, params, net: Callable) -> Callable:
@@ -435,6 +436,11 @@ def check(cfg: PinnCase) -> None:
     if cfg.loss.weights or cfg.training.windows > 1 or cfg.conditions.exact or cfg.unknowns or cfg.parameters:
         with Policy.of(cfg.dtype).precision():
             Problem(cfg, observe=False)
+
+
+def _plus(net: Callable, particular: Callable, dim: int) -> Callable:
+    """``net`` plus the equation's particular part (of the coordinates, the first ``dim`` inputs)."""
+    return lambda xh: net(xh) + particular(xh[..., :dim])
 
 
 def _group(term: str) -> str:
