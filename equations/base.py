@@ -100,6 +100,29 @@ class Equation(abc.ABC):
     units: Mapping[str, str] | None = None
     """Units of the coordinates and derived fields (written into exports); default: those of the case file."""
 
+    field_coefficients: Mapping[str, str] = MappingProxyType({})
+    """Numbers of the section that may vary in space (a field unknown, ``unknowns: {D: {field: ...}}``): name ->
+    the coefficient field (:meth:`coefficients`) the residuals then read, the number's field over the section's
+    value (the plate's ``{"D": "s"}``); default none."""
+
+    def coefficients(self) -> Mapping[str, Callable]:
+        """Fields the residuals read besides the network's outputs, known functions of the point: name ->
+        nondimensional points ``(N, D)`` to values ``(N,)`` (jnp arithmetic the engine differentiates together with
+        the network's outputs, so ``d["s_xy"]`` reads as ``d["w_xy"]``; a damaged plate's rigidity factor);
+        default none."""
+        return {}
+
+    def with_coefficients(self, fns: Mapping[str, Callable]) -> Equation:
+        """This equation with the coefficient fields ``fns`` (name -> function, as :meth:`coefficients`) in place
+        of its own: a field unknown's network. Needed when :attr:`field_coefficients` is set."""
+        raise NotImplementedError(f"{type(self).__name__} declares no coefficient fields")
+
+    def field_summary(self, name: str, points: np.ndarray, values: np.ndarray) -> tuple[dict, dict]:
+        """``(report, metrics)`` of an identified field ``name`` (a field unknown) with ``values`` at physical
+        ``points`` spread over the domain: what the summary shows of it and its errors against the section's
+        truth (the plate's damaged zone: its centre and drop); default none."""
+        return {}, {}
+
     @property
     def derived_names(self) -> tuple[str, ...]:
         """Names of the fields :meth:`derived` returns; default: the network's fields."""

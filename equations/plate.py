@@ -55,13 +55,34 @@ the 2 m x 3 m plate) is off by -0.09 % in ``q0`` and 0.03 % of the side in the c
 0.08 % already at 0.04 m. Its numbers may be unknowns (``unknowns: {patch.x: ...}``) and ``q0`` with them; the
 load scale is ``q0``.
 
+**A varying rigidity** :math:`D(x, y) = D\,s(x, y)` (a damaged zone, ``damage``, :mod:`.plate_damage`; or a field
+unknown, ``unknowns: {D: {field: ...}}``): the moments :math:`M_x = -D(w_{xx} + \nu w_{yy})`, :math:`M_y = -D(w_{yy}
++ \nu w_{xx})`, :math:`M_{xy} = -D(1-\nu) w_{xy}` balance the load, :math:`\partial_{xx} M_x + 2\partial_{xy} M_{xy}
++ \partial_{yy} M_y = -q`, so in the nondimensional variables (:math:`D` scaled by the section's value, the
+scales :math:`W, c` of that value)
+
+.. math:: s\,\hat\Delta^2 \hat w + 2 (s_x \partial_x + s_y \partial_y) \hat\Delta \hat w
+          + s_{xx} (\hat w_{xx} + \nu \hat w_{yy}) + 2(1-\nu) s_{xy} \hat w_{xy} + s_{yy}(\hat w_{yy} + \nu \hat w_{xx})
+          = c\,\hat q,
+
+that is :math:`\nabla^2(s \Delta w) - (1-\nu)(s_{xx} w_{yy} - 2 s_{xy} w_{xy} + s_{yy} w_{xx})`. The factor
+:math:`s` is a *coefficient field* (:meth:`~sciml.equations.Equation.coefficients`): a function of the points that
+the engine differentiates together with the network's :math:`w`, so the residual reads ``d["s_xy"]`` as it reads
+``d["w_xy"]``. A simply supported or clamped edge's conditions are those of a constant :math:`D` (:math:`M_n = 0`
+with :math:`s > 0`); a free edge's force gains :math:`s`'s slopes, :math:`V_n \propto s(w_{nnn} + (2-\nu) w_{ntt}) +
+s_n (w_{nn} + \nu w_{tt}) + 2(1-\nu) s_t w_{nt}`; the shear forces gain them likewise, and the derived fields
+include ``D`` (N m). The plate is then not stretched (``aspect`` 1).
+
 Derived fields in physical units: :math:`M_x = -D(w_{xx} + \nu w_{yy})`, :math:`M_y = -D(w_{yy} + \nu w_{xx})`,
-:math:`M_{xy} = -D(1-\nu) w_{xy}`, :math:`Q_x = -D\,\partial_x \Delta w`, :math:`Q_y = -D\,\partial_y \Delta w`.
+:math:`M_{xy} = -D(1-\nu) w_{xy}`, :math:`Q_x = \partial_x M_x + \partial_y M_{xy}`
+(:math:`-D\,\partial_x \Delta w` for a constant :math:`D`), :math:`Q_y = \partial_x M_{xy} + \partial_y M_y`.
 """
 from __future__ import annotations
 
+import copy
 import itertools
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -73,8 +94,10 @@ from sciml import expr
 from sciml.config import spec
 from sciml.errors import Invalid
 
+from . import plate_damage
 from .base import Equation
 from .fields import Fields
+from .plate_damage import DamageConfig
 
 EdgeCondition = Literal["simply_supported", "clamped", "free"]
 
@@ -127,6 +150,8 @@ class PlateConfig:
     edges: Edges = spec(factory=Edges)
     aspect: float = spec(1.0, gt=0.0, help="the y side's stretch: the plate is the geometry's rectangle with its y "
                                            "side this many times as long (module notes); a family's parameter")
+    damage: DamageConfig | None = spec(None, help="a zone of lower rigidity: D times 1 - drop in a disc with a "
+                                                  "smooth rim, e.g. {x: 1.3, y: 1.9, radius: 0.3, drop: 0.3}")
 
     def check(self):
         e = self.edges
@@ -142,6 +167,8 @@ class PlateConfig:
             raise Invalid("load", "missing; give the load (a number or an expression of x and y), or a patch")
         if self.patch is not None and self.q0 is None:
             raise Invalid("q0", "a patch load needs q0, its pressure in Pa")
+        if self.damage is not None and self.aspect != 1:
+            raise Invalid("damage", "a damaged plate is not stretched: leave aspect at 1")
         if self.load is not None:
             try:
                 expr.parse(self.load, ("x", "y"))
@@ -199,19 +226,35 @@ def _patch_shape(p: PatchConfig):
     return (lambda x, y: scale * pulse(x, p.x, u, sigma) * pulse(y, p.y, v, sigma)), 1.0
 
 
+def _factor_at(damage: DamageConfig, x):
+    """The damaged zone's rigidity factor at physical points ``x (N, 2)`` (jax.numpy)."""
+    return plate_damage.factor(damage, x[..., 0], x[..., 1], xp=jnp)
+
+
 def _wavenumber(first: str, second: str, span: float) -> float:
     """The deflection scale's wavenumber across a span from the conditions on its two edges (module notes)."""
     supported = (first != "free") + (second != "free")
     return supported / (2.0 * span)
 
 
-# condition -> residuals (in nondimensional form) on an edge with normal n and tangent t
+def _free(d: Fields, n, t, nu, varying: bool) -> dict:
+    """A free edge: :math:`M_n = 0` and the Kirchhoff force :math:`V_n = 0` (with a varying rigidity's slopes,
+    module notes)."""
+    m = _contract(d, "w", (n, n)) + nu * _contract(d, "w", (t, t))
+    v = _contract(d, "w", (n, n, n)) + (2 - nu) * _contract(d, "w", (n, t, t))
+    if varying:
+        twist = _contract(d, "w", (n, t))
+        v = d["s"] * v + _contract(d, "s", (n,)) * m + 2 * (1 - nu) * _contract(d, "s", (t,)) * twist
+    return {"m": m, "v": v}
+
+
+# condition -> residuals (in nondimensional form) on an edge with normal n and tangent t; varying: the rigidity
+# is the coefficient field s (a simply supported or clamped edge's conditions do not read it, module notes)
 EDGE_RULES = {
-    "simply_supported": lambda d, n, t, nu: {"w": d["w"],
-                                             "m": _contract(d, "w", (n, n)) + nu * _contract(d, "w", (t, t))},
-    "clamped": lambda d, n, t, nu: {"w": d["w"], "dw": _contract(d, "w", (n,))},
-    "free": lambda d, n, t, nu: {"m": _contract(d, "w", (n, n)) + nu * _contract(d, "w", (t, t)),
-                                 "v": _contract(d, "w", (n, n, n)) + (2 - nu) * _contract(d, "w", (n, t, t))},
+    "simply_supported": lambda d, n, t, nu, varying: {
+        "w": d["w"], "m": _contract(d, "w", (n, n)) + nu * _contract(d, "w", (t, t))},
+    "clamped": lambda d, n, t, nu, varying: {"w": d["w"], "dw": _contract(d, "w", (n,))},
+    "free": _free,
 }
 
 
@@ -231,7 +274,9 @@ class KirchhoffPlate(Equation):
 
     fields = ("w",)
     coords = ("x", "y")
-    units = {"x": "m", "y": "m", "w": "m", "mx": "N m/m", "my": "N m/m", "mxy": "N m/m", "qx": "N/m", "qy": "N/m"}
+    units = {"x": "m", "y": "m", "w": "m", "mx": "N m/m", "my": "N m/m", "mxy": "N m/m", "qx": "N/m", "qy": "N/m",
+             "D": "N m"}
+    field_coefficients = {"D": "s"}  # D may vary: the residuals then read s = D(x, y) / D (module notes)
 
     @classmethod
     def check_geometry(cls, config: PlateConfig, domain) -> None:
@@ -248,6 +293,11 @@ class KirchhoffPlate(Equation):
                     raise Invalid(f"patch.{key}", f"the patch spans {key} = [{c - size / 2:g}, {c + size / 2:g}] "
                                                   f"(centre {c:g}, side {size:g}), outside the plate's "
                                                   f"[{lo:g}, {hi:g}]")
+        z = config.damage
+        if z is not None:
+            for key, c, (lo, hi) in (("x", z.x, domain.bounds[0]), ("y", z.y, domain.bounds[1])):
+                if not lo < c < hi:
+                    raise Invalid(f"damage.{key}", f"the zone's centre {c:g} is outside the plate's [{lo:g}, {hi:g}]")
 
     def __init__(self, config: PlateConfig, domain):
         (x0, x1), (y0, y1) = domain.bounds
@@ -266,6 +316,23 @@ class KirchhoffPlate(Equation):
         modal = math.pi**4 * (kx**2 + ky**2) ** 2
         self.W = self.q0 / (self.D * modal)
         self.c = modal * self.L**4
+        # nondimensional points -> the rigidity's factor s (a varying rigidity, module notes), or None
+        damage = config.damage
+        self.stiffness: Callable | None = None if damage is None else \
+            (lambda xh: _factor_at(damage, self.to_physical(xh)))
+
+    @property
+    def varying(self) -> bool:
+        """Whether the rigidity varies over the plate (a coefficient field ``s``)."""
+        return self.stiffness is not None
+
+    def coefficients(self) -> Mapping[str, Callable]:
+        return {"s": self.stiffness} if self.stiffness is not None else {}
+
+    def with_coefficients(self, fns: Mapping[str, Callable]) -> KirchhoffPlate:
+        out = copy.copy(self)
+        out.stiffness = fns["s"]
+        return out
 
     @property
     def stretched(self) -> bool:
@@ -294,26 +361,42 @@ class KirchhoffPlate(Equation):
         return self.shape(x[..., 0], y) / self.peak + 0.0 * xh[..., 0]
 
     def error_scales(self) -> dict[str, tuple[str, float]]:
-        """A patch's position and sides against the plate's side along them (``patch.x_side_error``)."""
-        if self.config.patch is None:
-            return {}
+        """A patch's position and sides, a damaged zone's centre and size, against the plate's side along them
+        (``patch.x_side_error``, ``damage.x_side_error``)."""
         a, b = float(self.a), float(np.max(self.b))
-        return {"patch.x": ("side", a), "patch.width": ("side", a), "patch.y": ("side", b), "patch.height": ("side", b)}
+        out = {}
+        if self.config.patch is not None:
+            out.update({"patch.x": ("side", a), "patch.width": ("side", a), "patch.y": ("side", b),
+                        "patch.height": ("side", b)})
+        if self.config.damage is not None:
+            out.update({"damage.x": ("side", a), "damage.y": ("side", b), "damage.radius": ("side", min(a, b)),
+                        "damage.width": ("side", min(a, b))})
+        return out
 
     # --- residuals ----------------------------------------------------------------------------
     def interior(self, d: Fields) -> dict:
+        if self.varying:
+            return {"pde": self._divergence(d) / self.c - self.load_hat(d.points)}
         if not self.stretched:
             return {"pde": d.bilap("w") / self.c - self.load_hat(d.points)}
         r = 1.0 / self.s**2
         bilap = d["w_xxxx"] + 2 * r * d["w_xxyy"] + r * r * d["w_yyyy"]
         return {"pde": bilap / self.c - self.load_hat(d.points)}
 
+    def _divergence(self, d: Fields):
+        r""":math:`\partial_{xx}(s\kappa_x) + 2(1-\nu)\partial_{xy}(s w_{xy}) + \partial_{yy}(s\kappa_y)`, expanded
+        (module notes; :math:`\kappa_x = w_{xx} + \nu w_{yy}`)."""
+        nu = self.nu
+        slopes = d["s_x"] * (d["w_xxx"] + d["w_xyy"]) + d["s_y"] * (d["w_xxy"] + d["w_yyy"])
+        return (d["s"] * d.bilap("w") + 2 * slopes + d["s_xx"] * (d["w_xx"] + nu * d["w_yy"])
+                + 2 * (1 - nu) * d["s_xy"] * d["w_xy"] + d["s_yy"] * (d["w_yy"] + nu * d["w_xx"]))
+
     def boundary(self, part: str, d: Fields, normal) -> dict:
         tangent = jnp.stack([-normal[..., 1], normal[..., 0]], axis=-1)
         if self.stretched:  # physical directions in the geometry's coordinates: y components over s
             stretch = lambda v: jnp.stack([v[..., 0], v[..., 1] / self.s], axis=-1)
             normal, tangent = stretch(normal), stretch(tangent)
-        return EDGE_RULES[getattr(self.config.edges, part)](d, normal, tangent, self.nu)
+        return EDGE_RULES[getattr(self.config.edges, part)](d, normal, tangent, self.nu, self.varying)
 
     def corners(self):
         """Corners (physical points) where two free edges meet; there ``w_xy = 0``."""
@@ -333,10 +416,15 @@ class KirchhoffPlate(Equation):
         return {"corner": (corners, self.corner)} if len(corners) else {}
 
     # --- physical output ----------------------------------------------------------------------
-    derived_names = ("w", "mx", "my", "mxy", "qx", "qy")
+    @property
+    def derived_names(self) -> tuple[str, ...]:
+        return ("w", "mx", "my", "mxy", "qx", "qy") + (("D",) if self.varying else ())
 
     def derived(self, d: Fields) -> dict:
-        """Deflection (m), moments (N m / m) and shear forces (N / m) in physical units."""
+        """Deflection (m), moments (N m / m) and shear forces (N / m) in physical units; a varying rigidity's
+        ``D`` (N m) besides."""
+        if self.varying:
+            return self._derived_varying(d)
         D, nu, W, L = self.D, self.nu, self.W, self.L
         m = D * W / L**2
         r = 1.0 / self.s if self.stretched else 1.0  # d/dy (plate) = r d/dy (geometry)
@@ -350,9 +438,34 @@ class KirchhoffPlate(Equation):
             "qy": -m / L * r * (d["w_xxy"] + r2 * d["w_yyy"]),
         }
 
+    def _derived_varying(self, d: Fields) -> dict:
+        r""":meth:`derived` with the rigidity :math:`D s` (not stretched): the moments times ``s``, the shear
+        forces :math:`Q_x = \partial_x M_x + \partial_y M_{xy}`, :math:`Q_y = \partial_x M_{xy} + \partial_y M_y`."""
+        nu, W, L, s = self.nu, self.W, self.L, d["s"]
+        m = self.D * W / L**2
+        kx, ky = d["w_xx"] + nu * d["w_yy"], d["w_yy"] + nu * d["w_xx"]
+        twist = (1 - nu) * d["w_xy"]
+        return {
+            "w": W * d["w"], "D": self.D * s,
+            "mx": -m * s * kx, "my": -m * s * ky, "mxy": -m * s * twist,
+            "qx": -m / L * (s * (d["w_xxx"] + d["w_xyy"]) + d["s_x"] * kx + d["s_y"] * twist),
+            "qy": -m / L * (s * (d["w_xxy"] + d["w_yyy"]) + d["s_x"] * twist + d["s_y"] * ky),
+        }
+
+    def field_summary(self, name: str, points: np.ndarray, values: np.ndarray) -> tuple[dict, dict]:
+        """An identified rigidity's zone (:func:`.plate_damage.zone`: centre, drop, undamaged level) and its
+        ``damage_centre_error`` (fraction of the side) and ``damage_drop_error`` (percentage points) against the
+        section's ``damage`` (none: an undamaged plate)."""
+        found = plate_damage.zone(points, values)
+        truth = self.config.damage
+        return {"zone": found, "truth": None if truth is None else {"centre": [truth.x, truth.y],
+                                                                    "drop": truth.drop}}, \
+            plate_damage.scores(found, truth, (float(self.a), float(np.max(self.b))))
+
     def reference(self, points: np.ndarray) -> dict | None:
         """Fields from the classical reference solver (series or finite differences) at the geometry's points
-        (the plate's, stretched, for ``aspect`` other than 1)."""
+        (the plate's, stretched, for ``aspect`` other than 1); a damaged plate's by the finite differences of a
+        varying rigidity (:mod:`.plate_reference.variable`), simply supported edges only (else None)."""
         from .plate_reference import plate_solution  # on use: its SciPy (0.8 s) is not needed to train
         from .plate_reference.patch import patch_load
 
@@ -367,6 +480,15 @@ class KirchhoffPlate(Equation):
             load = lambda xx, yy: factor * np.broadcast_to(np.asarray(shape(np, x=xx, y=yy), float), np.shape(xx))
         (x0, x1), (y0, _) = self.bounds
         pts = self.place(np.asarray(points, float))
+        if self.config.damage is not None:  # finite differences of the divergence form, simply supported edges
+            from .plate_reference.variable import variable_plate
+
+            if set(edges.values()) != {"simply_supported"}:
+                return None
+            z = self.config.damage
+            D = lambda xx, yy: self.D * plate_damage.factor(z, xx, yy)
+            out = variable_plate(self.bounds, D, self.nu, load, pts[:, 0], pts[:, 1])
+            return {**out, "D": D(pts[:, 0], pts[:, 1])}
         return plate_solution(((x0, x1), (y0, y0 + float(self.b))), edges, self.D, self.nu, load,
                               pts[:, 0], pts[:, 1])
 

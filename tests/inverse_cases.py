@@ -94,3 +94,20 @@ def constant_only(tmp_path, section: str):
         yield write_case(tmp_path, data, name="constant_only.yaml")
     finally:
         sciml.equations.EQUATIONS.pop("constant_only", None)
+
+
+DAMAGE_TRUE = {"x": 0.8, "y": 1.8, "radius": 0.5, "drop": 0.3}
+
+
+def tiny_damage(tmp_path, unknowns=None, **changes) -> dict:
+    """The tiny plate (D 1) with a damaged zone (``DAMAGE_TRUE``) whose rigidity field is unknown (a [6, 6]
+    network from D = 1 everywhere; or ``unknowns``), observed at 4 x 4 sensors (data made by datagen)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    data = copy.deepcopy(TINY_PLATE)
+    data["case"] = "tiny_damage"
+    data["equation"].update(q0=1.0, damage=dict(DAMAGE_TRUE))
+    data["unknowns"] = unknowns or {"D": {"initial": 1.0, "bounds": [0.5, 1.5], "scale": "linear",
+                                          "field": {"hidden": [6, 6]}}}
+    data["data"] = {"path": str(tmp_path / "sensors.csv"), "fields": ["w"], "noise": 0.0,
+                    "sensors": {"layout": "grid", "points": [4, 4]}}
+    return write_case_dict(tmp_path, data, name="damage.yaml", **changes)

@@ -11,6 +11,7 @@ from sciml.cli import main
 from cli_cases import write_case
 
 PATCH = "{x: 1.0, y: 1.5, width: 0.4, height: 0.6}"
+DAMAGE = "{x: 1.0, y: 1.5, radius: 0.3, drop: 0.3}"
 ON_PATCH = f"equation={{type: kirchhoff_plate, D: 1, nu: 0.25, q0: 1, patch: {PATCH}}}"  # instead of the load
 
 # (id, case file: None for the tiny plate, or the file's bytes; overrides; the line after "error: <file>: ", or
@@ -108,6 +109,17 @@ ROWS = [
      "the patch spans x = [-0.1, 0.3] (centre 0.1, side 0.4), outside the plate's [0, 2]"),
     ("unknown-bounds-break-section", None, ["unknowns={nu: {initial: 0.3, bounds: [0.1, 0.6], scale: linear}}"],
      "unknowns.nu.bounds: the equation is refused at nu = 0.6, which the bounds allow: nu: must be < 0.5, got 0.6"),
+    # a damaged plate, its rigidity as a field unknown
+    ("damage-outside-plate", None, [f"equation.damage={DAMAGE}", "equation.damage.x=2.5"],
+     "equation.damage.x: the zone's centre 2.5 is outside the plate's [0, 2]"),
+    ("damage-drop-whole", None, [f"equation.damage={DAMAGE}", "equation.damage.drop=1"],
+     "equation.damage.drop: must be < 1.0, got 1"),
+    ("damage-stretched", None, [f"equation.damage={DAMAGE}", "equation.aspect=2"],
+     "equation.damage: a damaged plate is not stretched: leave aspect at 1"),
+    ("field-unknown-not-varying", None, ["equation.q0=1", "unknowns={q0: {initial: 1, bounds: [0.5, 2], "
+                                                          "field: {hidden: [4]}}}"],
+     "unknowns.q0.field: q0 cannot vary in space in the equation (kirchhoff_plate); the numbers that can are "
+     "['D']: make q0 a scalar (no field)"),
     # parametric families
     ("parameter-no-range", None, ["parameters={aspect: {values: [1, 2]}}"], "parameters.aspect.range: missing"),
     ("parameter-is-a-coordinate", None, ["parameters={x: {range: [0, 1]}}"],
@@ -129,6 +141,9 @@ ROWS = [
      "ensemble.start: members started from the trained network differ only by their resample of the observations"),
     ("ensemble-with-refinement", None, ["ensemble={members: 2}", "sampling.adaptive={every: 10}"],
      "ensemble: an ensemble does not combine with sampling.adaptive"),
+    ("ensemble-with-field-unknown", None, ["ensemble={members: 2}",
+                                           "unknowns={D: {initial: 1, bounds: [0.5, 2], field: {hidden: [4]}}}"],
+     "ensemble: an ensemble does not combine with a field unknown (unknowns.<name>.field)"),
 ]
 
 

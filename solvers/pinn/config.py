@@ -225,17 +225,31 @@ def _interval(values: list[float], key: str, scale: str, positive: str) -> str:
 
 
 @dataclass
+class FieldConfig:
+    """An unknown that varies in space (:mod:`.unknowns`): a small MLP of the nondimensional coordinates gives
+    the raw ``z`` at every point, its last layer starting at zero (the field starts at ``initial`` everywhere)."""
+
+    hidden: list[int] = spec(factory=lambda: [16, 16], ge=1, help="hidden layer widths, e.g. [16, 16]")
+    activation: Activation = "tanh"
+
+
+@dataclass
 class UnknownConfig:
     """An equation coefficient learnt in training (:mod:`.unknowns`): a trained scalar ``z`` carried beside the
     network's parameters, mapped into the bounds, ``lo (hi / lo)^sigmoid(z)`` (``scale: log``) or
-    ``lo + (hi - lo) sigmoid(z)`` (``linear``), starting at ``initial``. The equation section's own value of it
-    is then the truth (what ``sciml datagen`` makes the data with, and what the reported error is against);
-    training never reads it."""
+    ``lo + (hi - lo) sigmoid(z)`` (``linear``), starting at ``initial``; with ``field``, ``z`` is a small network's
+    output at each point (a coefficient varying in space, in the same units and bounds). The equation section's
+    own value of it is then the truth (what ``sciml datagen`` makes the data with, and what the reported error
+    is against); training never reads it."""
 
-    initial: float = spec(help="the value training starts from (strictly inside the bounds)")
-    bounds: list[float] = spec(help="[low, high]: the value stays strictly between them")
+    initial: float = spec(help="the value training starts from (strictly inside the bounds; a field's everywhere)")
+    bounds: list[float] = spec(help="[low, high]: the value stays strictly between them (a field's at every "
+                                    "point; in the number's units, as a scalar's)")
     scale: Literal["log", "linear"] = spec("log", help="log: sigmoid in log(value) (positive bounds); linear: in "
                                                        "the value")
+    field: FieldConfig | None = spec(None, help="the number varies in space: its raw value is a small network's, "
+                                                "e.g. {hidden: [16, 16]} (numbers that may: the equation's, the "
+                                                "plate's D)")
 
     def check(self):
         shown = _interval(self.bounds, "bounds", self.scale, "positive bounds")

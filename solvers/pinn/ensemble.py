@@ -55,7 +55,8 @@ def check(cfg: PinnCase) -> None:
     if e is None:
         return
     rules = {"training.curriculum": cfg.training.curriculum is not None, "training.windows": cfg.training.windows > 1,
-             "sampling.adaptive": cfg.sampling.adaptive is not None}
+             "sampling.adaptive": cfg.sampling.adaptive is not None,
+             "a field unknown (unknowns.<name>.field)": any(u.field is not None for u in cfg.unknowns.values())}
     for key, on in rules.items():
         if on:
             raise Invalid("ensemble", f"an ensemble does not combine with {key} (train one network with it, or "

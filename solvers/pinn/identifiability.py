@@ -26,6 +26,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+FIELD_POINTS = 101  # a field unknown's summary: points per side of the domain's box
+
 RCOND = 1e-10  # eigenvalues below this fraction of max(largest, loss) count as zero
 SHARE = 1e-6  # ... for the unknowns with more than this share (v_ki^2) of their eigenvector
 CRITERION = (f"not identifiable: the Gauss-Newton matrix J^T J of the loss in the unknowns' logs (network fixed) "
@@ -37,7 +39,7 @@ CRITERION = (f"not identifiable: the Gauss-Newton matrix J^T J of the loss in th
 def fisher(problem, params, batch) -> tuple[np.ndarray, float]:
     """``(F, L)``: the Gauss-Newton matrix in the unknowns' logs (their order in the case) and the loss
     (fixed weights) at ``params`` (host) on ``batch``."""
-    names = list(problem.unknowns.specs)
+    names = list(problem.unknowns.scalars)
     key = jax.random.PRNGKey(0)
 
     def stacked(z):
@@ -68,8 +70,11 @@ def report(problem, params: list, batches: list, metrics: dict) -> dict:
     own batch of ``batches``: identifiable when it is for every member, the largest resolution, the mean
     value, the eigenvalues per member); ``metrics`` gains ``<name>_rel_error`` against the equation section's
     value for each identifiable unknown (and ``<name>_<label>_error`` against the scale the equation gives it,
-    :meth:`~sciml.equations.Equation.error_scales`)."""
-    names = list(problem.unknowns.specs)
+    :meth:`~sciml.equations.Equation.error_scales`). Scalar unknowns only (a field's summary is
+    :func:`fields`); none: nothing."""
+    names = list(problem.unknowns.scalars)
+    if not names:
+        return {}
     tests = [fisher(problem, p, b) for p, b in zip(params, batches)]
     verdicts = [verdict(F, loss) for F, loss in tests]
     identifiable, res = np.all([v[0] for v in verdicts], axis=0), np.max([v[1] for v in verdicts], axis=0)
@@ -89,3 +94,23 @@ def report(problem, params: list, batches: list, metrics: dict) -> dict:
             "identifiability": {"criterion": CRITERION,
                                 "resolution": {n: float(r) if np.isfinite(r) else None for n, r in zip(names, res)},
                                 "fisher_eigenvalues": eigen[0] if len(eigen) == 1 else eigen}}
+
+
+def fields(problem, params, geometry, metrics: dict) -> dict:
+    """The summary's ``fields``: each field unknown's range and the equation's summary of it
+    (:meth:`~sciml.equations.Equation.field_summary`, e.g. the plate's damaged zone) from its values on a grid of
+    :data:`FIELD_POINTS` per side of the domain (the points inside); ``metrics`` gains the summary's metrics."""
+    u = problem.unknowns
+    if u is None or not u.fields:
+        return {}
+    axes = [np.linspace(lo, hi, FIELD_POINTS) for lo, hi in geometry.bounds]
+    pts = np.stack([g.ravel() for g in np.meshgrid(*axes, indexing="ij")], -1)
+    pts = pts[geometry.contains(pts)]
+    xh = jnp.asarray(problem.equation.to_nondim(pts), problem.dtype)
+    out = {}
+    for name in u.fields:
+        values = np.asarray(jax.jit(u.field(params, name))(xh))
+        report, m = problem.equation.field_summary(name, pts, values)
+        metrics.update(m)
+        out[name] = {"min": float(values.min()), "max": float(values.max()), **report}
+    return {"fields": out}

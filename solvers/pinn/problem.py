@@ -25,6 +25,11 @@ residual and derived field is the equation's at the unknowns' values (:meth:`Pro
 ``data`` (:mod:`.observations`) the batch holds the observations (``batch["data"]``, replicated) and each
 observed field adds a term ``data.<field>`` (group ``data``, weighed by ``data.weight``).
 
+**Coefficient fields** (:meth:`~sciml.equations.Equation.coefficients`: a damaged plate's rigidity factor, or a
+field unknown's network through :meth:`Problem.equation_at`) are appended to the network's outputs
+(:meth:`Problem._net`), so each group of points differentiates them in the same planned call and the residuals
+read them as fields (``d["s_xx"]``); the exact conditions' transform sees the network's outputs alone.
+
 **A family** (``parameters``, :mod:`.parameters`): the network takes the coordinates and the parameters'
 encoded values, every sampled array is ``(N, D + P)``, derivatives are taken in the coordinates, and each group
 of points has the equation at its own values (:meth:`Problem.equation_at` with the points); ``predict`` takes
@@ -91,13 +96,20 @@ class Problem:
         self._init, self._apply = model.build(cfg.model, len(eq.coords) + self._extra, len(eq.fields), self.dtype)
         self.unknowns = Unknowns(cfg, self.geometry) if cfg.unknowns else None
         if self.unknowns is not None:  # the unknowns ride beside the network's parameters
-            self._init, self._apply = self.unknowns.wrap(self._init, self._apply, self.dtype)
+            self._init, self._apply = self.unknowns.wrap(self._init, self._apply, self.dtype, len(eq.coords))
+        # coefficient fields (a damaged plate's rigidity, a field unknown's): differentiated after the outputs
+        self._coefficients = tuple(dict.fromkeys(
+            (*eq.coefficients(), *(self.unknowns.coefficient_names.values() if self.unknowns else ()))))
+        self._differentiated = tuple(eq.fields) + self._coefficients
+        # the equation whose residuals say what to differentiate: with a field unknown, a varying one
+        self._probe_eq = eq if self.unknowns is None or not self.unknowns.fields else eq.with_coefficients(
+            {c: (lambda xh: jnp.ones(xh.shape[:-1], xh.dtype)) for c in self.unknowns.coefficient_names.values()})
         self._aliases = eq.aliases or None
         self._names = tuple(eq.fields) + tuple(a for a in (eq.aliases or {}) if a not in eq.fields)
         self.observations = None if cfg.data is None else \
             Observations.of(cfg.data, eq) if observe else Observations.stand_in(cfg.data, eq)
         if self.observations is not None:
-            self._data_requests = self._requests(self._observed)
+            self._data_requests = self._requests(lambda d: self._observed(d, self._probe_eq))
 
         try:
             probe_terms = self._collect(cfg, initial)
@@ -125,8 +137,8 @@ class Problem:
         """What each residual asks for, the exact parts, the point sets and pairs; the loss terms' shapes."""
         eq = self.equation
         # the equation the requests are collected from: a family's at per-point stand-in values
-        self._probe_eq = eq if self.parameters is None else \
-            self.parameters.equation(jnp.zeros((1, self._extra), self.dtype))
+        if self.parameters is not None:
+            self._probe_eq = self.parameters.equation(jnp.zeros((1, self._extra), self.dtype))
         # what each residual asks for, collected once; parts whose condition has no residual are not sampled
         dim, peq = len(eq.coords), self._probe_eq
         self._interior = self._requests(peq.interior)
@@ -199,7 +211,17 @@ class Problem:
         elif self._exact is not None:
             net = self._exact.transform(self.equation_at(params), net)
         particular = self.equation.particular
-        return net if particular is None else lambda xh: net(xh) + particular(xh[..., :self._dim])
+        if particular is not None:
+            net = _plus(net, particular, self._dim)
+        return net if not self._coefficients else self._with_coefficients(params, net)
+
+    def _with_coefficients(self, params, net: Callable) -> Callable:
+        """``net`` with the coefficient fields (the equation's at the unknowns' values) as further outputs, in
+        the order of ``_differentiated``, so that the engine differentiates them with the network's."""
+        fns = self.equation_at(params).coefficients()
+        coefs = [fns[c] for c in self._coefficients]
+        return lambda xh: jnp.concatenate(
+            [net(xh), jnp.stack([jnp.broadcast_to(c(xh[..., :self._dim]), xh.shape[:-1]) for c in coefs], -1)], -1)
 
     def _exact_parts(self, cfg: PinnCase) -> Exact:
         """The exact parts of ``conditions.enforce`` (:mod:`.exact`), probed on a few points of each part."""
@@ -221,13 +243,13 @@ class Problem:
                      "conditions.enforce")
 
     def _requests(self, fn) -> tuple:
-        return collect(fn, self.equation.fields, self.equation.coords, aliases=self._aliases)
+        return collect(fn, self._differentiated, self.equation.coords, aliases=self._aliases)
 
     def _fields_at(self, f, requests, key, x) -> Fields:
         options: dict = {"mode": self._autodiff.mode}
         if self._autodiff.mode == "stochastic":
             options.update(key=key, samples=self._autodiff.samples, distribution=self._autodiff.distribution)
-        return evaluator(f, requests, self.equation.fields, self.equation.coords, self._aliases, extra=self._extra,
+        return evaluator(f, requests, self._differentiated, self.equation.coords, self._aliases, extra=self._extra,
                          **options)(x)
 
     # --- points -------------------------------------------------------------------------------
@@ -316,7 +338,8 @@ class Problem:
             out.update({f"periodic.{name}.{q}": r for q, r in at(pb["a"]).periodic_residual(da, db).items()})
         if self.observations is not None:  # exact derivatives (no stochastic estimate) at the data points
             mode = "taylor" if self._autodiff.mode == "stochastic" else self._autodiff.mode
-            d = evaluator(f, self._data_requests, eq.fields, eq.coords, self._aliases, mode=mode)(batch["data"]["x"])
+            d = evaluator(f, self._data_requests, self._differentiated, eq.coords, self._aliases,
+                          mode=mode)(batch["data"]["x"])
             out.update(self.observations.residuals(self._observed(d, eq), batch["data"]))
         return out
 
@@ -364,7 +387,7 @@ class Problem:
             req = self._requests(getattr(self._probe_eq, of.__name__) if own else of)
             mode = "taylor" if self._autodiff.mode == "stochastic" else self._autodiff.mode
             self._outputs[of] = jax.jit(lambda p, xh: self._at(p, of, xh)(
-                evaluator(self._net(p), req, eq.fields, eq.coords, self._aliases, extra=self._extra,
+                evaluator(self._net(p), req, self._differentiated, eq.coords, self._aliases, extra=self._extra,
                           mode=mode)(xh)))
         return self._outputs[of]
 
@@ -413,6 +436,11 @@ def check(cfg: PinnCase) -> None:
     if cfg.loss.weights or cfg.training.windows > 1 or cfg.conditions.exact or cfg.unknowns or cfg.parameters:
         with Policy.of(cfg.dtype).precision():
             Problem(cfg, observe=False)
+
+
+def _plus(net: Callable, particular: Callable, dim: int) -> Callable:
+    """``net`` plus the equation's particular part (of the coordinates, the first ``dim`` inputs)."""
+    return lambda xh: net(xh) + particular(xh[..., :dim])
 
 
 def _group(term: str) -> str:

@@ -409,6 +409,7 @@ class _Pinn:
                                   "metrics": {k: ensemble.stats([e[k] for e in each]) for k in each[0]}}
         if self.problem.unknowns is not None:
             result.update(self._identified(params, errors, result))
+            result.update(identifiability.fields(self.problem, params, self.problem.geometry, errors))
         if self.curriculum:
             result.update(self._verdict(params, errors, run))
         return result

@@ -17,6 +17,17 @@ its section with those numbers replaced by the traced values (``dataclasses.repl
 scale and derived field that depends on them follows (the plate's deflection scale :math:`W = q_0/(D\ldots)`,
 the flow's :math:`1/\hat{Re}`). Built this way an equation must compute with those numbers arithmetically
 (no ``float()`` of them); loading a case traces the problem once to find out (:func:`sciml.solvers.pinn.problem.check`).
+
+**A field** (``field: {hidden: [16, 16]}``, a number the equation lets vary, its ``field_coefficients``: the
+plate's ``D``): the raw value is a small MLP's output at each point, :math:`\theta(x) = m(z_0 + N(\hat x))` with the
+same map :math:`m` into the same bounds (the number's units) and :math:`z_0` the raw value of ``initial``; the
+MLP's last layer starts at zero, so the field starts at ``initial`` everywhere. Its parameters ride in
+``params["unknowns"][name]``; the equation is the section's (the number's own value its scale, e.g. the plate's
+deflection scale) with the coefficient field :math:`\theta(x) / \theta_{\text{section}}` in place of its own
+(:meth:`~sciml.equations.Equation.with_coefficients`), so the section's description of the truth (the plate's
+``damage``) is never read in training. The summary shows the field's values on the evaluation grid as the
+equation reads them (:meth:`~sciml.equations.Equation.field_summary`: the plate's damaged zone), the field itself
+among the derived fields (``D``: its error, map and plot beside the truth).
 """
 from __future__ import annotations
 
@@ -32,6 +43,7 @@ from sciml.config import suggest
 from sciml.config.schema import build, to_dict
 from sciml.equations import EQUATIONS
 from sciml.errors import Invalid
+from sciml.nn import mlp
 
 if TYPE_CHECKING:
     from .config import PinnCase, UnknownConfig
@@ -72,10 +84,15 @@ def check(cfg: PinnCase, domain) -> None:
     """Each unknown names a number the equation section sets (:class:`Invalid` at ``unknowns.<name>``), and the
     equation can be posed with the unknowns anywhere in their bounds (:func:`_check_bounds`)."""
     known = coefficients(cfg.equation)
-    for name in cfg.unknowns:
+    varying = EQUATIONS[cfg.equation.type][1].field_coefficients
+    for name, u in cfg.unknowns.items():
         if name not in known:
             raise Invalid(f"unknowns.{name}", f"the equation ({cfg.equation.type}) sets no number {name!r}"
                                               f"{suggest(name, known)}; its numbers are {sorted(known)}")
+        if u.field is not None and name not in varying:
+            raise Invalid(f"unknowns.{name}.field", f"{name} cannot vary in space in the equation "
+                                                    f"({cfg.equation.type}); the numbers that can are "
+                                                    f"{sorted(varying)}: make {name} a scalar (no field)")
     _check_bounds(cfg, domain)
 
 
@@ -107,33 +124,68 @@ def value(u: UnknownConfig, z):
     return SCALES[u.scale][0](jax.nn.sigmoid(z), *u.bounds)
 
 
+def field_init(u: UnknownConfig, key, n_in: int, dtype) -> list[dict]:
+    """A field unknown's MLP parameters, its last layer zero (the field starts at ``initial`` everywhere)."""
+    assert u.field is not None
+    layers = mlp.init(key, [n_in, *u.field.hidden, 1], dtype)
+    return [*layers[:-1], jax.tree_util.tree_map(jnp.zeros_like, layers[-1])]
+
+
+def _over(f, scale):
+    """``f`` divided by ``scale`` (a field over the section's value: the coefficient field)."""
+    return lambda xh: f(xh) / scale
+
+
 class Unknowns:
-    """The unknowns of a case: its parameters' wrapping, their values, the equation at them."""
+    """The unknowns of a case: its parameters' wrapping, their values, the equation at them (scalars; fields,
+    module notes)."""
 
     def __init__(self, cfg: PinnCase, domain):
         self.specs, self.section, self.domain = dict(cfg.unknowns), cfg.equation, domain
         self.cls = EQUATIONS[cfg.equation.type][1]
+        self.scalars = {n: u for n, u in self.specs.items() if u.field is None}
+        self.fields = {n: u for n, u in self.specs.items() if u.field is not None}
+        # a field unknown's name -> the coefficient field the residuals read
+        self.coefficient_names = {n: self.cls.field_coefficients[n] for n in self.fields}
 
-    def wrap(self, init, apply, dtype):
-        """``(init, apply)`` of the network to those of the parameters with the unknowns beside it."""
-        start = {n: raw(u, u.initial) for n, u in self.specs.items()}
-        return ((lambda key: {"net": init(key), "unknowns": {n: jnp.asarray(z, dtype) for n, z in start.items()}}),
-                (lambda p, x: apply(p["net"], x)))
+    def wrap(self, init, apply, dtype, n_in: int = 2):
+        """``(init, apply)`` of the network to those of the parameters with the unknowns beside it (a field's
+        MLP of ``n_in`` coordinates from its own key, folded from the network's)."""
+        start = {n: raw(u, u.initial) for n, u in self.scalars.items()}
+
+        def wrapped(key):
+            fields = {n: field_init(u, jax.random.fold_in(key, 1 + i), n_in, dtype)
+                      for i, (n, u) in enumerate(self.fields.items())}
+            return {"net": init(key), "unknowns": {**{n: jnp.asarray(z, dtype) for n, z in start.items()}, **fields}}
+        return wrapped, (lambda p, x: apply(p["net"], x))
+
+    def field(self, params, name: str):
+        """Field unknown ``name`` as a function: nondimensional points ``(N, D)`` -> values ``(N,)`` (its units)."""
+        u = self.fields[name]
+        assert u.field is not None
+        z0, act = raw(u, u.initial), u.field.activation
+        return lambda xh: value(u, z0 + mlp.apply(params["unknowns"][name], xh, act)[..., 0])
 
     def values(self, params) -> dict:
-        """``{name: value}`` from the parameters (traced inside a trace, arrays outside)."""
-        return {n: value(u, params["unknowns"][n]) for n, u in self.specs.items()}
+        """``{name: value}`` of the scalar unknowns from the parameters (traced inside a trace, arrays outside)."""
+        return {n: value(u, params["unknowns"][n]) for n, u in self.scalars.items()}
 
     def value_of(self, name: str, z):
         """The value of unknown ``name`` at raw scalar ``z``."""
         return value(self.specs[name], z)
 
     def equation(self, params):
-        """The case's equation with the unknowns at their values in ``params``."""
+        """The case's equation with the unknowns at their values in ``params`` (a field's as its coefficient
+        field, over the section's value)."""
         section: Any = self.section  # a dataclass (the equation's config)
-        return self.cls(replace(section, self.values(params)), self.domain)
+        eq = self.cls(replace(section, self.values(params)), self.domain)
+        if not self.fields:
+            return eq
+        known = coefficients(self.section)
+        return eq.with_coefficients({c: _over(self.field(params, n), known[n])
+                                     for n, c in self.coefficient_names.items()})
 
     def truth(self) -> dict[str, float]:
-        """The equation section's own values (what ``sciml datagen`` made the data with)."""
+        """The equation section's own values of the scalar unknowns (what ``sciml datagen`` made the data with)."""
         known = coefficients(self.section)
-        return {n: float(known[n]) for n in self.specs}
+        return {n: float(known[n]) for n in self.scalars}

@@ -13,7 +13,7 @@ from sciml.solvers.pinn import unknowns
 from sciml.solvers.pinn.config import UnknownConfig
 from sciml.solvers.pinn.problem import Problem
 
-from inverse_cases import D_TRUE, tiny_identify
+from inverse_cases import D_TRUE, DAMAGE_TRUE, tiny_damage, tiny_identify
 
 
 @pytest.mark.parametrize("scale", ["log", "linear"])
@@ -95,3 +95,50 @@ def test_a_subsection_s_numbers_are_named_by_dotted_name_and_replaced_inside_it(
     moved = unknowns.replace(section, {"patch.x": 1.25, "q0": 4.0, "patch.height": 0.5})
     assert (moved.patch.x, moved.patch.y, moved.patch.height, moved.q0, moved.D) == (1.25, 1.5, 0.5, 4.0, 2.0)
     assert section.patch.x == 1.0  # the section itself unchanged
+
+
+def test_a_field_unknown_starts_at_its_initial_value_everywhere_and_the_equation_reads_it(tmp_path):
+    """The rigidity as a field: its MLP in params["unknowns"], the damage of the section (the truth) unread,
+    the derived D the field's values."""
+    cfg = tiny_damage(tmp_path)["case"].config
+    problem = Problem(cfg)
+    params = problem.init(jax.random.PRNGKey(0))
+    assert set(params["unknowns"]) == {"D"} and isinstance(params["unknowns"]["D"], list)
+    assert problem.unknown_values(params) == {}
+    pts = np.array([[DAMAGE_TRUE["x"], DAMAGE_TRUE["y"]], [0.3, 0.4]])
+    assert problem.predict(params, pts)["D"] == pytest.approx([1.0, 1.0], rel=1e-12)  # not the truth's 0.7
+    assert problem.equation.reference(pts)["D"][0] == pytest.approx(0.7, rel=1e-6)
+    last = params["unknowns"]["D"][-1]
+    params2 = {**params, "unknowns": {"D": [*params["unknowns"]["D"][:-1], {**last, "b": last["b"] + 0.4}]}}
+    expected = 0.5 + 1.0 * jax.nn.sigmoid(0.4)  # linear in [0.5, 1.5], raw 0 at 1.0, shifted by 0.4
+    assert problem.predict(params2, pts)["D"] == pytest.approx([float(expected)] * 2, rel=1e-12)
+
+
+def test_a_field_unknown_trains_reports_its_zone_and_resumes_exactly(tmp_path):
+    made = tiny_damage(tmp_path, training__adam__steps=40)
+    full = driver.train(made["case"].config, str(tmp_path / "full"), quiet=True)
+    zone = full["fields"]["D"]
+    assert zone["truth"] == {"centre": [DAMAGE_TRUE["x"], DAMAGE_TRUE["y"]], "drop": DAMAGE_TRUE["drop"]}
+    assert 0.5 < zone["min"] < zone["max"] < 1.5 and zone["min"] < 1.0 - 1e-6  # it moved
+    assert {"damage_centre_error", "damage_drop_error", "rel_l2_D"} <= set(full["metrics"])
+    assert "unknowns" not in full  # no scalar unknown: no identifiability verdict
+    assert (tmp_path / "full" / "plots" / "D.png").exists()
+    half = cases.load(made["path"], ["training.adam.steps=20"]).config
+    driver.train(half, str(tmp_path / "half"), quiet=True)
+    resumed = driver.train(made["case"].config, str(tmp_path / "half"), resume=str(tmp_path / "half"), quiet=True)
+    assert resumed["steps"] == 40 and resumed["fields"] == full["fields"] and resumed["metrics"] == full["metrics"]
+
+
+def test_a_zone_of_known_shape_is_located_by_scalar_unknowns(tmp_path):
+    """``damage.x``, ``damage.y`` as scalar unknowns: the coefficient field follows their traced values (D's drop
+    at the unknowns' centre, not the truth's), and their errors are reported against the plate's side."""
+    unknown = {"damage.x": {"initial": 1.2, "bounds": [0.6, 1.4], "scale": "linear"},
+               "damage.y": {"initial": 1.2, "bounds": [0.6, 2.4], "scale": "linear"}}
+    made = tiny_damage(tmp_path, unknowns=unknown, training__adam__steps=10)
+    problem = Problem(made["case"].config)
+    params = problem.init(jax.random.PRNGKey(0))
+    assert problem.unknown_values(params) == pytest.approx({"damage.x": 1.2, "damage.y": 1.2})
+    assert problem.predict(params, np.array([[1.2, 1.2]]))["D"] == pytest.approx([0.7], rel=1e-6)
+    out = driver.train(made["case"].config, str(tmp_path / "run"), quiet=True)
+    assert {"damage.x_side_error", "damage.y_side_error"} <= set(out["metrics"]) or \
+        "not identifiable" in out["unknowns"].values()
