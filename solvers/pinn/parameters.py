@@ -41,6 +41,7 @@ from sciml.config import suggest
 from sciml.errors import Invalid, UserError
 
 from .sampling import Method, unit_cube
+from .unknowns import replace
 
 if TYPE_CHECKING:
     from .config import ParameterConfig, PinnCase
@@ -48,14 +49,17 @@ if TYPE_CHECKING:
 DEFAULT_VALUES = 5  # evaluated values of a parameter whose case lists none
 
 
-def numbers(section) -> list[str]:
-    """The names a parameter may take: the section's fields that hold, or may hold, a number."""
+def numbers(section, prefix: str = "") -> list[str]:
+    """The names a parameter may take: the section's fields that hold, or may hold, a number, and those of its
+    subsections by dotted name (the plate's ``patch.x``)."""
     out = []
     for f in dataclasses.fields(section):
         v = getattr(section, f.name)
         number = isinstance(v, (int, float)) and not isinstance(v, bool)
-        if number or (v is None and any(t in str(f.type) for t in ("float", "int"))):
-            out.append(f.name)
+        if dataclasses.is_dataclass(v):
+            out += numbers(v, f"{prefix}{f.name}.")
+        elif number or (v is None and any(t in str(f.type) for t in ("float", "int"))):
+            out.append(prefix + f.name)
     return out
 
 
@@ -141,14 +145,11 @@ class Parameters:
     def equation(self, columns, **extra: Any):
         """The equation at the values of encoded ``columns (N, P)``, one per point (``extra``: more numbers
         to replace, e.g. the unknowns')."""
-        section: Any = self.section  # a dataclass (the equation's config)
-        return self.cls(dataclasses.replace(section, **self.values(columns), **extra), self.domain)
+        return self.cls(replace(self.section, {**self.values(columns), **extra}), self.domain)
 
     def at(self, values: dict, **extra: Any):
         """The equation at one combination of (plain) values."""
-        section: Any = self.section
-        numbers = {k: float(values[k]) for k in self.names}
-        return self.cls(dataclasses.replace(section, **numbers, **extra), self.domain)
+        return self.cls(replace(self.section, {**{k: float(values[k]) for k in self.names}, **extra}), self.domain)
 
     def grid(self) -> list[dict[str, float]]:
         """The combinations evaluated: the product of each parameter's ``values`` (default: 5 spread ones)."""

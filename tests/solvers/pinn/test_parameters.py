@@ -13,7 +13,7 @@ from sciml.cli import main
 from sciml.compile import Policy
 from sciml.equations.fields import evaluator
 from sciml.equations.plate import KirchhoffPlate, PlateConfig
-from sciml.errors import UserError
+from sciml.errors import ConfigError, UserError
 from sciml.solvers.pinn import parameters
 from sciml.solvers.pinn import run as driver
 from sciml.solvers.pinn.geometry import RectangleConfig as GeometryConfig
@@ -185,3 +185,25 @@ def test_an_equation_that_needs_the_number_as_a_constant_is_refused_on_loading(t
                                           "values per point"):
         with constant_only(tmp_path, "parameters") as path:
             cases.load(path)
+
+def test_a_subsection_s_number_is_a_parameter_by_its_dotted_name(tmp_path):
+    """A family over a patch load's centre (``patch.x``): each point's equation has the patch there, and each
+    evaluated value's reference is the series of the patch moved there."""
+    patch = {"x": 1.0, "y": 1.5, "width": 0.4, "height": 0.6}
+    with Policy.of("float64").precision():
+        problem, case = _problem(tmp_path, parameters={"patch.x": {"range": [0.7, 1.3], "values": [0.8, 1.2]}},
+                                 equation={"type": "kirchhoff_plate", "D": 1.0, "nu": 0.25, "q0": 1.0,
+                                           "patch": patch})
+        family = problem.parameters
+        moved = family.at({"patch.x": 1.2})
+        assert moved.config.patch.x == 1.2 and moved.config.patch.y == 1.5 and case.config.equation.patch.x == 1.0
+        z = jnp.asarray(family.encode({"patch.x": np.array([0.7, 1.3])}, 2))
+        per_point = family.equation(z)
+        np.testing.assert_allclose(np.asarray(per_point.config.patch.x), [0.7, 1.3], rtol=1e-12)
+        pts = np.array([[0.6, 1.5], [1.4, 1.5]])
+        left, right = (family.at({"patch.x": x}).reference(pts)["w"] for x in (0.8, 1.2))
+        np.testing.assert_allclose(left, right[::-1], rtol=1e-8)  # mirror images about x = 1
+    with pytest.raises(ConfigError, match=r"parameters.patch.xc: the equation \(kirchhoff_plate\) sets no number "
+                                          r"'patch.xc' \(did you mean 'patch.x'\?\)"):
+        cases.load(write_case(tmp_path, parameters={"patch.xc": {"range": [0.7, 1.3]}},
+                              equation={"type": "kirchhoff_plate", "D": 1.0, "nu": 0.25, "q0": 1.0, "patch": patch}))
