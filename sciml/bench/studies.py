@@ -243,9 +243,9 @@ def ensemble_coverage(case="plate_identify", draws=20, members=8, start="trained
     import tempfile
 
     from sciml import cases
-    from sciml.io.atomic import write_json as write
     from sciml.solvers.pinn import observations
     from sciml.solvers.pinn.run import train
+    from sciml.solvers.pinn.unknowns import coefficients
 
     def load(over) -> Any:  # a PINN case's config
         return cases.load(case, list(over)).config
@@ -266,31 +266,23 @@ def ensemble_coverage(case="plate_identify", draws=20, members=8, start="trained
                 record[f"{name}_wall_time_s"] = summary["wall_time_s"]
                 if name == "ensemble":
                     record["unknowns"] = summary["ensemble"]["unknowns"]
-            write(path, record)
+            write_json(path, record)
         with open(path, encoding="utf-8") as f:
             records.append(json.load(f))
     metrics: dict = {"draws": len(records), "members": members}
+    truth = coefficients(load(overrides).equation)  # what the data were made with
     for name in records[0]["unknowns"]:
         each = [r["unknowns"][name] for r in records]
         metrics[f"{name}_covered"] = sum(e["covers"] for e in each)
         metrics[f"{name}_half_width_rel"] = float(np.mean([(e["interval_95"][1] - e["interval_95"][0]) / 2
                                                            / abs(e["mean"]) for e in each]))
-        metrics[f"{name}_rel_error_mean"] = float(np.mean([abs(e["mean"] - _truth(case, overrides, name))
-                                                           / abs(_truth(case, overrides, name)) for e in each]))
+        metrics[f"{name}_rel_error_mean"] = float(np.mean([abs(e["mean"] - truth[name]) / abs(truth[name])
+                                                           for e in each]))
     timed_records = [r for r in records if "single_wall_time_s" in r]
     if timed_records:
         metrics["cost_ratio"] = float(np.mean([r["ensemble_wall_time_s"] / r["single_wall_time_s"]
                                                for r in timed_records]))
     return {"metrics": metrics}
-
-
-def _truth(case: str, overrides, name: str) -> float:
-    """The equation section's value of unknown ``name`` (what the data were made with)."""
-    from sciml import cases
-    from sciml.solvers.pinn.unknowns import coefficients
-
-    cfg: Any = cases.load(case, list(overrides)).config
-    return coefficients(cfg.equation)[name]
 
 
 def _train_for(cfg, seconds: float, adam_share: float, chunk: int) -> dict:

@@ -121,6 +121,11 @@ def joint(fn: Callable) -> Callable:
     return of_members
 
 
+def over(members: int, fn: Callable) -> Callable:
+    """``fn`` of one network as it is, or of ``members > 1`` networks jointly (:func:`joint`)."""
+    return joint(fn) if members > 1 else fn
+
+
 def stats(values) -> dict:
     """``{"mean", "std"}`` over the members (``std`` with ddof 1)."""
     v = np.asarray(values, float)

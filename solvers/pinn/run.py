@@ -117,12 +117,11 @@ def _phases(plan: list[stages.Stage]) -> list[_Phase]:
 def _chunk(cfg: PinnCase, phase: _Phase, problem: Problem, members: int) -> jax.stages.Wrapped:
     """The jitted chunk of ``phase`` on ``problem``'s loss (``(state, batch, n) -> (state, losses)``); of
     several ``members``, their joint loss (:func:`.ensemble.joint`)."""
-    length, bal = cfg.training.log_every, cfg.loss.balancing
-    of = ensemble.joint if members > 1 else (lambda fn: fn)
+    length, bal, loss = cfg.training.log_every, cfg.loss.balancing, ensemble.over(members, problem.loss)
     if phase.name == "lbfgs":
-        return optim.lbfgs_chunk(of(problem.loss), phase.tx, length)
-    balance = balancing.grad_norm(of(problem.term_losses), bal.alpha) if bal is not None else None
-    return optim.adam_chunk(of(problem.loss), phase.tx, length, balance, bal.every if bal else 1)
+        return optim.lbfgs_chunk(loss, phase.tx, length)
+    balance = balancing.grad_norm(ensemble.over(members, problem.term_losses), bal.alpha) if bal is not None else None
+    return optim.adam_chunk(loss, phase.tx, length, balance, bal.every if bal else 1)
 
 
 class _Pinn:
@@ -169,7 +168,7 @@ class _Pinn:
             previous, params = self.trained[-1]
             initial = lambda pts: previous.predict(params, pts, of=previous.network_fields)
         self.problem = problem = assemble(stage.case, initial)
-        loss = ensemble.joint(problem.loss) if stage.members > 1 else problem.loss
+        loss = ensemble.over(stage.members, problem.loss)
         self.term_values = jax.jit(lambda p, b, key: loss(p, b, key)[1])
         if first or stage.window is not None:
             self.rng = parallel.rng(self.cfg.seed, *((stage.window,) if stage.window else ()))
