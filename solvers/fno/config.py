@@ -41,6 +41,11 @@ class DataConfig:
                                                    "n_labelled) a step), the physics terms take every training "
                                                    "input; no other solved output is read (default: all samples "
                                                    "labelled, one batch for every term)")
+    physics_resolution: int | None = spec(None, ge=2, help="grid of the physics terms' inputs, finer than "
+                                                         "data.resolution (the training inputs are also stored "
+                                                         "there, subsampled from the solver's grid: an input costs no "
+                                                         "solve, the PINO paper's setting); needs data.n_labelled or "
+                                                         "a physics-only loss (default: the training grid)")
     params: dict[str, Any] = spec(factory=dict, help="parameters of the generator")
     t_in: int = spec(10, ge=1, help="vorticity: time steps given")
     t_out: int = spec(40, ge=1, help="vorticity: time steps predicted")
@@ -52,6 +57,11 @@ class DataConfig:
     def resolutions(self) -> list[int]:
         """Test resolutions: the training grid first, then the finer ones."""
         return [self.resolution, *[r for r in self.super_resolution if r != self.resolution]]
+
+    @property
+    def physics_grid(self) -> int:
+        """The grid of the physics terms' inputs."""
+        return self.physics_resolution or self.resolution
 
     @property
     def solver_grid(self) -> int:
@@ -77,6 +87,12 @@ class DataConfig:
                 raise Invalid(f"super_resolution[{i}]", f"{r} is coarser than data.resolution {self.resolution}")
         if self.n_test_super and len(self.resolutions) < 2:
             raise Invalid("n_test_super", "there is no super_resolution grid finer than data.resolution to test on")
+        if self.physics_resolution is not None and self.physics_resolution <= self.resolution:
+            raise Invalid("physics_resolution", f"{self.physics_resolution} is not finer than data.resolution "
+                                                f"{self.resolution} (leave it out for the training grid)")
+        if self.physics_resolution and factor(self.solver_grid, self.physics_resolution, gen.grid) is None:
+            raise Invalid("physics_resolution", f"a {gen.grid} grid of {self.physics_resolution} points is not a "
+                                                f"subsample of the solver's grid of S = {self.solver_grid} points")
         keys = [("resolution", self.resolution)] + [(f"super_resolution[{i}]", r)
                                                     for i, r in enumerate(self.super_resolution)]
         for key, r in keys:
@@ -165,12 +181,14 @@ class LossTerms:
 
     data: float = spec(1.0, ge=0.0, help="training.loss of the predictions against the solved outputs (0: "
                                          "physics only, no solved sample used in training)")
-    pde: float = spec(0.0, ge=0.0, help="relative PDE residual of the decoded field at the training grid's points, "
-                                        "derivatives by the Taylor engine (physics-informed, PINO)")
-    boundary: float = spec(0.0, ge=0.0, help="the boundary conditions of the decoded field on the grid's edges")
-    energy: float = spec(0.0, ge=0.0, help="the total potential energy of the decoded field (Ritz: minimised by the "
-                                           "solution), trapezoid rule on the training grid, relative to an energy "
-                                           "scale of the load; needs model.vanish_on_edges")
+    pde: float = spec(0.0, ge=0.0, help="relative PDE residual at the training grid's points (plate: of the decoded "
+                                        "field, derivatives by the Taylor engine; darcy: the conservative scheme's, "
+                                        "in flux form) (physics-informed, PINO)")
+    boundary: float = spec(0.0, ge=0.0, help="the boundary conditions of the output on the grid's edges")
+    energy: float = spec(0.0, ge=0.0, help="the total potential energy of the output (Ritz: minimised by the "
+                                           "solution; plate: of the decoded field, darcy: the scheme's discrete "
+                                           "Dirichlet energy), relative to an energy scale of the load; needs "
+                                           "model.vanish_on_edges")
 
     @property
     def physics(self) -> bool:
@@ -190,6 +208,9 @@ class TrainingConfig:
     average: AverageConfig = field(default_factory=AverageConfig)
     loss: Literal["rel_l2", "h1"] = "rel_l2"
     terms: LossTerms = spec(factory=LossTerms, help="weights of the data, pde, boundary and energy terms")
+    autodiff: Literal["taylor", "nested"] = spec("taylor", help="derivatives of the decoded field in the physics "
+                                                 "terms and derived fields: the Taylor engine, or nested jvp (the "
+                                                 "reference, for `sciml bench fno-step` comparisons)")
     checkpoint_every: int = spec(10, ge=1, help="epochs between `latest` checkpoints")
 
     def check(self):
@@ -282,6 +303,13 @@ class FnoCase:
                                                   f"{self.training.batch_size}")
         if self.training.terms.physics:
             self._check_physics(gen)
+        if self.data.physics_resolution and not self.training.terms.physics:
+            raise Invalid("data.physics_resolution", "is the grid of the physics terms, and the loss has none "
+                                                     "(training.terms)")
+        if self.data.physics_resolution and self.training.terms.data and labelled is None:
+            raise Invalid("data.physics_resolution", "the data term would read the labels on that grid: give "
+                                                     "data.n_labelled (the data term on its own batch at "
+                                                     "data.resolution) or a physics-only loss")
         mesh = self.parallel.mesh
         if mesh is not None and len(mesh) == 2 and m.width % mesh[1]:
             raise Invalid("parallel.mesh", f"the channel axis ({mesh[1]}) must divide model.width ({m.width})")
@@ -296,9 +324,11 @@ class FnoCase:
         if self.training.terms.energy and not self.model.vanish_on_edges:
             raise Invalid("training.terms.energy", "the energy is bounded below only among fields that vanish on "
                                                    "the edges: set model.vanish_on_edges")
-        fields = self.data.params.get("fields", ["w"])
-        if not fields or fields[0] != "w":
-            raise Invalid("data.params.fields", f"the physics reads w from the first output channel; got {fields}")
+        first = PHYSICS[gen.name].first_field
+        fields = self.data.params.get("fields", [first])
+        if first is not None and (not fields or fields[0] != first):
+            raise Invalid("data.params.fields", f"the physics reads {first} from the first output channel; got "
+                                                f"{fields}")
 
     def _check_params(self, gen):
         try:

@@ -6,6 +6,7 @@ Layout of one file::
     /train/outputs  (n_train, s..., c_out)
     /train/grid     (s..., d)                 coordinates in [0, 1]
     /test/<r>/{inputs, outputs, grid}         the test samples on each test grid r (training grid first)
+    /train_physics/{inputs, outputs, grid}    with data.physics_resolution: the training samples on that grid
     attrs: generator, params (JSON), seed, n_train, n_test, resolution, resolutions, solve_resolution,
            t_in, t_out, chunk, sciml_version, created, settings (JSON of everything that shapes the data);
            with n_test_super also n_test_super and super_solve_resolution
@@ -47,10 +48,12 @@ from .config import DataConfig, FnoCase, SampleSet
 from .generators import GENERATORS, coordinates, factor, subsample
 
 _DTYPE = np.float32
+PHYSICS_GROUP = "train_physics"  # the training samples on data.physics_resolution's grid
 
 
 def settings(cfg: DataConfig) -> dict:
-    """Everything that determines the data; a file made with other settings is not reused."""
+    """Everything that determines the data; a file made with other settings is not reused (one made with
+    ``data.physics_resolution`` also serves the case without it)."""
     return {"generator": cfg.generator, "params": cfg.params, "seed": cfg.seed, "n_train": cfg.n_train,
             "n_test": cfg.n_test, "resolutions": cfg.resolutions, "solve_resolution": cfg.solver_grid,
             "chunk": cfg.chunk, **({"t_in": cfg.t_in, "t_out": cfg.t_out}
@@ -178,6 +181,10 @@ def write(cfg: DataConfig, path: str, progress=None, workers: int = 1, fresh: bo
             stride = factor(s.grid, r, gen.grid)
             assert stride is not None, "DataConfig.check(): each grid subsamples its solver's"
             strides[k, r] = stride
+    if cfg.physics_resolution:  # the training inputs on the physics terms' grid too
+        stride = factor(sets[0].grid, cfg.physics_resolution, gen.grid)
+        assert stride is not None, "DataConfig.check(): the physics grid subsamples the solver's"
+        strides[0, cfg.physics_resolution] = stride
     parts = dataset_parts.of(path, settings(cfg))
     if fresh:
         parts.clear()
@@ -197,9 +204,12 @@ def write(cfg: DataConfig, path: str, progress=None, workers: int = 1, fresh: bo
                         "sciml_version": __version__, "settings": json.dumps(settings(cfg)),
                         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                         **({"n_test_super": cfg.n_test_super, "super_solve_resolution": sets[1].grid}
-                           if cfg.n_test_super else {})})
+                           if cfg.n_test_super else {}),
+                        **({"physics_resolution": cfg.physics_resolution} if cfg.physics_resolution else {})})
         groups = {("train", cfg.resolution): f.create_group("train")}
         groups.update({("test", r): f.create_group(f"test/{r}") for r in cfg.resolutions})
+        if cfg.physics_resolution:
+            groups["train", cfg.physics_resolution] = f.create_group(PHYSICS_GROUP)
         for (_, r), g in groups.items():
             g["grid"] = coordinates(r, gen.dims, gen.grid).astype(_DTYPE)
             g.attrs["resolution"] = r
@@ -209,7 +219,7 @@ def write(cfg: DataConfig, path: str, progress=None, workers: int = 1, fresh: bo
             for (split, r), g in groups.items():
                 offset, size = _rows(cfg, chunk.set, split)
                 keep = (ids >= offset) & (ids < offset + size)
-                if r not in sets[chunk.set].serves or not keep.any():
+                if (chunk.set, r) not in strides or not keep.any():
                     continue
                 rows = ids[keep] - offset
                 for name, a in (("inputs", x), ("outputs", y)):
@@ -297,8 +307,12 @@ def check(cfg: DataConfig, path: str | None = None, case: str = "", remedy: str 
             k = diff[0]
             raise UserError(f"{path} was made with other settings ({k}: {stored.get(k)!r}, the case asks for "
                             f"{wanted[k]!r}); {remedy}")
+        if cfg.physics_resolution and attrs.get("physics_resolution") != cfg.physics_resolution:
+            raise UserError(f"{path} holds no training inputs on the {cfg.physics_resolution}-point grid "
+                            f"(data.physics_resolution); {remedy}")
         tests = [(f"test/{r}", _rows(cfg, k, "test")[1]) for k, s in enumerate(cfg.sample_sets()) for r in s.serves]
-        for group, n in [("train", cfg.n_train), *tests]:
+        physics = [(PHYSICS_GROUP, cfg.n_train)] if cfg.physics_resolution else []
+        for group, n in [("train", cfg.n_train), *physics, *tests]:
             for name in ("inputs", "outputs", "grid"):
                 if f"{group}/{name}" not in f:
                     raise BadFile(f"{path}: damaged dataset: {group}/{name} is missing; {remedy}")
@@ -378,3 +392,8 @@ class Split:
 def open_splits(path: str, resolutions: list[int]) -> tuple[Split, dict[int, Split]]:
     """The training split and the test split at each resolution."""
     return Split(path, "train"), {r: Split(path, f"test/{r}") for r in resolutions}
+
+
+def physics_split(cfg: DataConfig, train: Split) -> Split:
+    """The training samples the physics terms read: on ``data.physics_resolution``'s grid, or ``train``."""
+    return Split(cfg.path, PHYSICS_GROUP) if cfg.physics_resolution else train

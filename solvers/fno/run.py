@@ -18,7 +18,10 @@ for the same test loads (:func:`make_derived`, :func:`evaluate_derived`).
 Labelled samples (``data.n_labelled``, the PINO paper's setting): the data term is computed on a batch of its
 own each step, drawn from the first ``n_labelled`` training samples (:func:`labelled_batches`, its order from
 ``(seed, epoch, 1)``), while the physics terms take the epoch's minibatches of every training input; the
-outputs' scaling comes from the labelled samples, so no other solved output enters training.
+outputs' scaling comes from the labelled samples, so no other solved output enters training. With
+``data.physics_resolution`` those minibatches are the training inputs on that finer grid (an input costs no solve,
+a label does: the physics on a finer grid than the labels, as the PINO paper does); the data term stays on the
+training grid.
 
 Weight averaging (``training.average``, :mod:`sciml.averaging`): with ``ema`` the step also updates an
 exponential moving average of the parameters, with ``swa`` the end of each epoch a running mean; the average
@@ -113,8 +116,9 @@ def make_step(op: Operator, tx: optax.GradientTransformation, loss_name: str, di
 
     def loss(params, stats, x, y):
         total = data_loss(params, stats, x, y) if on_batch else 0.0
-        for weight, term in weighted:
-            total = total + weight * term(op.field(params, stats, x), x)
+        for weight, term in weighted:  # each reads the decoded field or the grid's outputs (.physics)
+            output = op.field(params, stats, x) if physics.reads == "field" else op.predict(params, stats, x)
+            total = total + weight * term(output, x)
         return total
 
     value_and_grad = accumulated(loss, micro)
@@ -165,9 +169,9 @@ def evaluate(run, state, split: data.Split, batch_size: int, keep: int = 0):
 def derived_physics(cfg: FnoCase):
     """The physics whose derived fields (the plate's moments) the final evaluation scores, when the generator has
     physics (:data:`.physics.PHYSICS`) and the model decodes as a field (``model.type`` fno); else None."""
-    if cfg.data.generator not in PHYSICS or cfg.model.type != "fno":
+    if cfg.data.generator not in PHYSICS or cfg.model.type != "fno" or not PHYSICS[cfg.data.generator].derived_names:
         return None
-    return PHYSICS[cfg.data.generator](cfg.data.params, cfg.data.resolution)
+    return physics_for(cfg)
 
 
 def derived_fields(op: Operator, physics, grid: str):
@@ -255,9 +259,12 @@ def functions(cfg: FnoCase, c_in: int, c_out: int, per_epoch: int):
 
 def physics_of(cfg: FnoCase):
     """The case's physics (:data:`.physics.PHYSICS`) when its loss has a physics term, else None."""
-    if not cfg.training.terms.physics:
-        return None
-    return PHYSICS[cfg.data.generator](cfg.data.params, cfg.data.resolution)
+    return physics_for(cfg) if cfg.training.terms.physics else None
+
+
+def physics_for(cfg: FnoCase):
+    """The generator's physics (:data:`.physics.PHYSICS`) for the case's parameters and training grid."""
+    return PHYSICS[cfg.data.generator].of(cfg.data.params, cfg.data.physics_grid, cfg.training.autodiff)
 
 
 def moments(cfg: FnoCase, train_set: data.Split):
@@ -269,7 +276,7 @@ def moments(cfg: FnoCase, train_set: data.Split):
         _, _, my, sy = train_set.moments(n=cfg.data.n_labelled)
     if cfg.training.terms.data:
         return mx, sx, my, sy
-    scale = PHYSICS[cfg.data.generator](cfg.data.params, cfg.data.resolution).output_scale(mx.mean(), sx.mean())
+    scale = physics_for(cfg).output_scale(mx.mean(), sx.mean())
     return mx, sx, np.zeros_like(my), np.full_like(sy, scale)
 
 
@@ -323,7 +330,8 @@ class _Fno:
         self.mesh, self.place_state = layout(cfg)
         data.check(cfg.data, case=cfg.case)
         self.train_set, self.tests = data.open_splits(cfg.data.path, cfg.data.resolutions)
-        self.per_epoch = self.train_set.num_batches(cfg.training.batch_size, drop_last=True)
+        self.batch_set = data.physics_split(cfg.data, self.train_set)  # the epoch's minibatches
+        self.per_epoch = self.batch_set.num_batches(cfg.training.batch_size, drop_last=True)
         self.total = cfg.training.epochs * self.per_epoch
         self.op, self.sched, self.tx, self.step_fn, self.eval_fn = functions(
             cfg, self.train_set.shapes[0][-1], self.train_set.shapes[1][-1], self.per_epoch)
@@ -379,7 +387,7 @@ class _Fno:
         """Compile the step (its result dropped) and the evaluation; the test error before training."""
         cfg = self.cfg
         with run.compiling():
-            first = self.train_set.read(np.arange(cfg.training.batch_size)[self.rows])
+            first = self.batch_set.read(np.arange(cfg.training.batch_size)[self.rows])
             jax.block_until_ready(self.step_fn(state, *self.put(*first), *next(self.labelled(0))))
             if not self.resumed:
                 self.initial, _ = evaluate(self.eval_fn, self.host(state), self.tests[cfg.data.resolution],
@@ -394,7 +402,7 @@ class _Fno:
             return None
         te, ce, losses = time.perf_counter(), time.process_time(), []
         order, labelled = np.random.default_rng([cfg.seed, epoch]), self.labelled(epoch)
-        for x, y in self.train_set.batches(cfg.training.batch_size, order, drop_last=True, rows=self.rows):
+        for x, y in self.batch_set.batches(cfg.training.batch_size, order, drop_last=True, rows=self.rows):
             state, loss = self.step_fn(state, *self.put(x, y), *next(labelled))
             losses.append(loss)
             run.tick()

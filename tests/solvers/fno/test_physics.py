@@ -1,5 +1,6 @@
-"""The FNO's physics terms (PINO): the plate's residual and edge conditions on exact and perturbed fields, the
-schema of ``training.terms``, and a physics-only run that uses no solved sample (float64 where exact)."""
+"""The FNO's physics terms (PINO): the plate's residual and edge conditions on exact and perturbed fields, Darcy's
+flux-form energy and residual against the classical scheme, the schema of ``training.terms``, and physics-only
+and labelled runs that use no other solved sample (float64 where exact)."""
 import copy
 
 import jax
@@ -13,7 +14,9 @@ from sciml.errors import ConfigError, UserError
 from sciml.nn import fno
 from sciml.solvers.fno import data, run
 from sciml.solvers.fno.model import build
-from sciml.solvers.fno.physics import Plate
+from sciml.solvers.classical import darcy
+from sciml.solvers.classical.grf import darcy_coefficient, sample_rngs
+from sciml.solvers.fno.physics import Darcy, Plate
 
 TINY_PLATE_OPERATOR = {
     "case": "tiny_plate_operator", "solver": "fno", "seed": 0,
@@ -126,9 +129,25 @@ def test_the_solution_minimises_the_energy_and_a_perturbation_raises_it_by_half_
         assert got - float(plate.energy(field, q)) == pytest.approx(np.mean(rise), rel=1e-10)
 
 
+def test_nested_jvp_gives_the_engine_s_terms_and_moments():
+    """``training.autodiff: nested`` (the reference the engine is validated against) gives every plate term and the
+    moments of the Taylor engine, on a field of two modes whose derivatives are not trivial, to float64 rounding."""
+    sines, make_loads = modes({(1, 2): np.array([1.0, -0.3]), (3, 1): np.array([0.2, 0.5])})
+    field = lambda p: sines(p) + (0.01 * p[..., 0] ** 2 * (p[..., 1] - 1))[..., None, None]  # not 0 on the edges
+    taylor, nested = (Plate(D=1.5, nu=0.3, resolution=9, mode=m) for m in ("taylor", "nested"))
+    q = make_loads(taylor) * 1.1  # not the field's own loads: a residual to compare
+    for term in ("pde", "boundary", "energy"):
+        a, b = float(getattr(taylor, term)(field, q)), float(getattr(nested, term)(field, q))
+        assert a == pytest.approx(b, rel=1e-10) and abs(a) > 1e-4
+    p = jnp.asarray(np.random.default_rng(1).uniform(0, 1, (6, 2)))
+    for name, value in taylor.moments(field, p).items():
+        np.testing.assert_allclose(value, nested.moments(field, p)[name], rtol=1e-10, atol=1e-12)
+
+
 @pytest.mark.parametrize("changes,key,message", [
     ({"training__terms": {"data": 0.0}}, "training.terms", "every weight is 0"),
-    ({"data__generator": "darcy", "data__params": {}}, "training.terms", "need a generator with physics"),
+    ({"data__generator": "burgers", "data__params": {}, "data__resolution": 16, "data__super_resolution": [],
+      "model__modes": [3]}, "training.terms", r"need a generator with physics \(plate, darcy\), not 'burgers'"),
     ({"data__params": {"fields": ["mx", "w"]}}, "data.params.fields", "reads w from the first output channel"),
     ({"training__terms": {"pdf": 1.0}}, "training.terms.pdf", "did you mean 'pde'"),
     ({"training__terms": {"data": 0.0, "energy": 1.0}}, "training.terms.energy", "set model.vanish_on_edges"),
@@ -151,6 +170,121 @@ def _tiny(tmp_path):
     case = copy.deepcopy(TINY_PLATE_OPERATOR)
     case["data"]["path"] = str(tmp_path / "plate.h5")
     return case
+
+
+def _tiny_darcy(tmp_path):
+    """The tiny operator on Darcy's data (the classical solver on 17 points, subsampled to 9)."""
+    case = _tiny(tmp_path)
+    case["data"] = {**case["data"], "generator": "darcy", "path": str(tmp_path / "darcy.h5"), "params": {}}
+    return case
+
+
+def darcy_sample(s, n=1, seed=0):
+    """``(a, u)``: ``n`` coefficients of the FNO dataset's kind on the closed ``s``-point grid and the five-point
+    scheme's solutions for ``f = 1``, each ``(n, s, s, 1)``."""
+    a = np.concatenate([darcy_coefficient(rng, 1, s) for rng in sample_rngs(seed, n)])
+    return a[..., None], darcy.solve(a, 1.0)[..., None]
+
+
+def test_the_darcy_scheme_s_solution_zeroes_the_residual_and_minimises_the_energy():
+    """The five-point scheme's solutions (:mod:`sciml.solvers.classical.darcy`, arithmetic faces) have no flux-form
+    residual, vanish on the edges, zero the energy's gradient at every interior point, and a perturbation ``δ``
+    raises the energy by ``½ Σ_f a_f (Δδ)² / E_b`` exactly (a quadratic with no cross term at its minimum)."""
+    physics = Darcy(f=1.0, resolution=13)
+    a, u = darcy_sample(13, n=2)
+    assert float(physics.pde(u, a)) < 1e-12 and float(physics.boundary(u, a)) == 0.0
+    grad = np.asarray(jax.grad(lambda v: physics.energy(v, a))(jnp.asarray(u)))
+    assert np.abs(grad[:, 1:-1, 1:-1]).max() < 1e-12 * np.abs(grad).max() + 1e-14
+    delta = np.zeros_like(u)
+    delta[:, 1:-1, 1:-1] = np.random.default_rng(0).standard_normal((2, 11, 11, 1)) * 1e-3
+    ax, ay = 0.5 * (a[:, 1:] + a[:, :-1]), 0.5 * (a[:, :, 1:] + a[:, :, :-1])
+    bend = np.sum(ax * np.diff(delta, axis=1) ** 2, (1, 2, 3)) + np.sum(ay * np.diff(delta, axis=2) ** 2, (1, 2, 3))
+    scale = 1 / (2 * np.pi ** 2 * a.mean((1, 2, 3)))
+    rise = float(physics.energy(u + delta, a)) - float(physics.energy(u, a))
+    assert rise == pytest.approx(np.mean(0.5 * bend / scale), rel=1e-9)
+    assert float(physics.pde(u + delta, a)) > 1e-3
+
+
+def test_the_darcy_energy_of_a_constant_coefficient_is_that_of_the_torsion_problem():
+    """``a = c``, ``f = 1``: ``Π(u*) = -½ ∫u*`` with ``∫u = 0.0351442 / c`` (the square's torsion function, -Δu = 1),
+    so ``Π / E_b = -π² 0.0351442 = -0.3469`` for every ``c`` (the scheme on 41 points within 0.5 %); the residual
+    of ``u*`` scaled by 1.1 is 0.1 (the scheme is linear)."""
+    s = 41
+    for c in (1.0, 7.5):
+        a = np.full((1, s, s, 1), c)
+        u = darcy.solve(a[..., 0], 1.0)[..., None]
+        physics = Darcy(f=1.0, resolution=s)
+        assert float(physics.energy(u, a)) == pytest.approx(-np.pi ** 2 * 0.0351442, rel=5e-3)
+        assert float(physics.pde(1.1 * u, a)) == pytest.approx(0.1, rel=1e-9)
+
+
+def test_the_physics_reads_the_inputs_on_its_own_finer_grid(tmp_path, monkeypatch):
+    """``data.physics_resolution: 17`` (the labels at 9): the dataset holds the training samples on the 17-point
+    grid too (the 9-point ones subsampled), the physics terms' minibatches come from there and the labelled ones
+    from the 9-point split, and the run learns."""
+    case = _tiny_darcy(tmp_path)
+    case["data"] = {**case["data"], "n_labelled": 3, "physics_resolution": 17}
+    case["training"] = {**case["training"], "terms": {"data": 1.0, "energy": 1.0}, "epochs": 6, "lr": 1e-2}
+    case["model"]["vanish_on_edges"] = True
+    cfg = cases.load(write_case(tmp_path, case)).config
+    assert run.physics_for(cfg).resolution == 17
+    data.write(cfg.data, cfg.data.path)
+    fine, coarse = data.Split(cfg.data.path, data.PHYSICS_GROUP), data.Split(cfg.data.path, "train")
+    np.testing.assert_array_equal(fine.read(np.arange(12))[0][:, ::2, ::2], coarse.read(np.arange(12))[0])
+    shapes = []
+    read = data.Split.read
+
+    def recorded(self, rows):
+        x, y = read(self, rows)
+        shapes.append((self.group, x.shape[1]))
+        return x, y
+
+    monkeypatch.setattr(data.Split, "read", recorded)
+    s = run.train(cfg, str(tmp_path / "run"), quiet=True)
+    assert {(data.PHYSICS_GROUP, 17), ("train", 9)} <= set(shapes) and ("train", 17) not in shapes
+    assert np.isfinite(s["metrics"]["rel_l2"]) and s["metrics"]["rel_l2"] < s["initial_rel_l2"]
+    plain = cases.load(write_case(tmp_path, _tiny_darcy(tmp_path))).config  # the file serves the case without it
+    data.check(plain.data, cfg.data.path)
+    data.write(plain.data, cfg.data.path)  # and one made without it is refused by the case with it
+    with pytest.raises(UserError, match="holds no training inputs on the 17-point grid"):
+        data.check(cfg.data)
+
+
+@pytest.mark.parametrize("changes,key,message", [
+    ({"data__physics_resolution": 9}, "data.physics_resolution", "is not finer than data.resolution 9"),
+    ({"data__physics_resolution": 13}, "data.physics_resolution", "not a subsample of the solver's grid of S = 17"),
+    ({"data__physics_resolution": 17, "training__terms": {"data": 1.0}}, "data.physics_resolution", "has none"),
+    ({"data__physics_resolution": 17, "training__terms": {"data": 1.0, "energy": 1.0}}, "data.physics_resolution",
+     "give data.n_labelled"),
+])
+def test_physics_resolution_is_validated(tmp_path, changes, key, message):
+    case = _tiny_darcy(tmp_path)
+    case["model"]["vanish_on_edges"] = True
+    with pytest.raises(ConfigError, match=message) as e:
+        cases.load(write_case(tmp_path, case, **changes))
+    assert key in str(e.value)
+
+
+def test_a_physics_only_darcy_run_learns_from_the_coefficients_alone(tmp_path, monkeypatch):
+    """Darcy's energy with ``u = 0`` imposed on the edges, no solved output read (NaN here), the outputs' scale
+    ``f / (2π² ā)`` from the coefficients: the test error falls, and there are no derived fields to score."""
+    case = _tiny_darcy(tmp_path)
+    case["training"] = {**case["training"], "terms": {"data": 0.0, "energy": 1.0}, "epochs": 20, "lr": 1e-2}
+    case["model"]["vanish_on_edges"] = True
+    cfg = cases.load(write_case(tmp_path, case)).config
+    data.write(cfg.data, cfg.data.path)
+    mx, sx, my, sy = run.moments(cfg, data.Split(cfg.data.path, "train"))
+    assert my.tolist() == [0.0] and sy[0] == pytest.approx(1 / (2 * np.pi ** 2 * mx[0]))
+    read = data.Split.read
+
+    def inputs_only(self, rows):
+        x, y = read(self, rows)
+        return x, (np.full_like(y, np.nan) if self.group == "train" else y)
+
+    monkeypatch.setattr(data.Split, "read", inputs_only)
+    s = run.train(cfg, str(tmp_path / "run"), quiet=True)
+    assert set(s["metrics"]) == {"rel_l2", "rel_l2_17"}
+    assert np.isfinite(s["metrics"]["rel_l2"]) and s["metrics"]["rel_l2"] < 0.5 * s["initial_rel_l2"]
 
 
 @pytest.mark.parametrize("resolution", [9, 17])
@@ -283,13 +417,14 @@ def test_labelled_batches_take_every_sample_once_before_any_twice():
     assert sorted(next(run.labelled_batches(3, 3, np.random.default_rng(1)))) == [0, 1, 2]
 
 
-@pytest.mark.parametrize("terms,model", [({"data": 1.0}, {}),
-                                         ({"data": 1.0, "energy": 1.0}, {"vanish_on_edges": True})])
-def test_labelled_samples_alone_carry_the_data_term(tmp_path, monkeypatch, terms, model):
+@pytest.mark.parametrize("terms,model,generator", [({"data": 1.0}, {}, "plate"),
+                                                   ({"data": 1.0, "energy": 1.0}, {"vanish_on_edges": True}, "plate"),
+                                                   ({"data": 1.0, "energy": 1.0}, {"vanish_on_edges": True}, "darcy")])
+def test_labelled_samples_alone_carry_the_data_term(tmp_path, monkeypatch, terms, model, generator):
     """``data.n_labelled: 3``: the outputs of the other 9 training samples are never used (NaN here, which would
     poison the loss, the scalings and the parameters), and training lowers the loss, with the data term alone (on
     the 3) or with the energy on all 12 loads (4 epochs of this tiny model fit the 3: the test error may rise)."""
-    case = _tiny(tmp_path)
+    case = _tiny(tmp_path) if generator == "plate" else _tiny_darcy(tmp_path)
     case["data"]["n_labelled"] = 3
     case["training"]["terms"], case["model"] = terms, {**case["model"], **model}
     case["training"]["epochs"] = 4
