@@ -77,24 +77,14 @@ def _summary(path: str) -> dict | None:
 
 
 def _predictor(folder: str) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
-    import jax
-
     from .cases import trained
     from .compile import Policy
 
     with trained(folder) as (case, (fn, _, dtype, _)):
-        policy, compiled = Policy.of(case.config.dtype), jax.jit(fn)
-
-    def predict(x) -> dict[str, np.ndarray]:
-        with policy.precision():
-            return {k: np.asarray(v) for k, v in compiled(np.asarray(x, dtype)).items()}
-
-    return predict
+        return _on_numpy(fn, Policy.of(case.config.dtype), dtype)
 
 
 def _derived(folder: str) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
-    import jax
-
     from .cases import load
     from .compile import Policy
 
@@ -104,11 +94,19 @@ def _derived(folder: str) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
                         "gives every field")
     policy = Policy.of(case.config.dtype)
     with policy.precision():
-        fn = jax.jit(case.solver.derived_model(case.config, folder))
-    dtype = policy.param_dtype
+        fn = case.solver.derived_model(case.config, folder)
+    return _on_numpy(fn, policy, policy.param_dtype)
 
-    def derived(x) -> dict[str, np.ndarray]:
+
+def _on_numpy(fn, policy, dtype) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
+    """``fn`` (inputs -> {name: array}) jitted, called under the case's precision on inputs cast to ``dtype``, its
+    outputs numpy arrays."""
+    import jax
+
+    compiled = jax.jit(fn)
+
+    def call(x) -> dict[str, np.ndarray]:
         with policy.precision():
-            return {k: np.asarray(v) for k, v in fn(np.asarray(x, dtype)).items()}
+            return {k: np.asarray(v) for k, v in compiled(np.asarray(x, dtype)).items()}
 
-    return derived
+    return call
