@@ -366,12 +366,15 @@ class NavierStokes(Equation):
         return out
 
     def gradients(self, d: Fields) -> dict:
-        """Velocity and pressure with their first spatial derivatives (``u_x``, ``p_y``, ...), physical units."""
+        """Velocity and pressure with their first spatial derivatives (``u_x``, ``p_y``, ...) and, unsteady, the
+        velocity's time derivatives (``u_t``, ...), physical units."""
         out = {}
         for f in self.velocity + ("p",):
             scale = self.field_scale[f]
             out[f] = scale * d[f]
             out.update({f"{f}_{x}": scale / self.L * d[f"{f}_{x}"] for x in self.space})
+            if self.unsteady and f != "p":
+                out[f"{f}_t"] = scale / self.T * d[f"{f}_t"]
         return out
 
     def checks(self, predict) -> list:

@@ -153,6 +153,24 @@ def test_derived_fields_and_reference():
     assert eq.gauge_free == ("p",)
 
 
+@pytest.mark.parametrize("name,solution,domain,params", CASES[:2], ids=[c[0] for c in CASES[:2]])
+def test_physical_gradients_with_the_time_derivatives_of_an_unsteady_flow(name, solution, domain, params):
+    """The forces' input (:mod:`sciml.equations.ns_forces`): first derivatives in physical units, by autodiff
+    of the exact solution in physical coordinates."""
+    dom = domain()
+    eq = make(dom, solution=name, rho=1.3, velocity=0.7, **params)
+    pts = points(dom, 16)
+    out = evaluate(eq, eq.gradients, exact_net(eq, solution), jnp.asarray(eq.to_nondim(pts)))
+    names = ("u", "v", "p")
+    jac = jax.vmap(jax.jacfwd(lambda x: jnp.stack([solution(jnp, x, eq.nu, eq.rho)[k] for k in names])))(pts)
+    expected = {f"{f}_{c}": jac[:, i, j] for i, f in enumerate(names) for j, c in enumerate(eq.coords)
+                if not (f == "p" and c == "t")}
+    assert set(out) == set(names) | set(expected)
+    assert ("u_t" in out) == eq.unsteady
+    for k, v in expected.items():
+        np.testing.assert_allclose(out[k], v, rtol=1e-9, atol=1e-10)
+
+
 @pytest.mark.parametrize("raw,domain,key", [
     ({}, Rectangle((0, 1), (0, 1)), "Re"),
     ({"Re": 10, "nu": 0.1}, Rectangle((0, 1), (0, 1)), "Re"),

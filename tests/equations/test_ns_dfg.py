@@ -52,6 +52,27 @@ def predict_of(center, P):
     return predict
 
 
+def predict_potential(U, gamma, rho):
+    """Potential flow past the cylinder with circulation (tests/equations/test_ns_forces.py): an exact solution
+    of Navier-Stokes, drag 0, lift rho U gamma."""
+    def fields(pt):
+        z = (pt[0] - C[0]) + 1j * (pt[1] - C[1])
+        dw = U * (1 - A**2 / z**2) + 1j * gamma / (2 * jnp.pi * z)
+        u, v = jnp.real(dw), -jnp.imag(dw)
+        return jnp.stack([u, v, 0.3 - rho / 2 * (u**2 + v**2)])
+
+    values = values_and_jacobians(fields)
+
+    def predict(pts, of=None):
+        val, jac = values(jnp.asarray(pts))
+        out = {"u": val[:, 0], "v": val[:, 1], "p": val[:, 2], "vorticity": jac[:, 1, 0] - jac[:, 0, 1]}
+        if of is not None:
+            out.update({"u_x": jac[:, 0, 0], "u_y": jac[:, 0, 1], "v_x": jac[:, 1, 0], "v_y": jac[:, 1, 1]})
+        return {k: np.asarray(v) for k, v in out.items()}
+
+    return predict
+
+
 def test_dfg_2d1_quantities_and_errors_against_the_references():
     eq = make(channel(), Re=20, velocity=0.2, length=0.1)
     P = -2.0
@@ -60,8 +81,10 @@ def test_dfg_2d1_quantities_and_errors_against_the_references():
     k = 2 / (eq.rho * 0.2**2 * 0.1)
     drag = 8 * np.pi * eq.rho * 1e-3 * A**4 - P * np.pi * A**2
     assert eq.nu == pytest.approx(1e-3)
-    assert m["c_D"] == pytest.approx(k * drag, rel=1e-10) and m["c_D_stress"] == pytest.approx(k * drag, rel=1e-10)
-    assert m["c_L"] == pytest.approx(0.0, abs=1e-10) and m["c_L_stress"] == pytest.approx(0.0, abs=1e-10)
+    assert m["c_D_surface"] == pytest.approx(k * drag, rel=1e-10)
+    assert m["c_D_stress"] == pytest.approx(k * drag, rel=1e-10)
+    assert m["c_L_surface"] == pytest.approx(0.0, abs=1e-10) and m["c_L_stress"] == pytest.approx(0.0, abs=1e-10)
+    assert abs(m["c_D"] - m["c_D_surface"]) > 0.01  # not a solution: the volume integral lacks its residual
     assert m["delta_p"] == pytest.approx(-2 * P * A, rel=1e-12)
     assert m["cylinder_slip"] == pytest.approx(0.0, abs=1e-12)
     refs = DFG["2D-1"].references
@@ -73,6 +96,27 @@ def test_dfg_2d1_quantities_and_errors_against_the_references():
     inside = np.isfinite(near["values"])
     r = np.hypot(near["X"] - C[0], near["Y"] - C[1])
     assert not inside[r < A - 1e-9].any() and inside[r > A + 1e-9].all()
+
+
+def test_dfg_2d1_forces_by_the_volume_integral_away_from_the_wall():
+    """A field that slips (potential flow), exact: c_D 0 and Kutta-Joukowski's c_L by the volume integral over
+    the ring to 3 a (the channel's walls are 4 a away), where the line integral finds a drag."""
+    eq = make(channel(), Re=20, velocity=0.2, length=0.1)
+    check = dfg_cylinder(eq, predict_potential(0.3, 0.02, eq.rho))
+    m, k = check.metrics, 2 / (eq.rho * 0.2**2 * 0.1)
+    assert m["c_D"] == pytest.approx(0.0, abs=1e-10) and m["c_L"] == pytest.approx(k * eq.rho * 0.3 * 0.02, rel=1e-10)
+    assert abs(m["c_D_surface"]) > 0.1
+    assert m["c_D_rel_error"] == pytest.approx(1.0, rel=1e-9) and len(check.notes) == 1
+
+
+def test_dfg_forces_by_the_surface_formula_where_the_ring_leaves_the_fluid():
+    dom = Rectangle((0.0, 2.2), (0.0, 0.41), holes=[(C, A, "cylinder"), ((0.32, 0.2), 0.02, "probe")],
+                    parts={**PARTS, "probe": ["probe"]})
+    eq = make(dom, Re=20, velocity=0.2, length=0.1)
+    check = dfg_cylinder(eq, predict_potential(0.3, 0.02, eq.rho))
+    m = check.metrics
+    assert (m["c_D"], m["c_L"]) == (m["c_D_surface"], m["c_L_surface"]) and abs(m["c_D"]) > 0.1
+    assert "leaves the fluid" in check.notes[0]
 
 
 @pytest.mark.parametrize("domain,cfg", [
@@ -89,33 +133,34 @@ def test_other_set_ups_report_the_quantities_without_a_comparison(domain, cfg):
 
 
 def test_dfg_2d2_strouhal_number_and_maxima_of_an_oscillating_field():
-    """The steady field above with p = P(t) (x - x_c) + Q(t) (y - y_c): c_D(t) = k (8 pi rho nu a^4 - P(t) pi a^2),
-    c_L(t) = -k Q(t) pi a^2 (k = 2 / (rho U^2 D)), three periods of the lift in the interval."""
-    f, T = 3.0, 1.0
+    """Potential flow with circulation gamma in a stream of speed U(t) = 1 + e sin(2 pi f t) (unsteady Bernoulli,
+    tests/equations/test_ns_forces.py): c_D(t) = k 2 pi rho a^2 U'(t), c_L(t) = k rho gamma U(t)
+    (k = 2 / (rho U_mean^2 D)), three periods in the interval; the volume integral needs the time derivative."""
+    f, T, e, gamma = 3.0, 1.0, 0.2, 0.05
     eq = make(SpaceTime(channel(), (0.0, T)), Re=100, velocity=1.0, length=0.1)
-    P = lambda t: -2.0 + 0.5 * jnp.cos(4 * jnp.pi * f * t)
-    Q = lambda t: -jnp.sin(2 * jnp.pi * f * t + 0.3)
+    U = lambda t: 1.0 + e * jnp.sin(2 * jnp.pi * f * t)
 
     def fields(pt):
-        psi = lambda q: (jnp.sum((q[:2] - jnp.asarray(C)) ** 2) - A**2) ** 2 * (q[1] - C[1])
-        g = jax.grad(psi)(pt)
-        x, y, t = pt[0] - C[0], pt[1] - C[1], pt[2]
-        return jnp.stack([g[1], -g[0], P(t) * x + Q(t) * y])
+        z, t = (pt[0] - C[0]) + 1j * (pt[1] - C[1]), pt[2]
+        dw = U(t) * (1 - A**2 / z**2) + 1j * gamma / (2 * jnp.pi * z)
+        u, v = jnp.real(dw), -jnp.imag(dw)
+        return jnp.stack([u, v, -eq.rho * (jax.grad(U)(t) * jnp.real(z + A**2 / z) + (u**2 + v**2) / 2)])
 
-    values = values_and_jacobians(fields)  # called at 201 times, on 3 shapes: compiled once each
+    values = values_and_jacobians(fields)  # called at 201 times, on 4 shapes: compiled once each
 
     def predict(pts, of=None):
         val, jac = values(jnp.asarray(pts))
         out = {"u": val[:, 0], "v": val[:, 1], "p": val[:, 2], "vorticity": jac[:, 1, 0] - jac[:, 0, 1]}
         if of is not None:
-            out.update({"u_x": jac[:, 0, 0], "u_y": jac[:, 0, 1], "v_x": jac[:, 1, 0], "v_y": jac[:, 1, 1]})
+            out.update({"u_x": jac[:, 0, 0], "u_y": jac[:, 0, 1], "v_x": jac[:, 1, 0], "v_y": jac[:, 1, 1],
+                        "u_t": jac[:, 0, 2], "v_t": jac[:, 1, 2]})
         return {k: np.asarray(v) for k, v in out.items()}
 
     check = dfg_cylinder(eq, predict)
     m, k = check.metrics, 2 / (eq.rho * 1.0**2 * 0.1)
     assert m["St"] == pytest.approx(f * 0.1 / 1.0, rel=1e-3)
-    assert m["c_L_max"] == pytest.approx(k * np.pi * A**2, rel=1e-3)
-    assert m["c_D_max"] == pytest.approx(k * (8 * np.pi * 1e-3 * A**4 + 2.5 * np.pi * A**2), rel=1e-3)
+    assert m["c_L_max"] == pytest.approx(k * eq.rho * gamma * (1 + e), rel=1e-3)
+    assert m["c_D_max"] == pytest.approx(k * 2 * np.pi * eq.rho * A**2 * e * 2 * np.pi * f, rel=1e-3)
     assert m["St_rel_error"] == pytest.approx(abs(m["St"] - 0.3) / 0.3, rel=1e-12) and "DFG 2D-2" in check.notes[0]
     forces = check.series["cylinder_forces"]
     assert len(forces["t"]) == 201 and set(forces["curves"]) == {"c_D", "c_L"}
