@@ -193,19 +193,21 @@ class Darcy:
 
     derived_names = ()  # no derived fields to score
 
-    def output_scale(self, x_mean, x_std):
+    def output_scale(self, x_mean, x_std=None):
         """The solution's scale ``|f| / (2π² ā)`` for coefficients of mean ``ā``."""
-        return abs(self.f) / (2 * np.pi ** 2 * np.asarray(x_mean))
+        return abs(self.f) / (2 * np.pi ** 2 * x_mean)
 
     def _parts(self, u, x):
-        """``(u (batch, s, s), a (batch, s, s), h)`` from the outputs and inputs ``(batch, s, s, c)``."""
-        return u[..., 0], x[..., 0].astype(u.dtype), 1.0 / (self.resolution - 1)
+        """``(u (batch, s, s), a (batch, s, s), a_x (batch, s-1, s), a_y (batch, s, s-1), h)`` from the outputs
+        and inputs ``(batch, s, s, c)``: the face coefficients by arithmetic averages, as the classical scheme's."""
+        a = x[..., 0].astype(u.dtype)
+        ax, ay = 0.5 * (a[:, 1:] + a[:, :-1]), 0.5 * (a[:, :, 1:] + a[:, :, :-1])
+        return u[..., 0], a, ax, ay, 1.0 / (self.resolution - 1)
 
     def energy(self, u, x):
         """The discrete Dirichlet energy relative to ``E_b`` (the class's formula) of the outputs ``u (batch, s,
         s, c)`` at the grid points for the coefficients ``x (batch, s, s, 1)``."""
-        u, a, h = self._parts(u, x)
-        ax, ay = 0.5 * (a[:, 1:] + a[:, :-1]), 0.5 * (a[:, :, 1:] + a[:, :, :-1])
+        u, a, ax, ay, h = self._parts(u, x)
         bending = jnp.sum(ax * jnp.diff(u, axis=1) ** 2, (1, 2)) + jnp.sum(ay * jnp.diff(u, axis=2) ** 2, (1, 2))
         work = h * h * self.f * jnp.sum(u[:, 1:-1, 1:-1], (1, 2))
         scale = self.f ** 2 / (2 * np.pi ** 2 * jnp.mean(a, (1, 2)))
@@ -213,8 +215,7 @@ class Darcy:
 
     def pde(self, u, x):
         """The scheme's residual ``‖A_h u - f‖ / ‖f‖`` over the interior points (arguments as for :meth:`energy`)."""
-        u, a, h = self._parts(u, x)
-        ax, ay = 0.5 * (a[:, 1:] + a[:, :-1]), 0.5 * (a[:, :, 1:] + a[:, :, :-1])
+        u, _, ax, ay, h = self._parts(u, x)
         fx, fy = ax * jnp.diff(u, axis=1), ay * jnp.diff(u, axis=2)  # a_f (u_{f+} - u_{f-}) on each face
         flux = (fx[:, 1:, 1:-1] - fx[:, :-1, 1:-1]) + (fy[:, 1:-1, 1:] - fy[:, 1:-1, :-1])
         residual = (-flux / (h * h) - self.f).reshape(u.shape[0], -1).T
@@ -222,10 +223,9 @@ class Darcy:
 
     def boundary(self, u, x):
         """The rms of ``u`` on the edges over :meth:`output_scale` of each sample's coefficient."""
-        u, a, _ = self._parts(u, x)
+        u, a, *_ = self._parts(u, x)
         edge = jnp.concatenate([u[:, 0], u[:, -1], u[:, 1:-1, 0], u[:, 1:-1, -1]], axis=1)
-        scale = abs(self.f) / (2 * np.pi ** 2 * jnp.mean(a, (1, 2)))
-        return jnp.mean(jnp.sqrt(jnp.mean(edge ** 2, axis=1)) / scale)
+        return jnp.mean(jnp.sqrt(jnp.mean(edge ** 2, axis=1)) / self.output_scale(jnp.mean(a, (1, 2))))
 
 
 # generator -> its physics (``.of(data.params, resolution, mode)``)

@@ -116,9 +116,10 @@ def make_step(op: Operator, tx: optax.GradientTransformation, loss_name: str, di
 
     def loss(params, stats, x, y):
         total = data_loss(params, stats, x, y) if on_batch else 0.0
-        for weight, term in weighted:  # each reads the decoded field or the grid's outputs (.physics)
+        if weighted:  # the terms read the decoded field or the grid's outputs (.physics), made once for all
             output = op.field(params, stats, x) if physics.reads == "field" else op.predict(params, stats, x)
-            total = total + weight * term(output, x)
+            for weight, term in weighted:
+                total = total + weight * term(output, x)
         return total
 
     value_and_grad = accumulated(loss, micro)
