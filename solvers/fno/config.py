@@ -189,10 +189,17 @@ class LossTerms:
                                            "solution; plate: of the decoded field, darcy: the scheme's discrete "
                                            "Dirichlet energy), relative to an energy scale of the load; needs "
                                            "model.vanish_on_edges")
+    preconditioned: float = spec(0.0, ge=0.0, help="darcy: the scheme's residual through the inverse of the "
+                                                   "five-point Laplacian, relative (about the relative L2 error of "
+                                                   "the output: it weighs every wavenumber of the error alike, "
+                                                   "where the energy weighs wavenumber k by k^2)")
 
     @property
     def physics(self) -> bool:
-        return self.pde > 0 or self.boundary > 0 or self.energy > 0
+        return any(getattr(self, name) > 0 for name in PHYSICS_TERMS)
+
+
+PHYSICS_TERMS = ("pde", "boundary", "energy", "preconditioned")  # LossTerms' physics terms: methods of a physics
 
 
 @dataclass
@@ -207,7 +214,8 @@ class TrainingConfig:
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
     average: AverageConfig = field(default_factory=AverageConfig)
     loss: Literal["rel_l2", "h1"] = "rel_l2"
-    terms: LossTerms = spec(factory=LossTerms, help="weights of the data, pde, boundary and energy terms")
+    terms: LossTerms = spec(factory=LossTerms, help="weights of the data and the physics terms (pde, boundary, "
+                                                              "energy, preconditioned)")
     autodiff: Literal["taylor", "nested"] = spec("taylor", help="derivatives of the decoded field in the physics "
                                                  "terms and derived fields: the Taylor engine, or nested jvp (the "
                                                  "reference, for `sciml bench fno-step` comparisons)")
@@ -218,7 +226,7 @@ class TrainingConfig:
             raise Invalid("schedule.warmup", f"{self.schedule.warmup} epochs of warm-up leave none of the "
                                              f"{self.epochs} epochs (training.epochs) after it")
         if not (self.terms.data > 0 or self.terms.physics):
-            raise Invalid("terms", "every weight is 0: give data, pde, boundary or energy a positive weight")
+            raise Invalid("terms", "every weight is 0: give data or a physics term a positive weight")
         if self.average.type != "none" and self.average.start >= self.epochs:
             raise Invalid("average.start", f"{self.average.start} leaves no epoch to average of the {self.epochs} "
                                            f"(training.epochs)")
@@ -321,6 +329,11 @@ class FnoCase:
                                             f"({', '.join(PHYSICS)}), not {gen.name!r}")
         if self.model.type != "fno":
             raise Invalid("training.terms", f"physics terms need model.type fno, not {self.model.type!r}")
+        has = [t for t in PHYSICS_TERMS if hasattr(PHYSICS[gen.name], t)]
+        lacking = [t for t in PHYSICS_TERMS if getattr(self.training.terms, t) and t not in has]
+        if lacking:
+            raise Invalid(f"training.terms.{lacking[0]}", f"the {gen.name} physics has no such term (it has "
+                                                          f"{', '.join(has)})")
         if self.training.terms.energy and not self.model.vanish_on_edges:
             raise Invalid("training.terms.energy", "the energy is bounded below only among fields that vanish on "
                                                    "the edges: set model.vanish_on_edges")

@@ -53,7 +53,7 @@ from sciml.nn import fno, losses
 
 from . import data, fields_h5
 from . import plots as fno_plots
-from .config import FnoCase, LossTerms
+from .config import PHYSICS_TERMS, FnoCase, LossTerms
 from .generators import GENERATORS, coordinates
 from .model import Operator, build, partition
 from .physics import PHYSICS
@@ -107,8 +107,7 @@ def make_step(op: Operator, tx: optax.GradientTransformation, loss_name: str, di
     loss_fn = losses.LOSSES[loss_name]
     kw: dict[str, int] = {"d": dims} if loss_name == "h1" else {}
     terms = terms or LossTerms()
-    weighted = [(w, getattr(physics, name)) for name, w in
-                (("pde", terms.pde), ("boundary", terms.boundary), ("energy", terms.energy)) if w]
+    weighted = [(getattr(terms, name), getattr(physics, name)) for name in PHYSICS_TERMS if getattr(terms, name)]
     on_batch = terms.data and not labelled  # the data term on the same batch as the physics
 
     def data_loss(params, stats, x, y):

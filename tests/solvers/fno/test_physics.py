@@ -151,6 +151,8 @@ def test_nested_jvp_gives_the_engine_s_terms_and_moments():
     ({"data__params": {"fields": ["mx", "w"]}}, "data.params.fields", "reads w from the first output channel"),
     ({"training__terms": {"pdf": 1.0}}, "training.terms.pdf", "did you mean 'pde'"),
     ({"training__terms": {"data": 0.0, "energy": 1.0}}, "training.terms.energy", "set model.vanish_on_edges"),
+    ({"training__terms": {"data": 1.0, "preconditioned": 1.0}}, "training.terms.preconditioned",
+     "the plate physics has no such term"),
     ({"data__n_labelled": 13}, "data.n_labelled", "13 is more than data.n_train = 12"),
     ({"data__n_labelled": 0}, "data.n_labelled", "must be >= 1"),
     ({"data__n_labelled": 3, "training__terms": {"data": 0.0, "pde": 1.0}}, "data.n_labelled",
@@ -218,6 +220,28 @@ def test_the_darcy_energy_of_a_constant_coefficient_is_that_of_the_torsion_probl
         assert float(physics.pde(1.1 * u, a)) == pytest.approx(0.1, rel=1e-9)
 
 
+def test_the_preconditioned_residual_is_the_relative_error_for_a_constant_coefficient_and_zero_at_the_solution():
+    """``‖L⁻¹(A_h u - f)‖ / ‖L⁻¹f‖``: 0 at the scheme's solution for the dataset's coefficients; for ``a = c`` it
+    is ``‖u - u*‖ / ‖u*‖`` exactly, whatever the error's wavenumbers (a smooth and a grid-scale perturbation alike),
+    where the plain residual of the grid-scale one is hundreds of times that of the smooth one."""
+    s = 21
+    physics = Darcy(f=1.0, resolution=s)
+    a, u = darcy_sample(s, n=3)
+    assert float(physics.preconditioned(u, a)) < 1e-12
+    x = np.linspace(0, 1, s)
+    smooth = np.outer(np.sin(np.pi * x), np.sin(np.pi * x))
+    rough = np.outer(np.sin(17 * np.pi * x), np.sin(18 * np.pi * x))
+    for c in (1.0, 7.5):
+        a = np.full((1, s, s, 1), c)
+        u = darcy.solve(a[..., 0], 1.0)[..., None]
+        residuals = []
+        for mode in (smooth, rough):
+            e = 0.01 * np.linalg.norm(u) * (mode / np.linalg.norm(mode))[None, ..., None]
+            assert float(physics.preconditioned(u + e, a)) == pytest.approx(0.01, rel=1e-9)
+            residuals.append(float(physics.pde(u + e, a)))
+        assert residuals[1] > 100 * residuals[0]
+
+
 def test_the_physics_reads_the_inputs_on_its_own_finer_grid(tmp_path, monkeypatch):
     """``data.physics_resolution: 17`` (the labels at 9): the dataset holds the training samples on the 17-point
     grid too (the 9-point ones subsampled), the physics terms' minibatches come from there and the labelled ones
@@ -265,11 +289,13 @@ def test_physics_resolution_is_validated(tmp_path, changes, key, message):
     assert key in str(e.value)
 
 
-def test_a_physics_only_darcy_run_learns_from_the_coefficients_alone(tmp_path, monkeypatch):
-    """Darcy's energy with ``u = 0`` imposed on the edges, no solved output read (NaN here), the outputs' scale
-    ``f / (2π² ā)`` from the coefficients: the test error falls, and there are no derived fields to score."""
+@pytest.mark.parametrize("term", ["energy", "preconditioned"])
+def test_a_physics_only_darcy_run_learns_from_the_coefficients_alone(tmp_path, monkeypatch, term):
+    """Darcy's energy (or preconditioned residual) with ``u = 0`` imposed on the edges, no solved output read (NaN
+    here), the outputs' scale ``f / (2π² ā)`` from the coefficients: the test error falls, and there are no
+    derived fields to score."""
     case = _tiny_darcy(tmp_path)
-    case["training"] = {**case["training"], "terms": {"data": 0.0, "energy": 1.0}, "epochs": 20, "lr": 1e-2}
+    case["training"] = {**case["training"], "terms": {"data": 0.0, term: 1.0}, "epochs": 20, "lr": 1e-2}
     case["model"]["vanish_on_edges"] = True
     cfg = cases.load(write_case(tmp_path, case)).config
     data.write(cfg.data, cfg.data.path)
