@@ -156,19 +156,13 @@ def _norm(a):
 
 
 @functools.cache
-def _sine_basis(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """The orthonormal sine transform ``S`` on the ``n`` interior points of the closed unit grid (``S = S^T =
-    S^{-1}``, ``S_jk = √(2/(n+1)) sin(jkπ/(n+1))``) and ``j² + k²`` for its wavenumbers, ``(n, n)``."""
+def _sine_solver(n: int, f: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """On the ``n`` interior points of the closed unit grid (``h = 1/(n+1)``): the orthonormal sine transform
+    ``S = S^T = S^{-1}``, ``S_jk = √(2/(n+1)) sin(jkπ/(n+1))``, the eigenvalues ``λ_jk = (4/h²)(sin²(jπh/2) +
+    sin²(kπh/2))`` of the five-point ``-Δ_h`` (zero on the edges), and ``‖L⁻¹ f‖`` for the constant ``f``."""
     k = np.arange(1, n + 1)
-    return np.sqrt(2.0 / (n + 1)) * np.sin(np.pi * np.outer(k, k) / (n + 1)), (k[:, None] ** 2 + k[None, :] ** 2) * 1.0
-
-
-@functools.cache
-def _sine_solver(n: int, h: float, f: float) -> tuple[np.ndarray, np.ndarray, float]:
-    """:func:`_sine_basis`'s ``S``, the eigenvalues ``λ_jk = (4/h²)(sin²(jπh/2) + sin²(kπh/2))`` of the
-    five-point ``-Δ_h`` (zero on the edges), and ``‖L⁻¹ f‖`` for the constant ``f``."""
-    sine, _ = _sine_basis(n)
-    mu = 4.0 / h ** 2 * np.sin(np.arange(1, n + 1) * np.pi / (2 * (n + 1))) ** 2
+    sine = np.sqrt(2.0 / (n + 1)) * np.sin(np.pi * np.outer(k, k) / (n + 1))
+    mu = 4.0 * (n + 1) ** 2 * np.sin(k * np.pi / (2 * (n + 1))) ** 2
     eigenvalues = mu[:, None] + mu[None, :]
     solved = sine @ ((sine @ np.full((n, n), f) @ sine) / eigenvalues) @ sine
     return sine, eigenvalues, float(np.linalg.norm(solved))
@@ -257,8 +251,8 @@ class Darcy:
         wavenumber of ``e`` weighed alike (for a constant coefficient, exactly). The energy weighs wavenumber
         ``k`` by ``k²`` and the plain residual by ``k⁴``, so they see least the smooth modes that make most of the
         L2 error. ``L⁻¹`` by the discrete sine transform (``L``'s eigenvectors), dense: ``S (S r S / λ) S``."""
-        residual, h = self._residual(u, x)
-        sine, eigenvalues, reference = _sine_solver(residual.shape[1], h, self.f)
+        residual, _ = self._residual(u, x)
+        sine, eigenvalues, reference = _sine_solver(residual.shape[1], self.f)
         s, lam = jnp.asarray(sine, residual.dtype), jnp.asarray(eigenvalues, residual.dtype)
         z = s @ ((s @ residual @ s) / lam) @ s
         return jnp.mean(jnp.sqrt(jnp.sum(z * z, (1, 2)) + jnp.finfo(z.dtype).tiny)) / reference
