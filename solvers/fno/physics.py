@@ -230,16 +230,15 @@ class Darcy:
         return jnp.mean((0.5 * bending - work) / scale)
 
     def _residual(self, u, x):
-        """The scheme's residual ``A_h u - f`` at the interior points, ``(batch, s-2, s-2)``, and ``h``."""
+        """The scheme's residual ``A_h u - f`` at the interior points, ``(batch, s-2, s-2)``."""
         u, _, ax, ay, h = self._parts(u, x)
         fx, fy = ax * jnp.diff(u, axis=1), ay * jnp.diff(u, axis=2)  # a_f (u_{f+} - u_{f-}) on each face
         flux = (fx[:, 1:, 1:-1] - fx[:, :-1, 1:-1]) + (fy[:, 1:-1, 1:] - fy[:, 1:-1, :-1])
-        return -flux / (h * h) - self.f, h
+        return -flux / (h * h) - self.f
 
     def pde(self, u, x):
         """The scheme's residual ``‖A_h u - f‖ / ‖f‖`` over the interior points (arguments as for :meth:`energy`)."""
-        residual, _ = self._residual(u, x)
-        residual = residual.reshape(u.shape[0], -1).T
+        residual = self._residual(u, x).reshape(u.shape[0], -1).T
         return jnp.mean(_norm(residual) / (abs(self.f) * np.sqrt(residual.shape[0])))
 
     def preconditioned(self, u, x):
@@ -251,11 +250,11 @@ class Darcy:
         wavenumber of ``e`` weighed alike (for a constant coefficient, exactly). The energy weighs wavenumber
         ``k`` by ``k²`` and the plain residual by ``k⁴``, so they see least the smooth modes that make most of the
         L2 error. ``L⁻¹`` by the discrete sine transform (``L``'s eigenvectors), dense: ``S (S r S / λ) S``."""
-        residual, _ = self._residual(u, x)
+        residual = self._residual(u, x)
         sine, eigenvalues, reference = _sine_solver(residual.shape[1], self.f)
         s, lam = jnp.asarray(sine, residual.dtype), jnp.asarray(eigenvalues, residual.dtype)
         z = s @ ((s @ residual @ s) / lam) @ s
-        return jnp.mean(jnp.sqrt(jnp.sum(z * z, (1, 2)) + jnp.finfo(z.dtype).tiny)) / reference
+        return jnp.mean(_norm(z.reshape(z.shape[0], -1).T)) / reference
 
     def boundary(self, u, x):
         """The rms of ``u`` on the edges over :meth:`output_scale` of each sample's coefficient."""
