@@ -81,9 +81,7 @@ def generate(n_samples: int, resolution: int, seed: int, progress=None, *, r: in
     ``modes``: cosines per axis of the random field (default: the solver grid's point count, as ``GRF.m``).
     ``progress(k)`` is called with the number of samples just finished (here 1, after each sample).
     """
-    if resolution < 3 or r < 1:
-        raise ValueError(f"need resolution >= 3 and r >= 1, got {resolution}, {r}")
-    fine = (resolution - 1) * r + 1
+    fine = _fine_grid(resolution, r)
     a_out = np.empty((n_samples, resolution, resolution))
     u_out = np.empty_like(a_out)
     for i, rng in enumerate(sample_rngs(seed, n_samples)):
@@ -93,6 +91,26 @@ def generate(n_samples: int, resolution: int, seed: int, progress=None, *, r: in
         if progress is not None:
             progress(1)
     return {"a": a_out, "u": u_out, "x": np.linspace(0.0, 1.0, resolution)}
+
+
+def coefficients(n_samples: int, resolution: int, seed: int, progress=None, *, r: int = 1, alpha: float = 2.0,
+                 tau: float = 3.0, high: float = 12.0, low: float = 3.0, modes: int | None = None,
+                 **solver) -> dict[str, np.ndarray]:
+    """The coefficients of :func:`generate` with the same arguments (the same draws), not solved: ``{"a", "x"}``.
+    ``solver``: :func:`generate`'s settings of the solve (``f``, ``averaging``), unread."""
+    fine = _fine_grid(resolution, r)
+    a_out = np.empty((n_samples, resolution, resolution))
+    for i, rng in enumerate(sample_rngs(seed, n_samples)):
+        a_out[i] = darcy_coefficient(rng, 1, fine, modes=modes, alpha=alpha, tau=tau, high=high, low=low)[0, ::r, ::r]
+        if progress is not None:
+            progress(1)
+    return {"a": a_out, "x": np.linspace(0.0, 1.0, resolution)}
+
+
+def _fine_grid(resolution: int, r: int) -> int:
+    if resolution < 3 or r < 1:
+        raise ValueError(f"need resolution >= 3 and r >= 1, got {resolution}, {r}")
+    return (resolution - 1) * r + 1
 
 
 def manufactured(s: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -46,6 +46,12 @@ class DataConfig:
                                                          "there, subsampled from the solver's grid: an input costs no "
                                                          "solve, the PINO paper's setting); needs data.n_labelled or "
                                                          "a physics-only loss (default: the training grid)")
+    n_physics: int | None = spec(None, ge=1, help="inputs for the physics terms alone, beyond the n_train "
+                                                  "training samples: drawn as they are and never solved (an input "
+                                                  "costs one draw of the random field), stored on the physics "
+                                                  "terms' grid; an epoch is then n_train + n_physics inputs. Needs "
+                                                  "data.n_labelled or a physics-only loss, and a generator that "
+                                                  "draws inputs alone (darcy)")
     params: dict[str, Any] = spec(factory=dict, help="parameters of the generator")
     t_in: int = spec(10, ge=1, help="vorticity: time steps given")
     t_out: int = spec(40, ge=1, help="vorticity: time steps predicted")
@@ -69,16 +75,21 @@ class DataConfig:
         return self.sample_sets()[0].grid
 
     def sample_sets(self) -> list[SampleSet]:
-        """The training and test samples; then, with ``n_test_super``, the super-resolution grids' own."""
+        """The training and test samples; then, with ``n_test_super``, the super-resolution grids' own; then,
+        with ``n_physics``, the physics terms' unsolved inputs (drawn on the training samples' solver grid)."""
         if not self.n_test_super:
             origin = "data.solve_resolution" if self.solve_resolution else "the finest test grid"
-            return [SampleSet(self.n_train + self.n_test, self.solve_resolution or max(self.resolutions),
+            sets = [SampleSet(self.n_train + self.n_test, self.solve_resolution or max(self.resolutions),
                               tuple(self.resolutions), origin)]
-        origin = "data.solve_resolution" if self.solve_resolution else "data.resolution"
-        return [SampleSet(self.n_train + self.n_test, self.solve_resolution or self.resolution, (self.resolution,),
-                          origin),
-                SampleSet(self.n_test_super, max(self.resolutions), tuple(self.resolutions[1:]),
-                          "the finest super_resolution grid")]
+        else:
+            origin = "data.solve_resolution" if self.solve_resolution else "data.resolution"
+            sets = [SampleSet(self.n_train + self.n_test, self.solve_resolution or self.resolution,
+                              (self.resolution,), origin),
+                    SampleSet(self.n_test_super, max(self.resolutions), tuple(self.resolutions[1:]),
+                              "the finest super_resolution grid", "super")]
+        if self.n_physics:
+            sets.append(SampleSet(self.n_physics, sets[0].grid, (), "data.n_physics", "unsolved"))
+        return sets
 
     def check(self):
         gen = GENERATORS[self.generator]
@@ -106,12 +117,18 @@ class DataConfig:
 @dataclass(frozen=True)
 class SampleSet:
     """Samples solved on one grid (``grid``, named by ``origin`` in messages) and subsampled to the test grids
-    they serve (the first set also makes the training split)."""
+    they serve. ``kind``: ``main`` (the training split, then the test split), ``super`` (``n_test_super``'s test
+    samples), ``unsolved`` (``n_physics``: inputs alone, for the physics grid)."""
 
     n: int
     grid: int
     serves: tuple[int, ...]
     origin: str
+    kind: Literal["main", "super", "unsolved"] = "main"
+
+    @property
+    def solved(self) -> bool:
+        return self.kind != "unsolved"
 
 
 @dataclass
@@ -318,10 +335,21 @@ class FnoCase:
             raise Invalid("data.physics_resolution", "the data term would read the labels on that grid: give "
                                                      "data.n_labelled (the data term on its own batch at "
                                                      "data.resolution) or a physics-only loss")
+        if self.data.n_physics:
+            self._check_unsolved(gen, labelled)
         mesh = self.parallel.mesh
         if mesh is not None and len(mesh) == 2 and m.width % mesh[1]:
             raise Invalid("parallel.mesh", f"the channel axis ({mesh[1]}) must divide model.width ({m.width})")
         self._check_params(gen)
+
+    def _check_unsolved(self, gen, labelled: int | None):
+        if not self.training.terms.physics:
+            raise Invalid("data.n_physics", "are inputs for the physics terms, and the loss has none (training.terms)")
+        if self.training.terms.data and labelled is None:
+            raise Invalid("data.n_physics", "inputs have no solution for the data term: give data.n_labelled (the "
+                                            "data term on its own batch of solved samples) or a physics-only loss")
+        if gen.inputs is None:
+            raise Invalid("data.n_physics", f"generator {gen.name!r} cannot draw inputs without solving them")
 
     def _check_physics(self, gen):
         if gen.name not in PHYSICS:

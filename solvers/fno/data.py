@@ -6,10 +6,12 @@ Layout of one file::
     /train/outputs  (n_train, s..., c_out)
     /train/grid     (s..., d)                 coordinates in [0, 1]
     /test/<r>/{inputs, outputs, grid}         the test samples on each test grid r (training grid first)
-    /train_physics/{inputs, outputs, grid}    with data.physics_resolution: the training samples on that grid
+    /train_physics/{inputs, outputs, grid}    with data.physics_resolution or data.n_physics: the physics terms'
+                                              inputs on their grid, the training samples then n_physics unsolved
+                                              inputs (their outputs NaN: no solution exists to read)
     attrs: generator, params (JSON), seed, n_train, n_test, resolution, resolutions, solve_resolution,
            t_in, t_out, chunk, sciml_version, created, settings (JSON of everything that shapes the data);
-           with n_test_super also n_test_super and super_solve_resolution
+           with n_test_super also n_test_super and super_solve_resolution; with n_physics also n_physics
 
 Every sample is solved once on the solver's grid and subsampled to each resolution, so a test sample at
 the training resolution and at a finer one is the same function. With ``data.n_test_super`` the finer test
@@ -48,12 +50,13 @@ from .config import DataConfig, FnoCase, SampleSet
 from .generators import GENERATORS, coordinates, factor, subsample
 
 _DTYPE = np.float32
-PHYSICS_GROUP = "train_physics"  # the training samples on data.physics_resolution's grid
+PHYSICS_GROUP = "train_physics"  # the physics terms' inputs on data.physics_grid (data.physics_resolution, n_physics)
 
 
 def settings(cfg: DataConfig) -> dict:
     """Everything that determines the data; a file made with other settings is not reused (one made with
-    ``data.physics_resolution`` also serves the case without it)."""
+    ``data.physics_resolution`` also serves the case without it, and one with ``data.n_physics`` unsolved inputs
+    a case with as many or fewer: :func:`check`)."""
     return {"generator": cfg.generator, "params": cfg.params, "seed": cfg.seed, "n_train": cfg.n_train,
             "n_test": cfg.n_test, "resolutions": cfg.resolutions, "solve_resolution": cfg.solver_grid,
             "chunk": cfg.chunk, **({"t_in": cfg.t_in, "t_out": cfg.t_out}
@@ -82,11 +85,26 @@ def chunks(cfg: DataConfig) -> list[Chunk]:
     return out
 
 
-def _rows(cfg: DataConfig, sample_set: int, split: str) -> tuple[int, int]:
-    """Where ``split`` ("train" or "test") lies in sample set ``sample_set``: its first sample and its size."""
-    if sample_set:
-        return (0, cfg.n_test_super or 0) if split == "test" else (0, 0)
-    return (0, cfg.n_train) if split == "train" else (cfg.n_train, cfg.n_test)
+# (sample set's kind, split) -> (first sample of the set, samples, first row of the split they fill)
+_ROWS = {
+    ("main", "train"): lambda c: (0, c.n_train, 0),
+    ("main", "test"): lambda c: (c.n_train, c.n_test, 0),
+    ("main", "physics"): lambda c: (0, c.n_train, 0),
+    ("super", "test"): lambda c: (0, c.n_test_super or 0, 0),
+    ("unsolved", "physics"): lambda c: (0, c.n_physics or 0, c.n_train),
+}
+
+
+def _rows(cfg: DataConfig, sample_set: int, split: str) -> tuple[int, int, int]:
+    """Where ``split`` ("train", "test" or "physics") takes samples from sample set ``sample_set``: the first of
+    them, how many, and the split's row of the first."""
+    kind = cfg.sample_sets()[sample_set].kind
+    return _ROWS.get((kind, split), lambda c: (0, 0, 0))(cfg)
+
+
+def has_physics_group(cfg: DataConfig) -> bool:
+    """Whether the dataset holds the physics terms' inputs apart (:data:`PHYSICS_GROUP`)."""
+    return bool(cfg.physics_resolution or cfg.n_physics)
 
 
 def chunk_seed(seed: int, index: int) -> int:
@@ -97,14 +115,18 @@ def chunk_seed(seed: int, index: int) -> int:
 def _create(group: h5py.Group, name: str, n: int, sample: np.ndarray) -> h5py.Dataset:
     return group.create_dataset(name, shape=(n, *sample.shape[1:]), dtype=_DTYPE,
                                 chunks=(1, *sample.shape[1:]), compression="gzip", compression_opts=4,
-                                shuffle=True, fletcher32=True)
+                                shuffle=True, fletcher32=True, fillvalue=np.nan)
 
 
-def _solve_chunk(cfg: DataConfig, chunk: Chunk, progress=None) -> tuple[np.ndarray, np.ndarray]:
-    """Inputs and outputs of ``chunk`` on its solver's grid (its own seed: chunks are independent)."""
+def _solve_chunk(cfg: DataConfig, chunk: Chunk, progress=None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Inputs and outputs of ``chunk`` on its solver's grid (its own seed: chunks are independent); the inputs
+    alone (outputs None) for a chunk of unsolved inputs (``data.n_physics``)."""
     gen = GENERATORS[cfg.generator]
     S = chunk.grid
-    arrays = gen.generate(chunk.n, S, chunk_seed(cfg.seed, chunk.index), progress, **cfg.params)
+    solved = cfg.sample_sets()[chunk.set].solved
+    draw = gen.generate if solved else gen.inputs
+    assert draw is not None, "FnoCase.check(): data.n_physics needs a generator that draws inputs alone"
+    arrays = draw(chunk.n, S, chunk_seed(cfg.seed, chunk.index), progress, **cfg.params)
     x, y = gen.split(arrays, cfg.t_in, cfg.t_out)
     if x.shape[1:1 + gen.dims] != (S,) * gen.dims:
         raise RuntimeError(f"generator {cfg.generator} returned shape {x.shape} for resolution {S}")
@@ -181,11 +203,14 @@ def write(cfg: DataConfig, path: str, progress=None, workers: int = 1, fresh: bo
             stride = factor(s.grid, r, gen.grid)
             assert stride is not None, "DataConfig.check(): each grid subsamples its solver's"
             strides[k, r] = stride
-    if cfg.physics_resolution:  # the training inputs on the physics terms' grid too
-        stride = factor(sets[0].grid, cfg.physics_resolution, gen.grid)
-        assert stride is not None, "DataConfig.check(): the physics grid subsamples the solver's"
-        strides[0, cfg.physics_resolution] = stride
-    parts = dataset_parts.of(path, settings(cfg))
+    if has_physics_group(cfg):  # the training (and unsolved) inputs on the physics terms' grid
+        for k, s in enumerate(sets):
+            if s.kind == "super":
+                continue
+            stride = factor(s.grid, cfg.physics_grid, gen.grid)
+            assert stride is not None, "DataConfig.check(): the physics grid subsamples the solver's"
+            strides[k, cfg.physics_grid] = stride
+    parts = dataset_parts.of(path, {**settings(cfg), "n_physics": cfg.n_physics})
     if fresh:
         parts.clear()
     every = chunks(cfg)
@@ -205,11 +230,12 @@ def write(cfg: DataConfig, path: str, progress=None, workers: int = 1, fresh: bo
                         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                         **({"n_test_super": cfg.n_test_super, "super_solve_resolution": sets[1].grid}
                            if cfg.n_test_super else {}),
-                        **({"physics_resolution": cfg.physics_resolution} if cfg.physics_resolution else {})})
+                        **({"physics_resolution": cfg.physics_resolution} if cfg.physics_resolution else {}),
+                        **({"n_physics": cfg.n_physics} if cfg.n_physics else {})})
         groups = {("train", cfg.resolution): f.create_group("train")}
         groups.update({("test", r): f.create_group(f"test/{r}") for r in cfg.resolutions})
-        if cfg.physics_resolution:
-            groups["train", cfg.physics_resolution] = f.create_group(PHYSICS_GROUP)
+        if has_physics_group(cfg):
+            groups["physics", cfg.physics_grid] = f.create_group(PHYSICS_GROUP)
         for (_, r), g in groups.items():
             g["grid"] = coordinates(r, gen.dims, gen.grid).astype(_DTYPE)
             g.attrs["resolution"] = r
@@ -217,14 +243,17 @@ def write(cfg: DataConfig, path: str, progress=None, workers: int = 1, fresh: bo
             x, y = parts.load(chunk.index) or _solve_chunk(cfg, chunk)
             ids = np.arange(chunk.first, chunk.first + len(x))
             for (split, r), g in groups.items():
-                offset, size = _rows(cfg, chunk.set, split)
+                offset, size, to = _rows(cfg, chunk.set, split)
                 keep = (ids >= offset) & (ids < offset + size)
                 if (chunk.set, r) not in strides or not keep.any():
                     continue
-                rows = ids[keep] - offset
+                rows = ids[keep] - offset + to
+                total = cfg.n_train + (cfg.n_physics or 0) if split == "physics" else size
                 for name, a in (("inputs", x), ("outputs", y)):
+                    if a is None:  # unsolved inputs: their rows of the outputs keep the fill value, NaN
+                        continue
                     a = subsample(a[keep], strides[chunk.set, r], gen.dims)
-                    ds = g[name] if name in g else _create(g, name, size, a)
+                    ds = g[name] if name in g else _create(g, name, total, a)
                     ds[rows[0]:rows[-1] + 1] = a.astype(_DTYPE)
     os.replace(assembled, path)
     parts.clear()
@@ -240,7 +269,7 @@ def solve_test(cfg: DataConfig, resolution: int, **params) -> tuple[np.ndarray, 
     k, s = next((k, s) for k, s in enumerate(cfg.sample_sets()) if resolution in s.serves)
     stride = factor(s.grid, resolution, gen.grid)
     assert stride is not None, "DataConfig.check(): each grid subsamples its solver's"
-    offset, size = _rows(cfg, k, "test")
+    offset, size, _ = _rows(cfg, k, "test")
     xs, ys = [], []
     for chunk in chunks(cfg):
         ids = np.arange(chunk.first, chunk.first + chunk.n)
@@ -248,6 +277,7 @@ def solve_test(cfg: DataConfig, resolution: int, **params) -> tuple[np.ndarray, 
         if chunk.set != k or not keep.any():
             continue
         x, y = _solve_chunk(cfg, chunk)
+        assert y is not None, "a test sample is solved"
         xs.append(subsample(x[keep], stride, gen.dims))
         ys.append(subsample(y[keep], stride, gen.dims))
     return np.concatenate(xs), np.concatenate(ys)
@@ -307,11 +337,9 @@ def check(cfg: DataConfig, path: str | None = None, case: str = "", remedy: str 
             k = diff[0]
             raise UserError(f"{path} was made with other settings ({k}: {stored.get(k)!r}, the case asks for "
                             f"{wanted[k]!r}); {remedy}")
-        if cfg.physics_resolution and attrs.get("physics_resolution") != cfg.physics_resolution:
-            raise UserError(f"{path} holds no training inputs on the {cfg.physics_resolution}-point grid "
-                            f"(data.physics_resolution); {remedy}")
+        physics = [(PHYSICS_GROUP, cfg.n_train + _physics_held(cfg, path, attrs, remedy))] \
+            if has_physics_group(cfg) else []
         tests = [(f"test/{r}", _rows(cfg, k, "test")[1]) for k, s in enumerate(cfg.sample_sets()) for r in s.serves]
-        physics = [(PHYSICS_GROUP, cfg.n_train)] if cfg.physics_resolution else []
         for group, n in [("train", cfg.n_train), *physics, *tests]:
             for name in ("inputs", "outputs", "grid"):
                 if f"{group}/{name}" not in f:
@@ -322,22 +350,37 @@ def check(cfg: DataConfig, path: str | None = None, case: str = "", remedy: str 
     return attrs
 
 
+def _physics_held(cfg: DataConfig, path: str, attrs: dict, remedy: str) -> int:
+    """The unsolved inputs the file holds after the training samples in :data:`PHYSICS_GROUP`, checked to be on
+    the case's physics grid and at least the ``data.n_physics`` it asks for (a file with more serves it)."""
+    held = int(attrs.get("n_physics", 0))
+    grid = attrs.get("physics_resolution") or (attrs.get("resolution") if held else None)
+    if grid != cfg.physics_grid:
+        keys = "data.physics_resolution" + (", data.n_physics" if cfg.n_physics else "")
+        raise UserError(f"{path} holds no training inputs on the {cfg.physics_grid}-point grid ({keys}); {remedy}")
+    if held < (cfg.n_physics or 0):
+        raise UserError(f"{path} holds {held} unsolved inputs for the physics terms, the case asks for "
+                        f"data.n_physics = {cfg.n_physics}; {remedy}")
+    return held
+
+
 class Split:
-    """One split of a dataset (``train`` or ``test/<r>``), read in minibatches.
+    """One split of a dataset (``train``, ``test/<r>`` or :data:`PHYSICS_GROUP`), read in minibatches; of the
+    group's samples the first ``n`` (default all).
 
     Small splits (under ``memory_limit`` bytes) are read whole once; larger ones are read batch by batch
     with h5py slicing (sorted indices, then put in the shuffled order).
     """
 
-    def __init__(self, path: str, group: str, memory_limit: float = 2**30):
+    def __init__(self, path: str, group: str, memory_limit: float = 2**30, n: int | None = None):
         self.path, self.group = path, group
         with self._open() as f:
             g = f[group]
-            self.n = g["inputs"].shape[0]
+            self.n = g["inputs"].shape[0] if n is None else min(n, g["inputs"].shape[0])
             self.shapes = (g["inputs"].shape[1:], g["outputs"].shape[1:])
             self.grid = g["grid"][()]
-            nbytes = g["inputs"].size * 4 + g["outputs"].size * 4
-            self._arrays = (g["inputs"][()], g["outputs"][()]) if nbytes <= memory_limit else None
+            nbytes = self.n * (np.prod(self.shapes[0]) + np.prod(self.shapes[1])) * 4
+            self._arrays = (g["inputs"][:self.n], g["outputs"][:self.n]) if nbytes <= memory_limit else None
 
     def _open(self):
         return hdf5.opened(self.path, "dataset", f"; {_AGAIN}")
@@ -395,5 +438,6 @@ def open_splits(path: str, resolutions: list[int]) -> tuple[Split, dict[int, Spl
 
 
 def physics_split(cfg: DataConfig, train: Split) -> Split:
-    """The training samples the physics terms read: on ``data.physics_resolution``'s grid, or ``train``."""
-    return Split(cfg.path, PHYSICS_GROUP) if cfg.physics_resolution else train
+    """The inputs the physics terms read (the epoch's minibatches): the training samples on
+    ``data.physics_resolution``'s grid and the ``data.n_physics`` unsolved inputs, or ``train``."""
+    return Split(cfg.path, PHYSICS_GROUP, n=cfg.n_train + (cfg.n_physics or 0)) if has_physics_group(cfg) else train

@@ -2,10 +2,11 @@
 
 Each generator is a classical solver's ``generate(n_samples, resolution, seed, progress=None, **params)``,
 which returns a dict of numpy arrays (:mod:`sciml.solvers.classical`; for ``plate``, Navier's series:
-:mod:`sciml.equations.plate_reference.random_loads`). The entries here say which arrays are
-the operator's input and output, how many spatial axes they have, and whether the grid includes both ends of
-[0, 1] (``closed``: Darcy, Dirichlet boundary on the grid) or is periodic (``periodic``: x_j = j / n). Arrays
-become channels-last: ``(n, n_1..n_d, channels)``.
+:mod:`sciml.equations.plate_reference.random_loads`). The entries here say which arrays are the operator's input and
+output, how many spatial axes they have, and whether the grid includes both ends of [0, 1] (``closed``: Darcy,
+Dirichlet boundary on the grid) or is periodic (``periodic``: x_j = j / n). Arrays become channels-last:
+``(n, n_1..n_d, channels)``. A generator that can draw its inputs without solving them (``inputs``: Darcy's
+coefficients) also serves ``data.n_physics``, the physics terms' unsolved inputs.
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ class Generator:
     grid: str  # "closed" or "periodic"
     split: Callable  # (arrays dict, t_in, t_out) -> (inputs, outputs), channels last
     trajectory: bool = False  # outputs are time steps in the channel axis (t_in -> t_out)
+    inputs: Callable | None = None  # generate's inputs alone, the same draws, not solved (data.n_physics)
 
     def parameters(self) -> dict[str, inspect.Parameter]:
         """Keyword parameters of ``generate`` beyond ``(n_samples, resolution, seed, progress)``."""
@@ -43,8 +45,10 @@ class Generator:
 
 
 def _pair(x_key: str, y_key: str, dims: int):
+    """``(inputs, outputs)``; outputs None for arrays drawn without a solve (:attr:`Generator.inputs`)."""
     def split(arrays, t_in=None, t_out=None):
-        return (_channels_last(np.asarray(arrays[x_key]), dims), _channels_last(np.asarray(arrays[y_key]), dims))
+        y = _channels_last(np.asarray(arrays[y_key]), dims) if y_key in arrays else None
+        return _channels_last(np.asarray(arrays[x_key]), dims), y
     return split
 
 
@@ -59,7 +63,7 @@ def _trajectory(key: str):
 
 
 GENERATORS = {
-    "darcy": Generator("darcy", darcy.generate, 2, "closed", _pair("a", "u", 2)),
+    "darcy": Generator("darcy", darcy.generate, 2, "closed", _pair("a", "u", 2), inputs=darcy.coefficients),
     "burgers": Generator("burgers", burgers.generate, 1, "periodic", _pair("a", "u", 1)),
     "vorticity": Generator("vorticity", vorticity.generate, 2, "periodic", _trajectory("w"), trajectory=True),
     "plate": Generator("plate", random_loads.generate, 2, "closed", _pair("q", "fields", 2)),

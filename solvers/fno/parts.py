@@ -49,26 +49,28 @@ class Parts:
             warn(f"{e}; solving chunk {index} again")
             return False
 
-    def save(self, index: int, x: np.ndarray, y: np.ndarray) -> None:
-        arrays = {"inputs": np.asarray(x, _DTYPE), "outputs": np.asarray(y, _DTYPE)}
+    def save(self, index: int, x: np.ndarray, y: np.ndarray | None) -> None:
+        """Commit chunk ``index``: its inputs and outputs (None: inputs drawn without a solve)."""
+        arrays = {"inputs": np.asarray(x, _DTYPE), **({} if y is None else {"outputs": np.asarray(y, _DTYPE)})}
         with atomic_h5(self.path(index)) as f:
             for name, a in arrays.items():
                 f.create_dataset(name, data=a, compression="gzip", compression_opts=1, shuffle=True)
             f.attrs.update({"index": index, "settings": self.settings, "sha256": hdf5.digest(arrays.items())})
 
-    def load(self, index: int) -> tuple[np.ndarray, np.ndarray] | None:
-        """Chunk ``index``'s ``(inputs, outputs)``, or None (after a warning) if its part is damaged."""
+    def load(self, index: int) -> tuple[np.ndarray, np.ndarray | None] | None:
+        """Chunk ``index``'s ``(inputs, outputs)`` (outputs None for unsolved inputs), or None (after a warning)
+        if its part is damaged."""
         path = self.path(index)
         try:
             with hdf5.opened(path, "dataset part") as f:
-                arrays = {name: f[name][()] for name in ("inputs", "outputs")}
+                arrays = {name: f[name][()] for name in ("inputs", "outputs") if name != "outputs" or name in f}
                 stored = f.attrs.get("sha256")
             if hdf5.digest(arrays.items()) != stored:
                 raise BadFile(f"{path}: damaged dataset part: its arrays do not match the checksum stored in it")
         except BadFile as e:
             warn(f"{e}; solving chunk {index} again")
             return None
-        return arrays["inputs"], arrays["outputs"]
+        return arrays["inputs"], arrays.get("outputs")
 
     def clear(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)

@@ -21,7 +21,8 @@ own each step, drawn from the first ``n_labelled`` training samples (:func:`labe
 outputs' scaling comes from the labelled samples, so no other solved output enters training. With
 ``data.physics_resolution`` those minibatches are the training inputs on that finer grid (an input costs no solve,
 a label does: the physics on a finer grid than the labels, as the PINO paper does); the data term stays on the
-training grid.
+training grid. ``data.n_physics`` adds that many inputs that were never solved to the physics terms' minibatches
+(an epoch is then ``n_train + n_physics`` inputs).
 
 Weight averaging (``training.average``, :mod:`sciml.averaging`): with ``ema`` the step also updates an
 exponential moving average of the parameters, with ``swa`` the end of each epoch a running mean; the average

@@ -37,3 +37,13 @@ def test_subsampled_solve_is_the_fine_solve():
     coarse = darcy.generate(2, 9, seed=7, r=2)
     np.testing.assert_array_equal(coarse["a"], fine["a"][:, ::2, ::2])
     np.testing.assert_array_equal(coarse["u"], fine["u"][:, ::2, ::2])
+
+
+def test_coefficients_are_generate_s_draws_without_the_solve():
+    """``coefficients`` (the unsolved inputs of ``data.n_physics``) draws what ``generate`` draws with the same
+    arguments, the solver's settings read by neither, and solves nothing."""
+    made = darcy.generate(3, 9, seed=5, r=2, tau=4.0, f=2.0)
+    drawn = darcy.coefficients(3, 9, seed=5, r=2, tau=4.0, f=2.0, averaging="harmonic")
+    assert set(drawn) == {"a", "x"}
+    np.testing.assert_array_equal(drawn["a"], made["a"])
+    np.testing.assert_array_equal(drawn["x"], made["x"])

@@ -274,11 +274,49 @@ def test_the_physics_reads_the_inputs_on_its_own_finer_grid(tmp_path, monkeypatc
         data.check(cfg.data)
 
 
+def test_unsolved_inputs_join_the_physics_minibatches_and_are_never_solved(tmp_path):
+    """``data.n_physics: 8`` (3 of 12 training samples labelled, the physics on 17 points): the physics group holds
+    the 12 training inputs, then 8 coefficients drawn as the generator draws them (the chunk after the test
+    samples' seed) and not solved (outputs NaN); an epoch takes all 20 and the run learns (no NaN is read)."""
+    case = _tiny_darcy(tmp_path)
+    case["data"] = {**case["data"], "n_labelled": 3, "physics_resolution": 17, "n_physics": 8}
+    case["training"] = {**case["training"], "terms": {"data": 1.0, "preconditioned": 1.0}, "epochs": 6, "lr": 1e-2}
+    case["model"]["vanish_on_edges"] = True
+    cfg = cases.load(write_case(tmp_path, case)).config
+    data.write(cfg.data, cfg.data.path)
+    physics_inputs = data.Split(cfg.data.path, data.PHYSICS_GROUP)
+    x, y = physics_inputs.read(np.arange(len(physics_inputs)))
+    train = data.Split(cfg.data.path, "train").read(np.arange(12))
+    unsolved = data.chunks(cfg.data)[-1]
+    drawn = darcy.coefficients(8, 17, data.chunk_seed(cfg.data.seed, unsolved.index))["a"]
+    assert len(physics_inputs) == 20 and unsolved.n == 8 and unsolved.index == len(data.chunks(cfg.data)) - 1
+    np.testing.assert_array_equal(x[:12, ::2, ::2], train[0])
+    np.testing.assert_array_equal(x[12:, ..., 0], drawn.astype(np.float32))
+    assert np.isfinite(y[:12]).all() and np.isnan(y[12:]).all()
+    s = run.train(cfg, str(tmp_path / "run"), quiet=True)
+    assert s["steps"] == 6 * (20 // cfg.training.batch_size)
+    assert np.isfinite(s["metrics"]["rel_l2"]) and s["metrics"]["rel_l2"] < s["initial_rel_l2"]
+    # the file serves a case with fewer unsolved inputs (the first ones) or none, and refuses one with more
+    fewer = cases.load(write_case(tmp_path, case, data__n_physics=5)).config.data
+    none = cases.load(write_case(tmp_path, case, data__n_physics=None)).config.data
+    for other, n in ((fewer, 17), (none, 12)):
+        data.check(other)
+        split = data.physics_split(other, data.Split(other.path, "train"))
+        assert len(split) == n and split.num_batches(1) == n
+        np.testing.assert_array_equal(split.read(np.arange(n))[0], x[:n])
+    with pytest.raises(UserError, match="holds 8 unsolved inputs for the physics terms, the case asks for "
+                                        "data.n_physics = 9"):
+        data.check(cases.load(write_case(tmp_path, case, data__n_physics=9)).config.data)
+
+
 @pytest.mark.parametrize("changes,key,message", [
     ({"data__physics_resolution": 9}, "data.physics_resolution", "is not finer than data.resolution 9"),
     ({"data__physics_resolution": 13}, "data.physics_resolution", "not a subsample of the solver's grid of S = 17"),
     ({"data__physics_resolution": 17, "training__terms": {"data": 1.0}}, "data.physics_resolution", "has none"),
     ({"data__physics_resolution": 17, "training__terms": {"data": 1.0, "energy": 1.0}}, "data.physics_resolution",
+     "give data.n_labelled"),
+    ({"data__n_physics": 5, "training__terms": {"data": 1.0}}, "data.n_physics", "the loss has none"),
+    ({"data__n_physics": 5, "training__terms": {"data": 1.0, "energy": 1.0}}, "data.n_physics",
      "give data.n_labelled"),
 ])
 def test_physics_resolution_is_validated(tmp_path, changes, key, message):
@@ -480,3 +518,13 @@ def test_n_labelled_beyond_the_training_set_is_one_line(capsys):
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
     assert err == "error: cases/plate_operator_quick.yaml: data.n_labelled: 41 is more than data.n_train = 40\n"
+
+
+def test_unsolved_inputs_from_a_generator_that_cannot_draw_them_are_one_line(capsys):
+    from sciml.cli import main
+
+    code = main(["show", "cases/plate_operator_quick.yaml", "data.n_physics=10"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err == ("error: cases/plate_operator_quick.yaml: data.n_physics: generator 'plate' cannot draw inputs "
+                   "without solving them\n")
