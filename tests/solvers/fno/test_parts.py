@@ -102,3 +102,36 @@ def test_force_fresh_and_other_settings_solve_every_chunk(cfg, counted, tmp_path
     other = cases.load(case_file(tmp_path, data__chunk=12, data__params={"contrast": 2.0})).config.data
     data.write(other, other.path)  # the parts were made with another contrast: none is reused
     assert counted["n"] == 4
+
+
+def test_unsolved_inputs_are_committed_without_outputs_and_resume(cfg, counted, tmp_path, monkeypatch, fake_darcy):
+    """``data.n_physics``: the unsolved inputs' chunk comes after the solved ones, its part holds inputs alone,
+    and a run stopped in it continues to the file one uninterrupted run gives (NaN outputs in its rows)."""
+    cfg = dataclasses.replace(cfg, n_physics=10)
+    drawn = {"n": 0}
+
+    def inputs(*args, **kw):
+        drawn["n"] += 1
+        if drawn["n"] == 1:
+            raise KeyboardInterrupt
+        return fake_darcy(*args, **kw)  # the stand-in's arrays, its outputs dropped below
+
+    def without_outputs(*args, **kw):
+        return {k: v for k, v in inputs(*args, **kw).items() if k != "u"}
+
+    monkeypatch.setitem(GENERATORS, "darcy", dataclasses.replace(GENERATORS["darcy"], inputs=without_outputs))
+    with pytest.raises(KeyboardInterrupt):
+        data.write(cfg, cfg.path)
+    parts = data.dataset_parts.of(cfg.path, {**data.settings(cfg), "n_physics": 10})
+    assert [parts.done(i) for i in range(5)] == [True] * 4 + [False] and counted["n"] == 4
+    data.write(cfg, cfg.path)
+    assert counted["n"] == 4 and drawn["n"] == 2  # only the unsolved chunk was made again
+    one_go = tmp_path / "one_go.h5"
+    data.write(cfg, str(one_go))
+    with h5py.File(cfg.path) as f, h5py.File(one_go) as g:
+        for k in (*KEYS, f"{data.PHYSICS_GROUP}/inputs", f"{data.PHYSICS_GROUP}/outputs"):
+            np.testing.assert_array_equal(f[k][()], g[k][()], err_msg=k)
+        x, y = f[data.PHYSICS_GROUP]["inputs"][()], f[data.PHYSICS_GROUP]["outputs"][()]
+        assert x.shape[0] == y.shape[0] == 50 and f.attrs["n_physics"] == 10
+        np.testing.assert_array_equal(x[:40], f["train/inputs"][()])
+        assert np.isfinite(y[:40]).all() and np.isnan(y[40:]).all() and np.isfinite(x).all()
