@@ -6,7 +6,8 @@ variant is the baseline of the ratios, so machine load affects every variant ali
 it was when issue 15 was filed: a variant named ``before`` runs XLA's FFT over the whole batch with the
 pointwise products written over the field's leading axes (``x @ W + b`` on ``(batch, n_1, n_2, c)``, which XLA
 differentiates through a transposed copy of the field; today's layers flatten them, :func:`_as_filed`). The data
-are random (no dataset is needed) with the case's shapes: ``n_train / batch_size`` steps make an epoch. The
+are random (no dataset is needed) with the case's shapes: ``(n_train + n_physics) / batch_size`` steps make an
+epoch (the training run's epoch: every training input, and the unsolved ones of ``data.n_physics``). The
 variants' rounds are interleaved, and each row gives the median wall time and the CPU seconds per step (the
 latter moves less when other processes share the cores). The first step's loss of each variant is compared with
 the baseline's: every variant is the same step, so the difference is rounding.
@@ -69,18 +70,23 @@ def _variant(text: str) -> tuple[str, list[str]]:
     return name, [o for o in overrides.split(",") if o]
 
 
-def _shapes(cfg) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """One minibatch's input and output shapes, channels last (the dataset's layout)."""
+def _shapes(cfg) -> list[tuple[int, ...]]:
+    """The step's array shapes, channels last (the dataset's layout): one minibatch's inputs and outputs on the
+    physics terms' grid, then with ``data.n_labelled`` the data term's own batch on the training grid."""
     from sciml.solvers.fno.generators import GENERATORS
+    from sciml.solvers.fno.run import labelled_size
 
     gen = GENERATORS[cfg.data.generator]
-    grid = (cfg.data.resolution,) * gen.dims
     channels = (cfg.data.t_in, cfg.data.t_out) if gen.trajectory else (1, 1)
-    return tuple((cfg.training.batch_size, *grid, c) for c in channels)  # type: ignore[return-value]
+    batches = [(cfg.training.batch_size, cfg.data.physics_grid)]
+    if cfg.data.n_labelled is not None:
+        batches.append((labelled_size(cfg), cfg.data.resolution))
+    return [(n, *(s,) * gen.dims, c) for n, s in batches for c in channels]
 
 
 def build(case: str, overrides: list[str]):
-    """``(step, state, x, y, steps_per_epoch)`` for a case with overrides, on random data."""
+    """``(step, state, arrays, steps_per_epoch)`` for a case with overrides, on random data: ``step(state,
+    *arrays)`` is one training step."""
     from sciml import cases, parallel
     from sciml.solvers.fno import run
     from sciml.solvers.fno.config import FnoCase
@@ -88,15 +94,16 @@ def build(case: str, overrides: list[str]):
     cfg = cases.load(case, overrides).config
     if not isinstance(cfg, FnoCase):
         raise UserError(f"{case}: not an FNO case (solver: fno)")
-    x_shape, y_shape = _shapes(cfg)
-    per_epoch = cfg.data.n_train // cfg.training.batch_size
-    op, _, tx, step, _ = run.functions(cfg, x_shape[-1], y_shape[-1], per_epoch)
+    shapes = _shapes(cfg)
+    per_epoch = (cfg.data.n_train + (cfg.data.n_physics or 0)) // cfg.training.batch_size
+    op, _, tx, step, _ = run.functions(cfg, shapes[0][-1], shapes[1][-1], per_epoch)
     rng = np.random.default_rng(cfg.seed)
-    x, y = (rng.standard_normal(s).astype(np.float32) for s in (x_shape, y_shape))
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    x, y = arrays[-2:]  # the scalings' moments from the data term's batch
     axes = tuple(range(x.ndim - 1))  # all but the channels
     state = run.initial_state(cfg, op, tx, (x.mean(axes), x.std(axes), y.mean(axes), y.std(axes)))
     mesh, place = run.layout(cfg)  # the driver's layout: the batch split over the devices of parallel.mesh
-    return step, place(state), *parallel.shard((x, y), mesh), per_epoch
+    return step, place(state), parallel.shard(tuple(arrays), mesh), per_epoch
 
 
 def _inner(value) -> list:
@@ -147,19 +154,19 @@ def measure(variants: dict, case: str, common: list[str], steps: int, rounds: in
     built, rows = {}, []
     for name, overrides in variants.items():
         with _as_filed(name):
-            step, state, x, y, per_epoch = build(case, [*common, *overrides])
+            step, state, arrays, per_epoch = build(case, [*common, *overrides])
             t0 = time.perf_counter()
-            _, loss = jax.block_until_ready(step(state, x, y))  # compiles
-        built[name] = (step, state, x, y, per_epoch)
+            _, loss = jax.block_until_ready(step(state, *arrays))  # compiles
+        built[name] = (step, state, arrays)
         rows.append({"variant": name, "compile_s": time.perf_counter() - t0, "loss": float(loss), "wall": [],
                      "cpu": [], "per_epoch": per_epoch,
-                     "gflop": jaxpr_work(jax.make_jaxpr(step)(state, x, y).jaxpr) / 1e9})
+                     "gflop": jaxpr_work(jax.make_jaxpr(step)(state, *arrays).jaxpr) / 1e9})
     for _ in range(rounds):
         for row in rows:
-            step, state, x, y, _ = built[row["variant"]]
+            step, state, arrays = built[row["variant"]]
             w0, c0 = time.perf_counter(), time.process_time()
             for _ in range(steps):
-                out = step(state, x, y)
+                out = step(state, *arrays)
             jax.block_until_ready(out)
             row["wall"].append((time.perf_counter() - w0) / steps)
             row["cpu"].append((time.process_time() - c0) / steps)

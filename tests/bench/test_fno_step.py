@@ -23,6 +23,19 @@ def test_variants_are_timed_side_by_side(tmp_path, capsys):
     assert "4x the baseline" in out.splitlines()[-1]
 
 
+def test_a_pino_step_takes_its_physics_batch_and_its_labelled_batch(tmp_path):
+    """A PINO case (``data.n_labelled``, the physics on a finer grid, unsolved inputs): the step is timed on a
+    minibatch on the physics grid and a labelled batch on the training grid, an epoch is every physics input."""
+    case = {**TINY_DARCY, "data": {**TINY_DARCY["data"], "n_labelled": 3, "physics_resolution": 17, "n_physics": 8},
+            "model": {**TINY_DARCY["model"], "vanish_on_edges": True},
+            "training": {**TINY_DARCY["training"], "batch_size": 4, "terms": {"data": 1.0, "preconditioned": 1.0}}}
+    step, state, arrays, per_epoch = fno_step.build(str(write_case(tmp_path, case)), [])
+    assert [a.shape for a in arrays] == [(4, 17, 17, 1)] * 2 + [(3, 9, 9, 1)] * 2
+    assert per_epoch == (TINY_DARCY["data"]["n_train"] + 8) // 4
+    _, loss = step(state, *arrays)
+    assert jnp.isfinite(loss)
+
+
 def test_work_counts_products_transforms_and_loops():
     a, b = jnp.ones((3, 4, 5)), jnp.ones((3, 5, 6))
     count = lambda f, *args: fno_step.jaxpr_work(jax.make_jaxpr(f)(*args).jaxpr)
