@@ -263,7 +263,7 @@ def test_micro_batches_take_the_same_step(tmp_path, case_file):
 
     changes = {"training__batch_size": 4, "model__spectral": "dft"}
     cfg = cases.load(case_file(tmp_path, **changes)).config
-    step, state, x, y, _ = fno_step.build(str(tmp_path / "case.yaml"), [])
+    step, state, (x, y), _ = fno_step.build(str(tmp_path / "case.yaml"), [])
     whole, loss = step(state, x, y)
     for micro in (1, 2):
         split, split_loss = fno_step.build(str(tmp_path / "case.yaml"), [f"training.micro_batch={micro}"])[0](state, x, y)
