@@ -95,7 +95,7 @@ def build(case: str, overrides: list[str]):
     if not isinstance(cfg, FnoCase):
         raise UserError(f"{case}: not an FNO case (solver: fno)")
     shapes = _shapes(cfg)
-    per_epoch = (cfg.data.n_train + (cfg.data.n_physics or 0)) // cfg.training.batch_size
+    per_epoch = cfg.data.physics_inputs // cfg.training.batch_size
     op, _, tx, step, _ = run.functions(cfg, shapes[0][-1], shapes[1][-1], per_epoch)
     rng = np.random.default_rng(cfg.seed)
     arrays = [rng.standard_normal(s).astype(np.float32) for s in shapes]

@@ -70,6 +70,11 @@ class DataConfig:
         return self.physics_resolution or self.resolution
 
     @property
+    def physics_inputs(self) -> int:
+        """The physics terms' inputs, an epoch's: the training samples and the ``n_physics`` unsolved ones."""
+        return self.n_train + (self.n_physics or 0)
+
+    @property
     def solver_grid(self) -> int:
         """The grid the training and test samples are solved on."""
         return self.sample_sets()[0].grid

@@ -248,7 +248,7 @@ def write(cfg: DataConfig, path: str, progress=None, workers: int = 1, fresh: bo
                 if (chunk.set, r) not in strides or not keep.any():
                     continue
                 rows = ids[keep] - offset + to
-                total = cfg.n_train + (cfg.n_physics or 0) if split == "physics" else size
+                total = cfg.physics_inputs if split == "physics" else size
                 for name, a in (("inputs", x), ("outputs", y)):
                     if a is None:  # unsolved inputs: their rows of the outputs keep the fill value, NaN
                         continue
@@ -440,4 +440,4 @@ def open_splits(path: str, resolutions: list[int]) -> tuple[Split, dict[int, Spl
 def physics_split(cfg: DataConfig, train: Split) -> Split:
     """The inputs the physics terms read (the epoch's minibatches): the training samples on
     ``data.physics_resolution``'s grid and the ``data.n_physics`` unsolved inputs, or ``train``."""
-    return Split(cfg.path, PHYSICS_GROUP, n=cfg.n_train + (cfg.n_physics or 0)) if has_physics_group(cfg) else train
+    return Split(cfg.path, PHYSICS_GROUP, n=cfg.physics_inputs) if has_physics_group(cfg) else train
