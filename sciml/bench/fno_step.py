@@ -5,7 +5,10 @@ the case's value, so the default variants set both ``model.spectral`` and ``trai
 variant is the baseline of the ratios, so machine load affects every variant alike. By default it is the step as
 it was when issue 15 was filed: a variant named ``before`` runs XLA's FFT over the whole batch with the
 pointwise products written over the field's leading axes (``x @ W + b`` on ``(batch, n_1, n_2, c)``, which XLA
-differentiates through a transposed copy of the field; today's layers flatten them, :func:`_as_filed`). The data
+differentiates through a transposed copy of the field; today's layers flatten them, :func:`_as_filed`). A
+variant named ``series`` differentiates a plate case's decoded field by its series at the points, as the terms did
+before they took its local polynomials on the grid (:func:`_at_points`): ``sciml bench fno-step --case
+plate_operator --variant series= --variant grid=``. The data
 are random (no dataset is needed) with the case's shapes: ``(n_train + n_physics) / batch_size`` steps make an
 epoch (the training run's epoch: every training input, and the unsolved ones of ``data.n_physics``). The
 variants' rounds are interleaved, and each row gives the median wall time and the CPU seconds per step (the
@@ -35,6 +38,7 @@ import numpy as np
 from sciml.errors import UserError
 
 BEFORE = "before"  # the variant traced with the products as they were when issue 15 was filed (_as_filed)
+SERIES = "series"  # the variant whose plate terms differentiate the series at the points (_at_points)
 # the paper's batch of 20 in each (the case's own recipe may use another): the step as it was when issue 15 was
 # filed is the first
 DEFAULT_VARIANTS = tuple(f"{name}=model.spectral={method},training.micro_batch={micro},training.batch_size=20"
@@ -44,23 +48,52 @@ DEFAULT_VARIANTS = tuple(f"{name}=model.spectral={method},training.micro_batch={
 
 
 @contextlib.contextmanager
-def _as_filed(name: str):
-    """For the variant :data:`BEFORE`, the FNO's pointwise products as they were when issue 15 was filed,
-    ``x @ W + b`` over all the leading axes of the field, while its step is built and traced (its own compiled
-    step: the solver's cache of steps is set aside meanwhile); other variants run as they are."""
-    if name != BEFORE:
-        yield
-        return
+def _as_filed():
+    """The FNO's pointwise products as they were when issue 15 was filed, ``x @ W + b`` over all the leading axes
+    of the field (variant :data:`BEFORE`)."""
     from sciml.nn import fno
-    from sciml.solvers.fno import run
 
-    affine, cache = fno._affine, dict(run._CACHE)
+    affine = fno._affine
     fno._affine = lambda layer, x: x @ layer["W"] + layer["b"]
-    run._CACHE.clear()
     try:
         yield
     finally:
         fno._affine = affine
+
+
+@contextlib.contextmanager
+def _at_points():
+    """The plate's physics terms on the decoded field's series at the points, not its local polynomials on the
+    grid (:meth:`sciml.nn.fno_field.Field.on_grid`; variant :data:`SERIES`): the derivatives as they were before."""
+    from sciml.solvers.fno import physics
+
+    on_grid = physics._on_grid
+    physics._on_grid = lambda field, n, order: field
+    try:
+        yield
+    finally:
+        physics._on_grid = on_grid
+
+
+# variants by name whose step is traced with a part of the code as it was (the rest run as they are)
+_AS_IT_WAS = {BEFORE: _as_filed, SERIES: _at_points}
+
+
+@contextlib.contextmanager
+def _traced_as(name: str):
+    """While the variant ``name``'s step is built and traced: the code as :data:`_AS_IT_WAS` says for it, with its
+    own compiled step (the solver's cache of steps set aside meanwhile); other variants run as they are."""
+    if name not in _AS_IT_WAS:
+        yield
+        return
+    from sciml.solvers.fno import run
+
+    cache = dict(run._CACHE)
+    run._CACHE.clear()
+    try:
+        with _AS_IT_WAS[name]():
+            yield
+    finally:
         run._CACHE.clear()
         run._CACHE.update(cache)
 
@@ -153,14 +186,15 @@ def matmul_rate(n: int = 2048, repeats: int = 5) -> float:
 def measure(variants: dict, case: str, common: list[str], steps: int, rounds: int) -> list[dict]:
     built, rows = {}, []
     for name, overrides in variants.items():
-        with _as_filed(name):
+        with _traced_as(name):
             step, state, arrays, per_epoch = build(case, [*common, *overrides])
             t0 = time.perf_counter()
             _, loss = jax.block_until_ready(step(state, *arrays))  # compiles
+            compile_s = time.perf_counter() - t0
+            gflop = jaxpr_work(jax.make_jaxpr(step)(state, *arrays).jaxpr) / 1e9
         built[name] = (step, state, arrays)
-        rows.append({"variant": name, "compile_s": time.perf_counter() - t0, "loss": float(loss), "wall": [],
-                     "cpu": [], "per_epoch": per_epoch,
-                     "gflop": jaxpr_work(jax.make_jaxpr(step)(state, *arrays).jaxpr) / 1e9})
+        rows.append({"variant": name, "compile_s": compile_s, "loss": float(loss), "wall": [], "cpu": [],
+                     "per_epoch": per_epoch, "gflop": gflop})
     for _ in range(rounds):
         for row in rows:
             step, state, arrays = built[row["variant"]]

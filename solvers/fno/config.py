@@ -261,6 +261,10 @@ class EvaluationConfig:
     plots: int = spec(1, ge=0, help="test samples plotted per resolution")
     last_k: int = spec(5, ge=1, help="the summary gives the mean, std, min and max of the test error over the "
                                      "last k evaluations (rows of metrics.csv) next to the final one")
+    decoded: bool = spec(False, help="also score each finer test grid (data.super_resolution) by the operator "
+                                     "run on the training grid (the finer inputs subsampled to it) with its output "
+                                     "decoded at the finer points (rel_l2_<s>_decoded; model.type fno, a finer grid "
+                                     "that holds the training grid's points)")
 
 
 @dataclass
@@ -333,6 +337,8 @@ class FnoCase:
                                                   f"{self.training.batch_size}")
         if self.training.terms.physics:
             self._check_physics(gen)
+        if self.evaluation.decoded:
+            self._check_decoded()
         if self.data.physics_resolution and not self.training.terms.physics:
             raise Invalid("data.physics_resolution", "is the grid of the physics terms, and the loss has none "
                                                      "(training.terms)")
@@ -346,6 +352,11 @@ class FnoCase:
         if mesh is not None and len(mesh) == 2 and m.width % mesh[1]:
             raise Invalid("parallel.mesh", f"the channel axis ({mesh[1]}) must divide model.width ({m.width})")
         self._check_params(gen)
+
+    def _check_decoded(self):
+        if self.model.type != "fno":  # (the finer test grids hold the training grid's points: data's check)
+            raise Invalid("evaluation.decoded", f"needs model.type fno (an output that decodes as a field), not "
+                                                f"{self.model.type!r}")
 
     def _check_unsolved(self, gen, labelled: int | None):
         if not self.training.terms.physics:
@@ -387,3 +398,10 @@ class FnoCase:
             if key not in known:
                 hint = suggest(key, known, f"; parameters are {sorted(known)}")
                 raise Invalid(f"data.params.{key}", f"unknown parameter of generator {gen.name!r}" + hint)
+
+
+def decimation(n: int, fine: int, grid: str) -> int | None:
+    """The step ``k`` such that every ``k``-th point of the ``fine``-point grid is the ``n``-point grid (``closed``:
+    both hold the edges, ``periodic``: both start at 0), or None when there is none."""
+    intervals, fine_intervals = (n - 1, fine - 1) if grid == "closed" else (n, fine)
+    return fine_intervals // intervals if fine_intervals % intervals == 0 else None

@@ -142,11 +142,11 @@ def build(cfg: FnoCase, in_channels: int, out_channels: int) -> Operator:
         x = ((x - st["x_mean"]) / st["x_std"]).astype(compute)
         u = fno_field.decode(policy.cast(params), x, padding=padding(x.shape[1:-1]), **opts)
 
-        def at(points):
-            out = u(points.astype(compute)).astype(dtype) * st["y_std"] + st["y_mean"]
+        def post(values, points):
+            out = values.astype(dtype) * st["y_std"] + st["y_mean"]
             return out * edge_factor(points)[..., None, None] if m.vanish_on_edges else out
 
-        return at
+        return u.then(post)
 
     return Operator(init, predict, stats, field)
 

