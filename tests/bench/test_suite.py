@@ -61,7 +61,8 @@ def test_shipped_suites_are_consistent(monkeypatch):
 
 
 def _rel_l2_written(case_path: str) -> set[str]:
-    """The ``rel_l2*`` metrics a case's summary holds: an FNO's test error at each resolution; a PINN's error
+    """The ``rel_l2*`` metrics a case's summary holds: an FNO's test error at each resolution (and decoded there
+    from the training grid, with ``evaluation.decoded``); a PINN's error
     of each derived field and vector (the equation's checks add others, not listed here)."""
     from sciml import cases
     from sciml.equations import create
@@ -73,8 +74,9 @@ def _rel_l2_written(case_path: str) -> set[str]:
 
         physics = derived_physics(cfg)  # the plate's moments, at every test resolution
         suffixes = ["", *(f"_{r}" for r in cfg.data.super_resolution)]
-        return {f"rel_l2{s}" for s in suffixes} | {f"rel_l2_{name}{s}" for name in (physics.derived_names if physics
-                                                                                    else ()) for s in suffixes}
+        decoded = {f"rel_l2_{r}_decoded" for r in cfg.data.super_resolution} if cfg.evaluation.decoded else set()
+        return {f"rel_l2{s}" for s in suffixes} | decoded | {
+            f"rel_l2_{name}{s}" for name in (physics.derived_names if physics else ()) for s in suffixes}
     eq = create(cfg.equation, build_geometry(cfg.geometry))
     return {f"rel_l2_{f}" for f in (*eq.derived_names, *eq.vectors)}
 
