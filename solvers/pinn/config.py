@@ -231,6 +231,10 @@ class FieldConfig:
 
     hidden: list[int] = spec(factory=lambda: [16, 16], ge=1, help="hidden layer widths, e.g. [16, 16]")
     activation: Activation = "tanh"
+    sparsity: float = spec(0.0, ge=0.0, help="weight of the loss term prior.<name>: the mean over the interior "
+                                             "points of |field / initial - 1| (smoothed within 1e-2 of 0), which "
+                                             "favours fields that differ from initial in few places (a damaged "
+                                             "zone, not a broad slope); 0: no such term")
 
 
 @dataclass

@@ -71,7 +71,7 @@ from .observations import GROUP as DATA
 from .observations import Observations
 from .parameters import Parameters
 from .sampling import SOBOL_MAX_DIM, avoiding, probe_method
-from .unknowns import Unknowns
+from .unknowns import PRIOR, Unknowns
 
 INITIAL = "initial"  # the part of a space-time domain at its first time
 _TRACER_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
@@ -121,8 +121,9 @@ class Problem:
                 (f"{list(cfg.parameters)} as values per point", "parameters")
             raise ConfigError(f"the equation cannot take {what}: {str(e).splitlines()[0]}", key=key) from None
         self.terms = tuple(sorted(probe_terms, key=lambda t: _group(t) != "pde"))
-        self._weights = _weights({DATA: cfg.data.weight, **cfg.loss.weights} if cfg.data else cfg.loss.weights,
-                                 self.terms)
+        defaults = {**(self.unknowns.prior_weights() if self.unknowns is not None else {}),
+                    **({DATA: cfg.data.weight} if cfg.data else {})}
+        self._weights = _weights(cfg.loss.weights, self.terms, defaults)
         interior_terms = tuple(t for t in self.terms if _group(t) == "pde")
         self._causal = _causal(cfg.loss.causal, _time_window(eq, self.geometry), interior_terms) \
             if cfg.loss.causal is not None else None
@@ -341,6 +342,8 @@ class Problem:
             d = evaluator(f, self._data_requests, self._differentiated, eq.coords, self._aliases,
                           mode=mode)(batch["data"]["x"])
             out.update(self.observations.residuals(self._observed(d, eq), batch["data"]))
+        if self.unknowns is not None:  # the field unknowns' priors at the interior points
+            out.update(self.unknowns.priors(params, batch["interior"][..., :self._dim]))
         return out
 
     def term_losses(self, params, batch: dict, key) -> dict:
@@ -444,17 +447,21 @@ def _plus(net: Callable, particular: Callable, dim: int) -> Callable:
 
 
 def _group(term: str) -> str:
-    return "pde" if "." not in term else DATA if term.startswith(DATA + ".") else "bc"
+    """A term's group: ``pde`` (the interior residuals), ``data``, ``prior`` (a field unknown's), else ``bc``."""
+    head = term.partition(".")[0]
+    return "pde" if "." not in term else head if head in (DATA, PRIOR) else "bc"
 
 
-def _weights(weights: dict[str, float], terms: tuple[str, ...]) -> dict[str, float]:
-    """The fixed weight of each term from ``loss.weights`` (by term, else by group, else 1)."""
+def _weights(weights: dict[str, float], terms: tuple[str, ...], defaults: dict | None = None) -> dict[str, float]:
+    """The fixed weight of each term from ``loss.weights`` (by term, else by group), else from ``defaults`` (by
+    term, else by group: ``data.weight``, a field's ``sparsity``), else 1."""
     known = set(terms) | {_group(t) for t in terms}
     for key in weights:
         if key not in known:
             hint = suggest(key, sorted(known), f"; terms are {sorted(known)}")
             raise ConfigError("unknown loss term" + hint, key=f"loss.weights.{key}")
-    return {t: float(weights.get(t, weights.get(_group(t), 1.0))) for t in terms}
+    return {t: float(next((source[k] for source in (weights, defaults or {}) for k in (t, _group(t)) if k in source),
+                          1.0)) for t in terms}
 
 
 def _time_window(equation, geometry) -> tuple[float, float]:

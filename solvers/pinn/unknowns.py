@@ -48,6 +48,9 @@ from sciml.nn import mlp
 if TYPE_CHECKING:
     from .config import PinnCase, UnknownConfig
 
+PRIOR = "prior"  # the loss terms' group of the field unknowns' priors (prior.<name>)
+SPARSITY_SMOOTHING = 1e-2  # |d| is smoothed within this of 0 (field.sparsity)
+
 # scale -> (the value's map of sigmoid(z) in [0, 1], and its inverse), with the bounds (lo, hi)
 SCALES = {
     "log": (lambda s, lo, hi: jnp.exp(math.log(lo) + (math.log(hi) - math.log(lo)) * s),
@@ -165,6 +168,22 @@ class Unknowns:
         assert u.field is not None
         z0, act = raw(u, u.initial), u.field.activation
         return lambda xh: value(u, z0 + mlp.apply(params["unknowns"][name], xh, act)[..., 0])
+
+    def priors(self, params, xh) -> dict:
+        """``{"prior.<name>": residual (N,)}`` of the field unknowns with ``sparsity`` at nondimensional points
+        ``xh``: ``r = d (d² + ε²)^(-1/4)``, ``d = θ(x)/θ_initial - 1``, ``ε = 1e-2``, so that the term's mean square
+        is the mean of ``d²/√(d² + ε²)``, ``|d|`` away from 0 (an L1 prior on the change) and smooth at 0."""
+        out = {}
+        for n, u in self.fields.items():
+            if u.field is not None and u.field.sparsity:
+                d = self.field(params, n)(xh) / u.initial - 1.0
+                out[f"{PRIOR}.{n}"] = d * (d * d + SPARSITY_SMOOTHING ** 2) ** -0.25
+        return out
+
+    def prior_weights(self) -> dict[str, float]:
+        """``{"prior.<name>": sparsity}`` of the terms :meth:`priors` gives."""
+        return {f"{PRIOR}.{n}": u.field.sparsity for n, u in self.fields.items()
+                if u.field is not None and u.field.sparsity}
 
     def values(self, params) -> dict:
         """``{name: value}`` of the scalar unknowns from the parameters (traced inside a trace, arrays outside)."""

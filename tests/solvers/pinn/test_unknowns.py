@@ -114,6 +114,33 @@ def test_a_field_unknown_starts_at_its_initial_value_everywhere_and_the_equation
     assert problem.predict(params2, pts)["D"] == pytest.approx([float(expected)] * 2, rel=1e-12)
 
 
+def test_a_field_s_sparsity_is_a_smoothed_l1_term_of_its_change_weighted_in_the_loss(tmp_path):
+    """``field.sparsity: w``: the loss term ``prior.D`` (group ``prior``) with weight ``w`` (``loss.weights.prior``
+    overrides it); 0 for the field at ``initial``; for a moved field its mean square is the mean over the interior
+    points of ``d²/√(d² + 1e-4)``, ``d = D/D_initial - 1``; without sparsity no such term."""
+    field = {"hidden": [6, 6], "sparsity": 0.3}
+    cfg = tiny_damage(tmp_path, unknowns={"D": {"initial": 1.0, "bounds": [0.5, 1.5], "scale": "linear",
+                                                "field": field}})["case"].config
+    problem = Problem(cfg)
+    assert "prior.D" in problem.terms and problem._weights["prior.D"] == 0.3
+    params = problem.init(jax.random.PRNGKey(0))
+    batch = problem.sample(np.random.default_rng(0))
+    key = jax.random.PRNGKey(1)
+    assert float(problem.term_losses(params, batch, key)["prior.D"]) == 0.0
+    last = params["unknowns"]["D"][-1]
+    moved = {**params, "unknowns": {"D": [*params["unknowns"]["D"][:-1], {**last, "b": last["b"] - 0.8}]}}
+    d = float(0.5 + jax.nn.sigmoid(-0.8)) - 1.0  # a uniform change of the field
+    assert float(problem.term_losses(moved, batch, key)["prior.D"]) == pytest.approx(d * d / np.sqrt(d * d + 1e-4),
+                                                                                     rel=1e-10)
+    assert Problem(cases.load(cfg_path(tmp_path), ["loss.weights.prior=2"]).config)._weights["prior.D"] == 2.0
+    plain = tiny_damage(tmp_path / "plain")["case"].config
+    assert not any(t.startswith("prior.") for t in Problem(plain).terms)
+
+
+def cfg_path(tmp_path):
+    return str(tmp_path / "damage.yaml")
+
+
 def test_a_field_unknown_trains_reports_its_zone_and_resumes_exactly(tmp_path):
     made = tiny_damage(tmp_path, training__adam__steps=40)
     full = driver.train(made["case"].config, str(tmp_path / "full"), quiet=True)
