@@ -54,13 +54,14 @@ at the grid points and gets ``u``'s derivatives, without pushing Taylor coeffici
 """
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import jax.numpy as jnp
 import numpy as np
+
+from sciml.autodiff import multi_indices
 
 from . import fno
 
@@ -135,7 +136,7 @@ def decode(params: dict, a, *, grid: fno.GridKind | Sequence[fno.GridKind] | Non
         x0 = grid_points(axes)
         terms = [(alpha, grid_series(re, im, sizes, steps, axes, alpha).reshape(len(x0), *re.shape[d:])
                   / math.prod(math.factorial(k) for k in alpha))
-                 for n in range(order + 1) for alpha in itertools.product(range(n + 1), repeat=d) if sum(alpha) == n]
+                 for n in range(order + 1) for alpha in multi_indices(d, n)]
 
         def at(x):
             s = (x.reshape(-1, d) - jnp.asarray(x0, x.dtype)).astype(re.dtype)

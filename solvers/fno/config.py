@@ -338,7 +338,7 @@ class FnoCase:
         if self.training.terms.physics:
             self._check_physics(gen)
         if self.evaluation.decoded:
-            self._check_decoded()
+            self._check_decoded(gen)
         if self.data.physics_resolution and not self.training.terms.physics:
             raise Invalid("data.physics_resolution", "is the grid of the physics terms, and the loss has none "
                                                      "(training.terms)")
@@ -353,10 +353,15 @@ class FnoCase:
             raise Invalid("parallel.mesh", f"the channel axis ({mesh[1]}) must divide model.width ({m.width})")
         self._check_params(gen)
 
-    def _check_decoded(self):
-        if self.model.type != "fno":  # (the finer test grids hold the training grid's points: data's check)
+    def _check_decoded(self, gen):
+        if self.model.type != "fno":
             raise Invalid("evaluation.decoded", f"needs model.type fno (an output that decodes as a field), not "
                                                 f"{self.model.type!r}")
+        n = self.data.resolution
+        for r in self.data.super_resolution:  # each subsamples the solver's grid, not necessarily to this one
+            if factor(r, n, gen.grid) is None:
+                raise Invalid("evaluation.decoded", f"the test grid of {r} points does not hold the training grid's "
+                                                    f"{n} ({gen.grid} grids)")
 
     def _check_unsolved(self, gen, labelled: int | None):
         if not self.training.terms.physics:
@@ -398,10 +403,3 @@ class FnoCase:
             if key not in known:
                 hint = suggest(key, known, f"; parameters are {sorted(known)}")
                 raise Invalid(f"data.params.{key}", f"unknown parameter of generator {gen.name!r}" + hint)
-
-
-def decimation(n: int, fine: int, grid: str) -> int | None:
-    """The step ``k`` such that every ``k``-th point of the ``fine``-point grid is the ``n``-point grid (``closed``:
-    both hold the edges, ``periodic``: both start at 0), or None when there is none."""
-    intervals, fine_intervals = (n - 1, fine - 1) if grid == "closed" else (n, fine)
-    return fine_intervals // intervals if fine_intervals % intervals == 0 else None

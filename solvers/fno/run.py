@@ -56,8 +56,8 @@ from sciml.nn import fno, fno_field, losses
 
 from . import data, fields_h5
 from . import plots as fno_plots
-from .config import PHYSICS_TERMS, FnoCase, LossTerms, decimation
-from .generators import GENERATORS, coordinates
+from .config import PHYSICS_TERMS, FnoCase, LossTerms
+from .generators import GENERATORS, coordinates, factor, subsample
 from .model import Operator, build, partition
 from .physics import PHYSICS
 
@@ -227,16 +227,17 @@ def evaluate_derived(cfg: FnoCase, run, state, split: data.Split, resolution: in
 
 def make_decoded(op: Operator, resolution: int, fine: int, grid: str):
     """``(params, stats, x, y) -> (pred, per-sample rel. L2)``, jitted, for inputs ``x`` on the ``fine`` grid: the
-    operator run on the training grid (``x`` subsampled to its ``resolution`` points, :func:`.config.decimation`)
-    and its output decoded at the fine grid's points (:class:`sciml.nn.fno_field.Field`), the super-resolution
-    that needs no finer input (``evaluation.decoded``)."""
-    k = decimation(resolution, fine, grid)
+    operator run on the training grid (``x`` subsampled to its ``resolution`` points, :func:`.generators.factor`;
+    the case's check makes every finer test grid hold them) and its output decoded at the fine grid's points
+    (:class:`sciml.nn.fno_field.Field`), the super-resolution that needs no finer input (``evaluation.decoded``)."""
+    stride = factor(fine, resolution, grid)
+    assert stride is not None, "FnoCase.check(): evaluation.decoded's test grids hold the training grid's points"
     line = coordinates(fine, 1, grid)[:, 0]
 
     @jax.jit
     def run(params, stats, x, y):
         d = x.ndim - 2
-        field = op.field(params, stats, x[(slice(None),) + (slice(None, None, k),) * d])
+        field = op.field(params, stats, subsample(x, stride, d))
         points = jnp.asarray(fno_field.grid_points([line] * d), x.dtype)
         pred = jnp.moveaxis(field.on_grid([line] * d, 0)(points), -2, 0).reshape(y.shape)
         return pred, losses.rel_l2(pred, y.astype(pred.dtype), reduce=False)

@@ -150,6 +150,8 @@ class Unknowns:
         self.fields = {n: u for n, u in self.specs.items() if u.field is not None}
         # a field unknown's name -> the coefficient field the residuals read
         self.coefficient_names = {n: self.cls.field_coefficients[n] for n in self.fields}
+        # a field unknown's name -> its sparsity prior's weight, for those with one
+        self.sparsity = {n: u.field.sparsity for n, u in self.fields.items() if u.field and u.field.sparsity}
 
     def wrap(self, init, apply, dtype, n_in: int = 2):
         """``(init, apply)`` of the network to those of the parameters with the unknowns beside it (a field's
@@ -174,16 +176,14 @@ class Unknowns:
         ``xh``: ``r = d (d² + ε²)^(-1/4)``, ``d = θ(x)/θ_initial - 1``, ``ε = 1e-2``, so that the term's mean square
         is the mean of ``d²/√(d² + ε²)``, ``|d|`` away from 0 (an L1 prior on the change) and smooth at 0."""
         out = {}
-        for n, u in self.fields.items():
-            if u.field is not None and u.field.sparsity:
-                d = self.field(params, n)(xh) / u.initial - 1.0
-                out[f"{PRIOR}.{n}"] = d * (d * d + SPARSITY_SMOOTHING ** 2) ** -0.25
+        for n in self.sparsity:
+            d = self.field(params, n)(xh) / self.fields[n].initial - 1.0
+            out[f"{PRIOR}.{n}"] = d * (d * d + SPARSITY_SMOOTHING ** 2) ** -0.25
         return out
 
     def prior_weights(self) -> dict[str, float]:
         """``{"prior.<name>": sparsity}`` of the terms :meth:`priors` gives."""
-        return {f"{PRIOR}.{n}": u.field.sparsity for n, u in self.fields.items()
-                if u.field is not None and u.field.sparsity}
+        return {f"{PRIOR}.{n}": w for n, w in self.sparsity.items()}
 
     def values(self, params) -> dict:
         """``{name: value}`` of the scalar unknowns from the parameters (traced inside a trace, arrays outside)."""

@@ -427,6 +427,15 @@ def test_a_decoded_score_needs_an_output_that_decodes():
         cases.load("cases/ns_fno_quick.yaml", ["evaluation.decoded=true"])
 
 
+def test_a_decoded_score_needs_finer_grids_that_hold_the_training_grid(tmp_path):
+    """13 and 25 points both subsample the solver's 25 (data's check passes), but 13 does not hold 9's points."""
+    path = write_case(tmp_path, _tiny(tmp_path), evaluation__decoded=True, data__super_resolution=[13, 25])
+    with pytest.raises(ConfigError, match="evaluation.decoded: the test grid of 13 points does not hold the "
+                                          "training grid's 9"):
+        cases.load(path)
+    cases.load(write_case(tmp_path, _tiny(tmp_path), evaluation__decoded=True, data__super_resolution=[17, 33]))
+
+
 def exact_moments(plate, amplitude, s):
     """The moments of :func:`sine_mode` on the closed ``s``-point grid, ``(batch, s, s, 3)`` (mx, my, mxy):
     ``M_x = M_y = D π² (1 + ν) A sin πx sin πy``, ``M_xy = -D (1 - ν) π² A cos πx cos πy``."""
