@@ -16,14 +16,13 @@ term needs no ghost. In matrix form, with :math:`K_2` the Dirichlet second-diffe
           + \frac{I\otimes K_{4,y}}{h_y^4}, \qquad
           K_4 = K_2^2 + 2\,(e_1e_1^T\ \text{at a clamped start}) + 2\,(e_ne_n^T\ \text{at a clamped end}),
 
-solved by sparse LU (SuperLU). The scheme is second order in :math:`h`. Fields are post-processed to second
-order: central differences inside; on an edge :math:`w_{nn} = 0` (simply supported) or
-:math:`w_{nn} = 2w_1/h^2` (clamped: the ghost-node formula; its :math:`O(h)` truncation error cancels that of
-the discrete solution, whose slope at the edge is :math:`-h^2 w_{nnn}/6`, so the edge moment converges at second
-order, while :math:`(8w_1 - w_2)/(2h^2)`, exact to :math:`O(h^2)` for the true :math:`w`, is only first order on
-the discrete one), :math:`w_{tt} = 0`; :math:`w_{xy}` by central differences through the ghost nodes (exactly 0
-on a clamped edge); :math:`\partial\Delta w` by second-order one-sided differences at the edges
-(``numpy.gradient``).
+solved by sparse LU (SuperLU, factored once per grid and edges). The scheme is second order in :math:`h`. Fields
+are post-processed to second order: central differences inside; on an edge :math:`w_{nn} = 0` (simply supported) or
+:math:`w_{nn} = 2w_1/h^2` (clamped: the ghost-node formula; its :math:`O(h)` truncation error cancels that of the
+discrete solution, whose slope at the edge is :math:`-h^2 w_{nnn}/6`, so the edge moment converges at second order,
+while :math:`(8w_1 - w_2)/(2h^2)`, exact to :math:`O(h^2)` for the true :math:`w`, is only first order on the
+discrete one), :math:`w_{tt} = 0`; :math:`w_{xy}` by central differences through the ghost nodes (exactly 0 on a
+clamped edge); :math:`\partial\Delta w` by second-order one-sided differences at the edges (``numpy.gradient``).
 
 Richardson extrapolation: with the grid spacing halved, :math:`F = (4F_{h/2} - F_h)/3` on the coarse nodes cancels
 the :math:`h^2` term. For the clamped square under uniform load, ``n = 64`` (grids 64² and 128²) gives
@@ -32,12 +31,14 @@ supported (use ``levy.py``).
 """
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
 from scipy.interpolate import RectBivariateSpline
-from scipy.sparse.linalg import spsolve
+from scipy.sparse.linalg import splu
 
 from .plate import FIELDS, Load, Plate, make_load, make_plate
 
@@ -102,6 +103,19 @@ def grid_counts(plate: Plate, n: int) -> tuple[int, int]:
     return (n, short) if a >= b else (short, n)
 
 
+@functools.lru_cache(maxsize=8)
+def _factor(nx: int, ny: int, hx: float, hy: float, edges: tuple[str, str, str, str]) -> Callable:
+    """``b -> A^{-1} b`` for the 13-point operator on ``nx`` by ``ny`` intervals, the edges ``(left, right,
+    bottom, top)``: one sparse LU (SuperLU) per grid, kept for the next solve (a dataset of loads on one plate
+    factors once)."""
+    left, right, bottom, top = edges
+    Ix, Iy = sparse.identity(nx - 1, format="csr"), sparse.identity(ny - 1, format="csr")
+    A = (sparse.kron(_k4(nx - 1, left, right), Iy) / hx**4
+         + 2.0 * sparse.kron(_k2(nx - 1), _k2(ny - 1)) / (hx**2 * hy**2)
+         + sparse.kron(Ix, _k4(ny - 1, bottom, top)) / hy**4)
+    return splu(A.tocsc()).solve
+
+
 def solve_grid(plate: Plate, load: Load, nx: int, ny: int) -> FDSolution:
     """One finite-difference solve on an ``nx`` by ``ny`` grid of intervals."""
     (x0, x1), (y0, y1) = plate.bounds
@@ -112,13 +126,10 @@ def solve_grid(plate: Plate, load: Load, nx: int, ny: int) -> FDSolution:
         raise ValueError("need at least 4 intervals per side")
     x, y = np.linspace(x0, x1, nx + 1), np.linspace(y0, y1, ny + 1)
     hx, hy = (x1 - x0) / nx, (y1 - y0) / ny
-    Ix, Iy = sparse.identity(nx - 1, format="csr"), sparse.identity(ny - 1, format="csr")
-    A = (sparse.kron(_k4(nx - 1, e["left"], e["right"]), Iy) / hx**4
-         + 2.0 * sparse.kron(_k2(nx - 1), _k2(ny - 1)) / (hx**2 * hy**2)
-         + sparse.kron(Ix, _k4(ny - 1, e["bottom"], e["top"])) / hy**4)
     X, Y = np.meshgrid(x[1:-1], y[1:-1], indexing="ij")
     W = np.zeros((nx + 1, ny + 1))
-    W[1:-1, 1:-1] = spsolve(A.tocsc(), load(X, Y).ravel() / D).reshape(nx - 1, ny - 1)
+    solve = _factor(nx, ny, hx, hy, tuple(e[k] for k in ("left", "right", "bottom", "top")))
+    W[1:-1, 1:-1] = solve(load(X, Y).ravel() / D).reshape(nx - 1, ny - 1)
     wxx = _second(W, hx, 0, e["left"], e["right"])
     wyy = _second(W, hy, 1, e["bottom"], e["top"])
     G = _with_ghosts(W, e)
@@ -136,15 +147,16 @@ def solve_grid(plate: Plate, load: Load, nx: int, ny: int) -> FDSolution:
 
 
 def fd_solve(bounds, edges, D, nu, load, *, n: int = DEFAULT_N, richardson: bool = True,
-             uniform: bool | None = None) -> FDSolution:
-    """Finite-difference solution with ``n`` intervals along the longer side.
+             uniform: bool | None = None, counts: tuple[int, int] | None = None) -> FDSolution:
+    """Finite-difference solution with ``n`` intervals along the longer side (``counts``: ``(nx, ny)``
+    intervals instead, e.g. to land on a given grid).
 
     ``richardson=True`` also solves on the grid with half the spacing and returns :math:`(4F_{h/2} - F_h)/3` at the
     nodes of the coarse grid.
     """
     plate = make_plate(bounds, edges, D, nu)
     load = make_load(load, plate.bounds, uniform)
-    nx, ny = grid_counts(plate, n)
+    nx, ny = counts if counts is not None else grid_counts(plate, n)
     coarse = solve_grid(plate, load, nx, ny)
     if not richardson:
         return coarse

@@ -1,5 +1,6 @@
-r"""The plate-loading operator's data: random loads on the simply supported unit square and their exact
-deflections and moments (Navier's double sine series, ``navier.py``).
+r"""The plate-loading operator's data: random loads on the unit square and their deflections and moments: exact
+on the simply supported square (Navier's double sine series, ``navier.py``), by Richardson-extrapolated finite
+differences on the clamped one (``edges="clamped"``, :func:`clamped`).
 
 Every load is known by its double sine coefficients, exactly:
 
@@ -30,10 +31,13 @@ the default 256 terms ``w`` is exact to about 3e-11 (rms, relative).
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+
+from .fd import fd_solve
 
 FIELDS = ("w", "mx", "my", "mxy")
 
@@ -110,16 +114,39 @@ def solution(q_mn: np.ndarray, x: np.ndarray, D: float = 1.0, nu: float = 0.3) -
             "my": synth(s, D * (be ** 2 + nu * al ** 2) * W, s), "mxy": synth(c, -D * (1 - nu) * al * be * W, c)}
 
 
+def clamped(load: Callable, x: np.ndarray, D: float = 1.0, nu: float = 0.3) -> dict[str, np.ndarray]:
+    """``w, mx, my, mxy`` of the clamped unit square under ``load(x, y)`` on the closed grid ``x × x``: finite
+    differences on that grid and on the one twice as fine, Richardson-extrapolated (``fd.py``, fourth order for a
+    smooth load; one sparse LU per grid for a whole dataset)."""
+    n = len(x) - 1
+    solution = fd_solve(((0.0, 1.0), (0.0, 1.0)), "clamped", D, nu, load, uniform=False, counts=(n, n))
+    return {k: solution.fields[k] for k in FIELDS}
+
+
+def _summed(loads: Sequence[Callable], x, y) -> np.ndarray:
+    """``Σ_i load_i(x, y)``."""
+    return sum((f(x, y) for f in loads), np.zeros(np.broadcast(x, y).shape))
+
+
+EDGES = ("simply_supported", "clamped")  # all four edges alike
+
+
 def generate(n_samples: int, resolution: int, seed: int, progress=None, *, loads: Sequence[str] = ("grf",),
              fields: Sequence[str] = ("w",), terms: int = 256, D: float = 1.0, nu: float = 0.3, alpha: float = 2.0,
              tau: float = 3.0, sigma: float | None = None, modes: int = 32, patches: int = 4,
-             patch_width: Sequence[float] = (0.05, 0.4), force: float = 1.0) -> dict[str, np.ndarray]:
+             patch_width: Sequence[float] = (0.05, 0.4), force: float = 1.0,
+             edges: str = "simply_supported") -> dict[str, np.ndarray]:
     """``n_samples`` loads on the closed ``resolution``-point grid of the unit square and their solutions.
 
     Returns ``{"q": (n, s, s), "fields": (n, s, s, len(fields)), "x": (s,)}``, ``fields`` named from
-    :data:`FIELDS` (``w, mx, my, mxy``).
+    :data:`FIELDS` (``w, mx, my, mxy``). ``edges``: ``simply_supported`` (Navier's series, exact) or ``clamped``
+    (:func:`clamped`, finite differences; the loads are the same draws).
     Sample ``i`` depends on ``(seed, i)`` and the parameters only; ``progress(1)`` after each sample.
     """
+    if edges not in EDGES:
+        raise ValueError(f"edges: expected one of {', '.join(EDGES)}, got {edges!r}")
+    if np.ndim(patch_width) != 1 or len(patch_width) != 2:
+        raise ValueError(f"patch_width: expected [smallest, largest] side, got {patch_width!r}")
     options: dict[str, dict[str, Any]] = {"grf": {"alpha": alpha, "tau": tau, "sigma": sigma, "modes": modes},
                "patches": {"patches": patches, "patch_width": patch_width, "force": force}}
     for key, given, known in (("loads", loads, LOADS), ("fields", fields, FIELDS)):
@@ -136,11 +163,14 @@ def generate(n_samples: int, resolution: int, seed: int, progress=None, *, loads
     f_out = np.empty((n_samples, resolution, resolution, len(fields)))
     for i, seq in enumerate(np.random.SeedSequence(seed).spawn(n_samples)):
         rng = np.random.default_rng(seq)
-        q_mn, q = np.zeros((terms, terms)), np.zeros((resolution, resolution))
+        q_mn, parts = np.zeros((terms, terms)), list[Callable]()
         for name in loads:
             c, load = LOADS[name](rng, terms, **options[name])
-            q_mn, q = q_mn + c, q + load(X, Y)
-        out = solution(q_mn, x, D, nu)
+            q_mn = q_mn + c
+            parts.append(load)
+        total = functools.partial(_summed, parts)
+        q = total(X, Y)
+        out = solution(q_mn, x, D, nu) if edges == "simply_supported" else clamped(total, x, D, nu)
         q_out[i], f_out[i] = q, np.stack([out[k] for k in fields], -1)
         if progress is not None:
             progress(1)

@@ -316,16 +316,18 @@ def grid_channels(shape: Sequence[int], kind: GridKind | Sequence[GridKind], dty
 
 def apply(params: dict, x: Float[Array, "batch *grid c_in"], *,
           grid: GridKind | Sequence[GridKind] | None = "closed", padding: int | Sequence[int] = 0,
-          activation: str | Callable = "gelu", spectral: str = "auto") -> Float[Array, "batch *grid c_out"]:
+          activation: str | Callable = "gelu", spectral: str = "auto",
+          pad_fill: str = "zeros") -> Float[Array, "batch *grid c_out"]:
     """``x (batch, n_1..n_d, c_in) -> (batch, n_1..n_d, c_out)`` at any resolution.
 
     ``grid``: the kind of coordinates appended to the input (``None`` if the model was built without).
-    ``padding``: zeros appended to each spatial axis after lifting (an int for all axes), for
-    non-periodic problems; the output is cropped back to ``n_1..n_d``. ``spectral``: how the Fourier layers
-    transform (:func:`spectral_method`); with the DFT the network runs in the layout of
+    ``padding``: points appended to each spatial axis after lifting (an int for all axes), for
+    non-periodic problems; the output is cropped back to ``n_1..n_d``. ``pad_fill``: what fills them
+    (:data:`PAD_FILLS`): ``zeros`` (the paper's) or ``smooth`` (:func:`_pad_smooth`). ``spectral``: how the
+    Fourier layers transform (:func:`spectral_method`); with the DFT the network runs in the layout of
     :func:`spectral_conv_t` (the input and the output are transposed once, the hidden fields never).
     """
-    v, run = _trunk(params, x, grid, padding, activation, spectral)
+    v, run = _trunk(params, x, grid, padding, activation, spectral, pad_fill)
     if run.padded:
         v = v[tuple((slice(None), *[slice(0, n) for n in run.shape], slice(None))[a] for a in run.perm)]
     return jnp.transpose(project(params, v, activation), _inverse(run.perm))
@@ -333,11 +335,12 @@ def apply(params: dict, x: Float[Array, "batch *grid c_in"], *,
 
 def hidden(params: dict, x: Float[Array, "batch *grid c_in"], *,
            grid: GridKind | Sequence[GridKind] | None = "closed", padding: int | Sequence[int] = 0,
-           activation: str | Callable = "gelu", spectral: str = "auto") -> Float[Array, "batch *padded width"]:
+           activation: str | Callable = "gelu", spectral: str = "auto",
+           pad_fill: str = "zeros") -> Float[Array, "batch *padded width"]:
     """The last Fourier layer's output ``v_L`` on the padded grid, ``(batch, n_1 + p_1, ..., n_d + p_d, width)``
     (before the crop and the projection: :func:`apply` is ``project(hidden(...))`` cropped to ``n_1..n_d``).
     Arguments as for :func:`apply`."""
-    v, run = _trunk(params, x, grid, padding, activation, spectral)
+    v, run = _trunk(params, x, grid, padding, activation, spectral, pad_fill)
     return jnp.transpose(v, _inverse(run.perm))
 
 
@@ -355,7 +358,36 @@ class _Run:
     padded: bool
 
 
-def _trunk(params: dict, x, grid, padding, activation, spectral):
+def _pad_zeros(v, pads):
+    """Zeros appended on the right of each axis with a padding (``pads``: per axis of ``v``, ``None`` for none)."""
+    return jnp.pad(v, [(0, p or 0) for p in pads])
+
+
+def _pad_smooth(v, pads):
+    """The padding zone filled by a cosine blend from the field's last value on an axis back to its first,
+
+        v(n - 1 + j) = v(n - 1) (1 - s_j) + v(0) s_j,   s_j = (1 - cos π t_j) / 2,   t_j = j / (p + 1),
+
+    for ``j = 1..p``, axis after axis (so the corners blend the blended edges): the padded field is continuous
+    round the period, where zeros leave a jump at both ends of the domain. A jump's Fourier coefficients decay
+    like 1/k and its samples alias at first order in the grid step, so the kept modes of a zero-padded field
+    differ between resolutions by O(h); continuous, by O(h^2). ``t_j`` is the position in the padding zone as a
+    fraction of it, the same on every grid whose padding keeps the period."""
+    for axis, p in enumerate(pads):
+        if p is None or (isinstance(p, int) and p == 0):
+            continue
+        first = jax.lax.slice_in_dim(v, 0, 1, axis=axis)
+        last = jax.lax.slice_in_dim(v, v.shape[axis] - 1, v.shape[axis], axis=axis)
+        t = (jnp.arange(p) + 1).astype(v.dtype) / jnp.asarray(p + 1, v.dtype)
+        s = ((1 - jnp.cos(np.pi * t)) / 2).reshape((-1,) + (1,) * (v.ndim - axis - 1))
+        v = jnp.concatenate([v, last + (first - last) * s], axis=axis)
+    return v
+
+
+PAD_FILLS = {"zeros": _pad_zeros, "smooth": _pad_smooth}  # what fills the padding zone (``pad_fill``)
+
+
+def _trunk(params: dict, x, grid, padding, activation, spectral, fill="zeros"):
     """Lifting, padding and the Fourier layers: ``(v_L, run)``, ``v_L`` in the layout ``run.perm``."""
     act = ACTIVATIONS[activation] if isinstance(activation, str) else activation
     d = params["layers"][0]["spectral"].ndim - 3 if params["layers"] else x.ndim - 2
@@ -368,6 +400,8 @@ def _trunk(params: dict, x, grid, padding, activation, spectral):
     if x.shape[-1] != params["lift"][0]["W"].shape[0]:
         raise ValueError(f"the model reads {params['lift'][0]['W'].shape[0]} channels, got {x.shape[-1]} "
                          f"(grid={grid!r})")
+    if fill not in PAD_FILLS:
+        raise ValueError(f"pad_fill {fill!r}: expected one of {', '.join(PAD_FILLS)}")
     pads = (padding,) * d if isinstance(padding, int) else tuple(padding)
     padded = not all(isinstance(p, int) and p == 0 for p in pads)  # a symbolic padding is taken as nonzero
     dft = spectral_method(spectral, [n + p for n, p in zip(shape, pads)]) == "dft"
@@ -375,7 +409,7 @@ def _trunk(params: dict, x, grid, padding, activation, spectral):
     conv = spectral_conv_t if dft else spectral_conv_fft
     v = _mlp_apply(params["lift"], jnp.transpose(x, perm), act)
     if padded:
-        v = jnp.pad(v, [((0, 0), *[(0, p) for p in pads], (0, 0))[a] for a in perm])
+        v = PAD_FILLS[fill](v, [(None, *pads, None)[a] for a in perm])
     for i, layer in enumerate(params["layers"]):
         v = conv(layer["spectral"], v) + _affine(layer["pointwise"], v)
         if i < len(params["layers"]) - 1:

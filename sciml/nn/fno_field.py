@@ -100,13 +100,13 @@ def grid_points(axes: Sequence, dtype=None) -> np.ndarray:
 
 def decode(params: dict, a, *, grid: fno.GridKind | Sequence[fno.GridKind] | None = "closed",
            padding: int | Sequence[int] = 0, activation: str | Callable = "gelu", spectral: str = "auto",
-           kind: fno.GridKind | Sequence[fno.GridKind] | None = None) -> Field:
+           pad_fill: str = "zeros", kind: fno.GridKind | Sequence[fno.GridKind] | None = None) -> Field:
     """The FNO's output for input ``a`` as a function of the coordinates.
 
     Args:
         params: an FNO's parameters (:func:`sciml.nn.fno.init`).
         a: the input on a grid, ``(batch, n_1..n_d, c_in)``, or one sample ``(n_1..n_d, c_in)``.
-        grid, padding, activation, spectral: as for :func:`sciml.nn.fno.apply`.
+        grid, padding, activation, spectral, pad_fill: as for :func:`sciml.nn.fno.apply`.
         kind: the kind of grid ``a`` lies on (``closed`` or ``periodic``, per axis or for all); default
             ``grid``, or ``closed`` when ``grid`` is ``None``.
 
@@ -121,7 +121,8 @@ def decode(params: dict, a, *, grid: fno.GridKind | Sequence[fno.GridKind] | Non
     batch = a[None] if single else a
     shape = batch.shape[1:1 + d]
     kinds = _kinds(kind if kind is not None else (grid if grid is not None else "closed"), d)
-    z = fno.hidden(params, batch, grid=grid, padding=padding, activation=activation, spectral=spectral)
+    z = fno.hidden(params, batch, grid=grid, padding=padding, activation=activation, spectral=spectral,
+                   pad_fill=pad_fill)
     sizes = z.shape[1:1 + d]
     steps = [1.0 / (n - 1) if k == "closed" else 1.0 / n for n, k in zip(shape, kinds)]
     spectrum = jnp.fft.rfftn(z, axes=tuple(range(1, 1 + d)))  # (batch, N_1..N_{d-1}, N_d//2+1, width)

@@ -148,6 +148,10 @@ class ModelConfig:
     projection: list[int] = spec(factory=lambda: [128], ge=1, help="hidden widths of the projection MLP")
     padding: int | list[int] = spec(0, ge=0, help="zeros appended on the right of each axis (non-periodic "
                                                   "problems): one number for all axes, or one per axis")
+    pad_fill: Literal["zeros", "smooth"] = spec(
+        "zeros", help="what fills the padding: zeros (the paper's) or smooth (a cosine blend from each axis's last "
+                      "value back to its first: no jump round the period, so the kept modes change less with the "
+                      "resolution)")
     grid: bool = spec(True, help="append the coordinates as input channels")
     activation: Activation = "gelu"
     normalize: bool = spec(True, help="scale inputs and outputs by the training set's channel mean and std")
@@ -157,7 +161,9 @@ class ModelConfig:
     step: int = spec(1, ge=1, help="recurrent: time steps predicted per call")
     vanish_on_edges: bool = spec(False, help="multiply the outputs by prod_a 4 x_a (1 - x_a), so that they are 0 "
                                              "on the edges of the unit square exactly (w = 0 of the plate imposed, "
-                                             "not penalised); model.type fno on a closed grid")
+                                             "not penalised), or by its square where the edges are clamped "
+                                             "(data.params.edges clamped: w = dw/dn = 0); model.type fno on a "
+                                             "closed grid")
 
 
 @dataclass
@@ -403,3 +409,8 @@ class FnoCase:
             if key not in known:
                 hint = suggest(key, known, f"; parameters are {sorted(known)}")
                 raise Invalid(f"data.params.{key}", f"unknown parameter of generator {gen.name!r}" + hint)
+        if gen.validates:  # the values too, by a call that draws no sample
+            try:
+                gen.generate(0, self.data.resolution, self.data.seed, **self.data.params)
+            except (ValueError, TypeError) as e:
+                raise Invalid("data.params", str(e)) from None

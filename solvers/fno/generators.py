@@ -35,6 +35,8 @@ class Generator:
     split: Callable  # (arrays dict, t_in, t_out) -> (inputs, outputs), channels last
     trajectory: bool = False  # outputs are time steps in the channel axis (t_in -> t_out)
     inputs: Callable | None = None  # generate's inputs alone, the same draws, not solved (data.n_physics)
+    edge_power: Callable[[dict], int] = lambda params: 1  # the edge factor's power its edges need
+    validates: bool = False  # generate(0, ...) checks the parameters' values and costs nothing (config check)
 
     def parameters(self) -> dict[str, inspect.Parameter]:
         """Keyword parameters of ``generate`` beyond ``(n_samples, resolution, seed, progress)``."""
@@ -66,7 +68,8 @@ GENERATORS = {
     "darcy": Generator("darcy", darcy.generate, 2, "closed", _pair("a", "u", 2), inputs=darcy.coefficients),
     "burgers": Generator("burgers", burgers.generate, 1, "periodic", _pair("a", "u", 1)),
     "vorticity": Generator("vorticity", vorticity.generate, 2, "periodic", _trajectory("w"), trajectory=True),
-    "plate": Generator("plate", random_loads.generate, 2, "closed", _pair("q", "fields", 2)),
+    "plate": Generator("plate", random_loads.generate, 2, "closed", _pair("q", "fields", 2),
+                       edge_power=lambda params: 2 if params.get("edges") == "clamped" else 1, validates=True),
 }
 
 

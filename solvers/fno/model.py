@@ -89,8 +89,10 @@ def build(cfg: FnoCase, in_channels: int, out_channels: int) -> Operator:
     policy = Policy.of(cfg.dtype)
     dtype, compute = policy.param_dtype, policy.compute_dtype
     kinds = [gen.grid] * gen.dims + (["closed"] if m.type == "space_time" else [])
-    opts: dict[str, Any] = {"grid": kinds if m.grid else None, "activation": m.activation, "spectral": m.spectral}
+    opts: dict[str, Any] = {"grid": kinds if m.grid else None, "activation": m.activation, "spectral": m.spectral,
+                            "pad_fill": m.pad_fill}
     train_shape = cfg.model_shape()
+    power = gen.edge_power(cfg.data.params)  # of the edge factor (model.vanish_on_edges)
 
     def padding(shape):
         return tuple(scaled_padding(p, n0, n, kind) for p, n, n0, kind in zip(cfg.padding(), shape, train_shape, kinds))
@@ -115,8 +117,8 @@ def build(cfg: FnoCase, in_channels: int, out_channels: int) -> Operator:
         return fno.apply(params, x, padding=padding(x.shape[1:-1]), **opts)
 
     def predict(params, st, x):
-        grid_factor = edge_factor(fno.grid_channels(x.shape[1:-1], kinds, dtype))[..., None] if m.vanish_on_edges \
-            else 1.0
+        grid_factor = edge_factor(fno.grid_channels(x.shape[1:-1], kinds, dtype), power)[..., None] \
+            if m.vanish_on_edges else 1.0
         x = ((x - st["x_mean"]) / st["x_std"]).astype(compute)
         params = policy.cast(params)
         if m.type == "fno":
@@ -144,20 +146,21 @@ def build(cfg: FnoCase, in_channels: int, out_channels: int) -> Operator:
 
         def post(values, points):
             out = values.astype(dtype) * st["y_std"] + st["y_mean"]
-            return out * edge_factor(points)[..., None, None] if m.vanish_on_edges else out
+            return out * edge_factor(points, power)[..., None, None] if m.vanish_on_edges else out
 
         return u.then(post)
 
     return Operator(init, predict, stats, field)
 
 
-def edge_factor(points):
-    """``Π_a 4 x_a (1 - x_a)`` at ``points (..., d)``: 0 on the edges of [0, 1]^d, 1 at the centre
-    (``model.vanish_on_edges`` multiplies the outputs by it, imposing ``u = 0`` there exactly)."""
+def edge_factor(points, power: int = 1):
+    """``(Π_a 4 x_a (1 - x_a))^power`` at ``points (..., d)``: 0 on the edges of [0, 1]^d, 1 at the centre
+    (``model.vanish_on_edges`` multiplies the outputs by it, imposing ``u = 0`` there exactly, and with
+    ``power`` 2 also ``∂u/∂n = 0``: the clamped plate's edges)."""
     factor = 1.0
     for a in range(points.shape[-1]):  # a product of the axes (the Taylor engine has no rule for reduce_prod)
         factor = factor * 4 * points[..., a] * (1 - points[..., a])
-    return factor
+    return factor ** power if power != 1 else factor
 
 
 # which axis of a Fourier layer's weights holds its output channels (by the key above the leaf)

@@ -12,8 +12,8 @@ engine through the projection), which have the field's partials there exactly: 6
 form that a piecewise-constant coefficient needs (:class:`Darcy`). Each term is relative, so that its weight
 (``training.terms``) means the same for any load scale.
 
-Plate (generator ``plate``: the simply supported unit square, ``D`` and ``ν`` from ``data.params``; the model's
-output channel 0 is ``w``):
+Plate (generator ``plate``: the unit square, simply supported or, with ``data.params.edges: clamped``, clamped;
+``D`` and ``ν`` from ``data.params``; the model's output channel 0 is ``w``):
 
 .. math::
     \text{pde} = \frac1B\sum_b \frac{\|D\,\Delta^2 w_b - q_b\|}{\|q_b\|}, \qquad
@@ -27,7 +27,8 @@ and the total potential energy (Ritz; its minimiser among fields with ``w = 0`` 
     \Pi(w) = \int_{[0,1]^2} \Big(\frac D2 (\Delta w)^2 - q\,w\Big)\,dx, \qquad E_b = \frac{\int q_b^2\,dx}{4\pi^4 D},
 
 norms over the grid points, ``E`` the grid points on the edges (``w = 0`` and ``M_n ∝ w_{nn} = 0``, the
-simply supported conditions: with ``w = 0`` along an edge, ``w_{tt} = 0`` there), and the deflection scale
+simply supported conditions: with ``w = 0`` along an edge, ``w_{tt} = 0`` there; on clamped edges
+:math:`\pi^{-1}\partial_n w` in place of the second derivative), and the deflection scale
 :math:`W_b = \mathrm{rms}(q_b)/(4\pi^4 D)` (the amplitude under a sine load of the same size). A physics-only
 run (``terms.data = 0``) scales the outputs by :meth:`Plate.output_scale` instead of the solved outputs'
 moments, so that no solved sample enters its training.
@@ -35,7 +36,9 @@ moments, so that no solved sample enters its training.
 The energy is the whole Kirchhoff energy for fields that vanish on the edges: its Gaussian-curvature part
 :math:`(1-\nu)\int (w_{xy}^2 - w_{xx}w_{yy})` integrates to 0 for ``w = 0`` on a polygon's edges, and the
 simply supported moment condition ``M_n = 0`` is its natural condition, so it needs no boundary term; it is
-bounded below only among such fields (``model.vanish_on_edges`` imposes ``w = 0``). For the solution ``w*``,
+bounded below only among such fields (``model.vanish_on_edges`` imposes ``w = 0``). Clamped edges' ``∂_n w = 0``
+is essential, not natural: ``model.vanish_on_edges`` imposes it too there (the edge factor squared). For the
+solution ``w*``,
 :math:`\Pi(w) - \Pi(w^*) = \frac D2\|\Delta(w - w^*)\|^2`: a mode of wavenumber ``k`` weighs ``k⁴``, where the
 squared strong residual weighs ``k⁸``. :math:`\Pi(w^*)/E_b` is ``-1/2`` for the load ``sin πx sin πy`` and
 lies in ``[-1/2, 0)`` for any load (its higher modes are stiffer). The load's work is integrated on the training grid,
@@ -68,10 +71,12 @@ class Plate:
     resolution: int
     refine: int = 2  # the energy's bending part on a grid this many times finer
     mode: str = "taylor"  # sciml.autodiff's mode for the derivatives of the decoded field (training.autodiff)
+    edges: str = "simply_supported"  # or "clamped" (all four edges alike, data.params.edges)
 
     @classmethod
     def of(cls, params: dict, resolution: int, mode: str = "taylor") -> Plate:
-        return cls(float(params.get("D", 1.0)), float(params.get("nu", 0.3)), resolution, mode=mode)
+        return cls(float(params.get("D", 1.0)), float(params.get("nu", 0.3)), resolution, mode=mode,
+                   edges=str(params.get("edges", "simply_supported")))
 
     def points(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(grid (s², 2), edge points (E, 2), whether each edge point's normal is x)``."""
@@ -147,13 +152,15 @@ class Plate:
         return jnp.mean((0.5 * self.D * bending - work) / scale)
 
     def boundary(self, field: Callable, x):
-        """The edge conditions' relative size (arguments as for :meth:`pde`)."""
+        """The edge conditions' relative size (arguments as for :meth:`pde`): ``w`` and ``π⁻² ∂_nn w`` on simply
+        supported edges, ``w`` and ``π⁻¹ ∂_n w`` on clamped ones."""
         _, edge, normal_x = self.points()
-        d = ad.derivatives(lambda p: field(p)[..., 0], [(0, 0), (2, 0), (0, 2)], mode=self.mode)(
+        k = 1 if self.edges == "clamped" else 2  # the order of the normal derivative that vanishes
+        d = ad.derivatives(lambda p: field(p)[..., 0], [(0, 0), (k, 0), (0, k)], mode=self.mode)(
             jnp.asarray(edge, x.dtype))
-        w_nn = jnp.where(normal_x[:, None], d[(2, 0)], d[(0, 2)])
+        normal = jnp.where(normal_x[:, None], d[(k, 0)], d[(0, k)])
         scale = jnp.sqrt(jnp.mean(x[..., 0].reshape(x.shape[0], -1) ** 2, axis=1)) / (4 * np.pi ** 4 * self.D)
-        return jnp.mean(jnp.sqrt(jnp.mean(d[(0, 0)] ** 2 + (w_nn / np.pi ** 2) ** 2, axis=0)) / scale)
+        return jnp.mean(jnp.sqrt(jnp.mean(d[(0, 0)] ** 2 + (normal / np.pi ** k) ** 2, axis=0)) / scale)
 
 
 def _on_grid(field: Callable, n: int, order: int) -> Callable:

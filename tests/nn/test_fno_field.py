@@ -25,18 +25,19 @@ def inputs(shape, c=1, batch=2, seed=1):
     return jnp.asarray(np.random.default_rng(seed).standard_normal((batch, *shape, c)))
 
 
-@pytest.mark.parametrize("shape,modes,padding,grid,spectral", [
-    ((9, 8), (3, 2), (2, 1), "closed", "dft"),  # padded: 11 x 9 (odd and even periods)
-    ((9, 8), (3, 2), (2, 1), "closed", "fft"),
-    ((8, 10), (4, 5), 0, "closed", "dft"),  # a kept Nyquist mode on both axes (2m = n)
-    ((12,), (4,), 3, "closed", "fft"),
-    ((10,), (5,), 0, "periodic", "dft"),
+@pytest.mark.parametrize("shape,modes,padding,grid,spectral,fill", [
+    ((9, 8), (3, 2), (2, 1), "closed", "dft", "zeros"),  # padded: 11 x 9 (odd and even periods)
+    ((9, 8), (3, 2), (2, 1), "closed", "dft", "smooth"),
+    ((9, 8), (3, 2), (2, 1), "closed", "fft", "zeros"),
+    ((8, 10), (4, 5), 0, "closed", "dft", "zeros"),  # a kept Nyquist mode on both axes (2m = n)
+    ((12,), (4,), 3, "closed", "fft", "smooth"),
+    ((10,), (5,), 0, "periodic", "dft", "zeros"),
 ])
-def test_decoded_field_is_the_grid_pass_at_the_grid_points(shape, modes, padding, grid, spectral):
+def test_decoded_field_is_the_grid_pass_at_the_grid_points(shape, modes, padding, grid, spectral, fill):
     d = len(shape)
     params = model(d, modes)
     a = inputs(shape)
-    opts = {"grid": grid, "padding": padding, "spectral": spectral}
+    opts = {"grid": grid, "padding": padding, "spectral": spectral, "pad_fill": fill}
     on_grid = np.asarray(jax.jit(lambda p, a: fno.apply(p, a, **opts))(params, a))
     points = fno.grid_channels(shape, grid, jnp.float64)
     decoded = jax.jit(lambda p, a, x: fno_field.decode(p, a, **opts)(x))

@@ -108,3 +108,34 @@ def test_generate_contract():
         random_loads.generate(1, 9, 0, loads=["gauss"])
     with pytest.raises(ValueError, match="fields: expected a list of w, mx, my, mxy"):
         random_loads.generate(1, 9, 0, fields=["q"])
+
+
+def test_clamped_square_under_uniform_load_is_timoshenko_s():
+    """The clamped reference (finite differences, Richardson) at the centre of the uniformly loaded square:
+    Timoshenko & Woinowsky-Krieger Table 35, w = 0.00126 q a⁴/D (0.0012653 to more digits), M_x = 0.0231 q a²
+    at the centre and -0.0513 q a² at the middle of an edge (ν = 0.3)."""
+    x = np.linspace(0.0, 1.0, 33)
+    r = random_loads.clamped(lambda x, y: np.ones(np.broadcast(x, y).shape), x)
+    assert r["w"][16, 16] == pytest.approx(0.0012653, rel=2e-4)
+    assert r["mx"][16, 16] == pytest.approx(0.0231, rel=1e-2)
+    assert r["mx"][0, 16] == pytest.approx(-0.0513, rel=1e-2)
+    assert np.abs(r["w"][[0, -1]]).max() == 0 and np.abs(r["w"][:, [0, -1]]).max() == 0
+
+
+def test_clamped_random_loads_converge_at_fourth_order():
+    """The same draws as the simply supported data; their clamped fields on 17² and 33² against 129²
+    (each Richardson-extrapolated): w falls about 16x per halving of the step."""
+    fields = list(random_loads.FIELDS)
+    ref = random_loads.generate(2, 129, seed=3, fields=fields, terms=32, edges="clamped")
+    errors = []
+    for s in (17, 33):
+        r = random_loads.generate(2, s, seed=3, fields=fields, terms=32, edges="clamped")
+        np.testing.assert_array_equal(r["q"], random_loads.generate(2, s, seed=3, terms=32)["q"])
+        sub = ref["fields"][:, ::128 // (s - 1), ::128 // (s - 1)]
+        errors.append([np.linalg.norm(r["fields"][..., c] - sub[..., c]) / np.linalg.norm(sub[..., c])
+                       for c in range(4)])
+    errors = np.array(errors)
+    assert errors[1, 0] < 1e-4 and errors[1, 1:].max() < 1e-3, errors
+    assert errors[0, 0] / errors[1, 0] > 12, errors
+    with pytest.raises(ValueError, match="edges: expected one of simply_supported, clamped, got 'free'"):
+        random_loads.generate(1, 9, 0, edges="free")

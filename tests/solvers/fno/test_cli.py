@@ -29,3 +29,13 @@ def test_datagen_then_run_beats_the_untrained_model(tmp_path, capsys, case_file)
 def test_shipped_cases_validate(path):
     cfg = cases.load(path).config
     assert cfg.solver == "fno" and cfg.data.path == f"data/{os.path.basename(cfg.data.path)}"
+
+
+@pytest.mark.parametrize("override,message", [
+    ("data.params.edges=free", "data.params: edges: expected one of simply_supported, clamped, got 'free'"),
+    ("data.params.loads=[gauss]", "data.params: loads: expected a list of grf, patches, got ['gauss']"),
+    ("data.params.patch_width=3", "data.params: patch_width: expected [smallest, largest] side, got 3"),
+])
+def test_a_bad_value_of_the_plate_generator_is_one_line_before_any_solve(capsys, override, message):
+    assert main(["show", "cases/plate_operator_quick.yaml", override]) == 2
+    assert capsys.readouterr().err == f"error: cases/plate_operator_quick.yaml: {message}\n"

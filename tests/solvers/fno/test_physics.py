@@ -82,6 +82,23 @@ def test_the_boundary_term_measures_w_on_the_edges_against_the_deflection_scale(
     assert float(plate.boundary(bent, q)) == pytest.approx(np.mean(np.sqrt(mean_sq) / scale), rel=1e-10)
 
 
+def test_on_clamped_edges_the_boundary_term_measures_the_slope():
+    """Clamped edges: the term reads w and π⁻¹ ∂_n w. The clamped mode sin²πx sin²πy scores 0; sin πx sin πy
+    (w = 0, slope ±π sin πt along the edges) scores rms(sin πt at the edge points) / W_b."""
+    plate = Plate(D=1.0, nu=0.3, resolution=9, edges="clamped")
+    amplitude = np.array([1.0, 2.0])
+    q = loads(plate, amplitude)
+    scale = np.sqrt(np.mean(np.asarray(q)[..., 0].reshape(2, -1) ** 2, axis=1)) / (4 * np.pi ** 4)
+    a = jnp.asarray(amplitude)
+    clamped = lambda p: ((jnp.sin(jnp.pi * p[..., 0]) * jnp.sin(jnp.pi * p[..., 1]))[..., None] ** 2 * a)[..., None]
+    assert float(plate.boundary(clamped, q)) < 1e-12
+    t = np.sin(np.pi * np.linspace(0, 1, 9))  # the slope of sin πx sin πy over π, along each of the 4 edges
+    rms = np.sqrt(4 * np.sum(t ** 2) / 32)
+    got = float(plate.boundary(sine_mode(amplitude), q))
+    assert got == pytest.approx(np.mean(amplitude * rms / scale), rel=1e-10)
+    assert float(Plate(D=1.0, nu=0.3, resolution=9).boundary(sine_mode(amplitude), q)) < 1e-12
+
+
 def modes(coefficients):
     """``w = Σ c_bmn sin mπx sin nπy`` for ``coefficients {(m, n): (batch,)}``: ``points (..., 2) -> (..., batch,
     1)``, and its loads ``D Δ²w = q`` on a plate's grid, ``(batch, s, s, 1)``."""
@@ -351,11 +368,13 @@ def test_a_physics_only_darcy_run_learns_from_the_coefficients_alone(tmp_path, m
     assert np.isfinite(s["metrics"]["rel_l2"]) and s["metrics"]["rel_l2"] < 0.5 * s["initial_rel_l2"]
 
 
-@pytest.mark.parametrize("resolution", [9, 17])
-def test_vanish_on_edges_multiplies_grid_and_decoded_outputs_by_the_edge_factor(tmp_path, resolution):
-    """The grid prediction is ``16 x(1-x) y(1-y)`` times that of the same parameters without the factor, 0 on
-    the edges, and equals the decoded field at the grid points (at the training grid and zero-shot)."""
+@pytest.mark.parametrize("resolution,edges", [(9, "simply_supported"), (17, "simply_supported"), (9, "clamped")])
+def test_vanish_on_edges_multiplies_grid_and_decoded_outputs_by_the_edge_factor(tmp_path, resolution, edges):
+    """The grid prediction is ``16 x(1-x) y(1-y)`` (squared for clamped edges) times that of the same parameters
+    without the factor, 0 on the edges, and equals the decoded field at the grid points (at the training grid and
+    zero-shot); on clamped edges the decoded field's normal derivative is 0 too."""
     case = {**_tiny(tmp_path), "dtype": "float64"}
+    case["data"]["params"] = {**case["data"]["params"], "edges": edges}
     plain = cases.load(write_case(tmp_path, case)).config
     case["model"]["vanish_on_edges"] = True
     cfg = cases.load(write_case(tmp_path, case)).config
@@ -365,11 +384,16 @@ def test_vanish_on_edges_multiplies_grid_and_decoded_outputs_by_the_edge_factor(
     x = np.random.default_rng(0).standard_normal((2, resolution, resolution, 1))
     pred = np.asarray(op.predict(params, stats, x))
     grid = np.asarray(fno.grid_channels((resolution, resolution), "closed", np.float64))
-    factor = np.prod(4 * grid * (1 - grid), axis=-1)[None, ..., None]
+    factor = np.prod(4 * grid * (1 - grid), axis=-1)[None, ..., None] ** (2 if edges == "clamped" else 1)
     np.testing.assert_allclose(pred, factor * np.asarray(op0.predict(params, stats, x)), rtol=1e-12, atol=1e-14)
-    assert np.all(pred[:, [0, -1]] == 0) and np.all(pred[:, :, [0, -1]] == 0) and np.abs(pred).max() > 1e-2
-    decoded = np.asarray(op.field(params, stats, x)(jnp.asarray(grid)))  # (s, s, batch, 1)
+    assert np.all(pred[:, [0, -1]] == 0) and np.all(pred[:, :, [0, -1]] == 0) and np.abs(pred).max() > 1e-3
+    field = op.field(params, stats, x)
+    decoded = np.asarray(field(jnp.asarray(grid)))  # (s, s, batch, 1)
     np.testing.assert_allclose(np.moveaxis(decoded, 2, 0), pred, rtol=1e-9, atol=1e-11)
+    edge = jnp.asarray([[0.0, 0.3], [1.0, 0.6], [0.4, 0.0], [0.7, 1.0]])
+    slope = np.asarray(jax.vmap(jax.jacfwd(lambda p: field(p)[:, 0]))(edge))  # (4, batch, 2)
+    normal = np.abs(np.stack([slope[:2, :, 0], slope[2:, :, 1]]))
+    assert (normal.max() < 1e-12) == (edges == "clamped"), normal
 
 
 @pytest.mark.parametrize("terms,model", [({"data": 0.0, "pde": 1.0, "boundary": 1.0}, {}),
