@@ -157,6 +157,25 @@ def test_smooth_padding_blends_each_axis_back_to_its_start():
         fno.apply(params, v[..., :2], padding=2, pad_fill="mirror")
 
 
+def test_one_export_with_the_smooth_fill_serves_every_grid():
+    """The smooth fill with a padding that depends on the symbolic grid size (the period kept, as a case's model
+    pads) exports once and equals the jitted network on grids it never saw."""
+    from sciml.solvers.fno.model import scaled_padding
+
+    params = fno.init(jax.random.PRNGKey(0), 1, 1, (3, 3), 6, 2, projection=(8,))
+
+    def net(x):
+        pads = tuple(scaled_padding(4, 17, n, "closed") for n in x.shape[1:3])
+        return fno.apply(params, x, padding=pads, pad_fill="smooth", spectral="dft")
+
+    spec = jax.export.symbolic_shape("b, n1, n2, 1", constraints=("n1 >= 8", "n2 >= 8"))
+    exported = jax.export.export(jax.jit(net))(jax.ShapeDtypeStruct(spec, jnp.float32))
+    for grid in ((17, 17), (17, 33), (65, 9)):
+        v = np.random.default_rng(0).standard_normal((2, *grid, 1)).astype(np.float32)
+        want = np.asarray(jax.jit(net)(v))
+        np.testing.assert_allclose(exported.call(v), want, rtol=0, atol=1e-5 * np.abs(want).max(), err_msg=str(grid))
+
+
 @pytest.mark.parametrize("fill,order", [("zeros", 1), ("smooth", 2)])
 def test_padding_fill_sets_how_fast_the_kept_modes_settle_with_the_grid(fill, order):
     """A smooth field that is not periodic, padded to the same period on closed grids of 33, 65 and 129 points:
