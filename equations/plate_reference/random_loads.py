@@ -163,12 +163,9 @@ def generate(n_samples: int, resolution: int, seed: int, progress=None, *, loads
     f_out = np.empty((n_samples, resolution, resolution, len(fields)))
     for i, seq in enumerate(np.random.SeedSequence(seed).spawn(n_samples)):
         rng = np.random.default_rng(seq)
-        q_mn, parts = np.zeros((terms, terms)), list[Callable]()
-        for name in loads:
-            c, load = LOADS[name](rng, terms, **options[name])
-            q_mn = q_mn + c
-            parts.append(load)
-        total = functools.partial(_summed, parts)
+        draws = [LOADS[name](rng, terms, **options[name]) for name in loads]  # (sine coefficients, q(x, y))
+        q_mn = sum((c for c, _ in draws), np.zeros((terms, terms)))
+        total = functools.partial(_summed, [load for _, load in draws])
         q = total(X, Y)
         out = solution(q_mn, x, D, nu) if edges == "simply_supported" else clamped(total, x, D, nu)
         q_out[i], f_out[i] = q, np.stack([out[k] for k in fields], -1)
