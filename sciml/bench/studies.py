@@ -14,6 +14,7 @@ import functools
 import inspect
 import json
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -328,6 +329,76 @@ def _train_for(cfg, seconds: float, adam_share: float, chunk: int) -> dict:
     _, errors = evaluate(problem, state["params"], reference, ev)
     return {**errors, "adam_steps": steps["adam"], "lbfgs_steps": steps["lbfgs"],
             **{f"{k}_s": round(v, 1) for k, v in clock.items()}}
+
+
+@study
+def damage_identifiability(case="plate_damage", draws=10, start=(0.5, 0.5, 0.1, 1.5), overrides=()) -> dict:
+    """How well do a damaged plate's sensors fix its zone, whatever learns it? The zone's numbers fitted by least
+    squares of the finite-difference plate (the reference ``sciml datagen`` makes the readings with) to ``draws``
+    sets of readings with fresh noise (``data.seed`` 1, 2, ...), twice: ``known`` the zone's radius (x, y, drop
+    free) and ``free`` (the radius too). ``start``: the fits' first guess, the centre as a fraction of the plate's
+    sides, the drop, the radius as a multiple of the truth's. Per fit: each number's mean error and its spread
+    over the draws (``x``, ``y``, ``radius`` as fractions of the side along them, ``drop`` in percentage points),
+    the mean chi-squared per reading at the fit (1: the noise), and at the first draw's fit the linearised
+    standard deviations (from J^T J, the noise as ``sciml datagen`` draws it) and the drop-radius correlation;
+    ``<fit>_drop_within_5_points``: the draws whose drop is within 5 points of the truth (plate_damage's goal)."""
+    from dataclasses import replace
+
+    from scipy.optimize import least_squares
+
+    from sciml import cases, equations
+    from sciml.solvers.pinn import observations
+    from sciml.solvers.pinn.geometry import build_geometry
+
+    cfg: Any = cases.load(case, list(overrides)).config  # a PINN case's
+    truth, d = cfg.equation.damage, cfg.data
+    if truth is None or d is None or d.sensors is None or list(d.fields) != ["w"]:
+        raise ValueError(f"{case}: needs equation.damage, and data of w from data.sensors")
+    domain = build_geometry(cfg.geometry)
+    (x0, x1), (y0, y1) = domain.bounds
+    side = {"x": x1 - x0, "y": y1 - y0, "drop": 0.01, "radius": min(x1 - x0, y1 - y0)}  # drop: points
+    names = {"known": ["x", "y", "drop"], "free": ["x", "y", "drop", "radius"]}
+    guess = {"x": x0 + start[0] * side["x"], "y": y0 + start[1] * side["y"], "drop": start[2],
+             "radius": start[3] * truth.radius}
+    limits = {"x": (x0, x1), "y": (y0, y1), "drop": (0.0, 0.95), "radius": (0.02 * side["radius"], side["radius"] / 2)}
+
+    def model(values: dict, pts):
+        eq = equations.create(replace(cfg.equation, damage=replace(truth, **values)), domain)
+        reference = eq.reference(pts)
+        assert reference is not None, "a simply supported damaged plate has its finite differences"
+        return np.asarray(reference["w"], float)
+
+    def misfit(v, free, observed, pts, sigma):  # the readings' misfit in noise units, the free numbers at v
+        return (observed - model(dict(zip(free, v)), pts)) / sigma
+
+    fits: dict[str, list] = {k: [] for k in names}
+    for k in range(1, draws + 1):
+        cols = observations.generate(replace(cfg, data=replace(d, seed=k)), domain)
+        pts = np.stack([cols[c] for c in domain.coords], axis=-1)
+        sigma = d.noise * float(np.sqrt(np.mean(model({}, pts) ** 2)))
+        for fit, free in names.items():
+            residual = functools.partial(misfit, free=free, observed=cols["w"], pts=pts, sigma=sigma)
+            out = least_squares(residual, [guess[n] for n in free], x_scale=[side[n] * 0.1 for n in free],
+                                bounds=list(zip(*(limits[n] for n in free))), diff_step=1e-4, max_nfev=200)
+            fits[fit].append((out.x, float(np.mean(out.fun ** 2)), out.jac))
+        shown = {fit: ", ".join(f"{n} {v:.4g}" for n, v in zip(free, fits[fit][-1][0])) for fit, free in names.items()}
+        print(f"draw {k}/{draws}: " + "; ".join(f"{fit} {v}" for fit, v in shown.items()), file=sys.stderr, flush=True)
+    metrics: dict = {"draws": draws, "sensors": len(pts)}
+    for fit, free in names.items():
+        values = np.array([f[0] for f in fits[fit]])
+        metrics[f"{fit}_chi2_per_reading"] = float(np.mean([f[1] for f in fits[fit]]))
+        cov = np.linalg.inv(fits[fit][0][2].T @ fits[fit][0][2])
+        sd = np.sqrt(np.diag(cov))
+        for i, n in enumerate(free):
+            err = (values[:, i] - getattr(truth, n)) / side[n]
+            metrics[f"{fit}_{n}_error_mean"] = float(np.mean(np.abs(err)))
+            metrics[f"{fit}_{n}_spread"] = float(np.std(err))
+            metrics[f"{fit}_{n}_sd_linear"] = float(sd[i] / side[n])
+        drop = np.abs(values[:, free.index("drop")] - truth.drop) / side["drop"]
+        metrics[f"{fit}_drop_within_5_points"] = int(np.sum(drop <= 5.0))  # plate_damage's goal met
+        if "radius" in free:
+            metrics[f"{fit}_drop_radius_correlation"] = float(cov[2, 3] / (sd[2] * sd[3]))
+    return {"metrics": metrics}
 
 
 if __name__ == "__main__":  # pragma: no cover
