@@ -356,11 +356,11 @@ def damage_identifiability(case="plate_damage", draws=10, start=(0.5, 0.5, 0.1, 
         raise ValueError(f"{case}: needs equation.damage, and data of w from data.sensors")
     domain = build_geometry(cfg.geometry)
     (x0, x1), (y0, y1) = domain.bounds
-    side = {"x": x1 - x0, "y": y1 - y0, "drop": 0.01, "radius": min(x1 - x0, y1 - y0)}  # drop: points
+    unit = {"x": x1 - x0, "y": y1 - y0, "drop": 0.01, "radius": min(x1 - x0, y1 - y0)}  # errors in: sides, points
     names = {"known": ["x", "y", "drop"], "free": ["x", "y", "drop", "radius"]}
-    guess = {"x": x0 + start[0] * side["x"], "y": y0 + start[1] * side["y"], "drop": start[2],
+    guess = {"x": x0 + start[0] * unit["x"], "y": y0 + start[1] * unit["y"], "drop": start[2],
              "radius": start[3] * truth.radius}
-    limits = {"x": (x0, x1), "y": (y0, y1), "drop": (0.0, 0.95), "radius": (0.02 * side["radius"], side["radius"] / 2)}
+    limits = {"x": (x0, x1), "y": (y0, y1), "drop": (0.0, 0.95), "radius": (0.02 * unit["radius"], unit["radius"] / 2)}
 
     def model(values: dict, pts):
         eq = equations.create(replace(cfg.equation, damage=replace(truth, **values)), domain)
@@ -375,10 +375,10 @@ def damage_identifiability(case="plate_damage", draws=10, start=(0.5, 0.5, 0.1, 
     for k in range(1, draws + 1):
         cols = observations.generate(replace(cfg, data=replace(d, seed=k)), domain)
         pts = np.stack([cols[c] for c in domain.coords], axis=-1)
-        sigma = d.noise * float(np.sqrt(np.mean(model({}, pts) ** 2)))
+        sigma = observations.noise_std(model({}, pts), d.noise)
         for fit, free in names.items():
             residual = functools.partial(misfit, free=free, observed=cols["w"], pts=pts, sigma=sigma)
-            out = least_squares(residual, [guess[n] for n in free], x_scale=[side[n] * 0.1 for n in free],
+            out = least_squares(residual, [guess[n] for n in free], x_scale=[unit[n] * 0.1 for n in free],
                                 bounds=list(zip(*(limits[n] for n in free))), diff_step=1e-4, max_nfev=200)
             fits[fit].append((out.x, float(np.mean(out.fun ** 2)), out.jac))
         shown = {fit: ", ".join(f"{n} {v:.4g}" for n, v in zip(free, fits[fit][-1][0])) for fit, free in names.items()}
@@ -390,11 +390,11 @@ def damage_identifiability(case="plate_damage", draws=10, start=(0.5, 0.5, 0.1, 
         cov = np.linalg.inv(fits[fit][0][2].T @ fits[fit][0][2])
         sd = np.sqrt(np.diag(cov))
         for i, n in enumerate(free):
-            err = (values[:, i] - getattr(truth, n)) / side[n]
+            err = (values[:, i] - getattr(truth, n)) / unit[n]
             metrics[f"{fit}_{n}_error_mean"] = float(np.mean(np.abs(err)))
             metrics[f"{fit}_{n}_spread"] = float(np.std(err))
-            metrics[f"{fit}_{n}_sd_linear"] = float(sd[i] / side[n])
-        drop = np.abs(values[:, free.index("drop")] - truth.drop) / side["drop"]
+            metrics[f"{fit}_{n}_sd_linear"] = float(sd[i] / unit[n])
+        drop = np.abs(values[:, free.index("drop")] - truth.drop) / unit["drop"]
         metrics[f"{fit}_drop_within_5_points"] = int(np.sum(drop <= 5.0))  # plate_damage's goal met
         if "radius" in free:
             metrics[f"{fit}_drop_radius_correlation"] = float(cov[2, 3] / (sd[2] * sd[3]))

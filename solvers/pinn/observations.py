@@ -149,8 +149,13 @@ def generate(cfg: PinnCase, domain) -> dict[str, np.ndarray]:
     cols = {x: pts[:, i] for i, x in enumerate(eq.coords)}
     for q in d.fields:
         clean = np.asarray(ref[q], float)
-        cols[q] = clean + d.noise * float(np.sqrt(np.mean(clean**2))) * rng.standard_normal(clean.shape)
+        cols[q] = clean + noise_std(clean, d.noise) * rng.standard_normal(clean.shape)
     return cols
+
+
+def noise_std(clean: np.ndarray, noise: float) -> float:
+    """The standard deviation of the noise added to a field's ``clean`` values: ``noise`` times their rms."""
+    return noise * float(np.sqrt(np.mean(clean**2)))
 
 
 def datagen(cfg: PinnCase, quiet: bool = False, force: bool = False, workers: int = 1) -> str:
