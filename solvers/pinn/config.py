@@ -125,6 +125,9 @@ class AdamConfig:
 class LbfgsConfig:
     steps: int = spec(0, ge=0)
     memory: int = spec(20, ge=1)
+    method: Literal["lbfgs", "bfgs"] = spec("lbfgs", help="lbfgs: limited memory; bfgs: the dense inverse "
+                                                          "Hessian, self-scaled (P^2 numbers for P parameters: "
+                                                          "small networks)")
     resample_every: int = spec(0, ge=0, help="new collocation points every k steps, each time with a fresh "
                                              "L-BFGS memory (0: the same points throughout)")
 

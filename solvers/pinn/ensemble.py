@@ -56,7 +56,9 @@ def check(cfg: PinnCase) -> None:
         return
     rules = {"training.curriculum": cfg.training.curriculum is not None, "training.windows": cfg.training.windows > 1,
              "sampling.adaptive": cfg.sampling.adaptive is not None,
-             "a field unknown (unknowns.<name>.field)": any(u.field is not None for u in cfg.unknowns.values())}
+             "a field unknown (unknowns.<name>.field)": any(u.field is not None for u in cfg.unknowns.values()),
+             "training.lbfgs.method: bfgs from seeds (its matrix is one network's; start: trained takes it)":
+                 e.start == "seeds" and cfg.training.lbfgs.method == "bfgs"}
     for key, on in rules.items():
         if on:
             raise Invalid("ensemble", f"an ensemble does not combine with {key} (train one network with it, or "

@@ -2,7 +2,9 @@
 
 A *chunk* runs up to ``length`` steps inside one ``jax.lax.scan`` (the first ``n`` of them active, so a
 short last chunk does not compile again) and returns the loss of every step, which lets the driver find the
-exact step of a NaN. Adam follows an optax schedule; L-BFGS is optax's with a zoom line search.
+exact step of a NaN. Adam follows an optax schedule; L-BFGS is optax's with a zoom line search, and its
+dense sibling (``training.lbfgs.method: bfgs``) keeps the whole inverse Hessian, updated by the self-scaled
+BFGS rule (:func:`scale_by_ssbfgs`), behind the same line search.
 
 With adaptive loss weights the state carries ``weights`` (one per loss term); Adam refreshes them every
 ``every`` steps with a ``balance(params, batch, key, weights) -> weights`` rule (:mod:`.balancing`), and
@@ -11,14 +13,18 @@ L-BFGS keeps them fixed.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import optax
+from jax.flatten_util import ravel_pytree
 
 from sciml import schedules
 
 from .config import AdamConfig, LbfgsConfig, ScheduleConfig
+
+DENSE_MAX = 20_000  # parameters the dense BFGS takes (its matrix: 3.2 GB in float64)
 
 
 def schedule(cfg: ScheduleConfig, lr: float, steps: int) -> optax.Schedule:
@@ -32,7 +38,66 @@ def adam(cfg: AdamConfig) -> tuple[optax.GradientTransformation, optax.Schedule]
 
 
 def lbfgs(cfg: LbfgsConfig) -> optax.GradientTransformation:
+    """The quasi-Newton phase: limited-memory (``method: lbfgs``) or dense self-scaled BFGS (``bfgs``)."""
+    if cfg.method == "bfgs":
+        return optax.chain(scale_by_ssbfgs(), optax.scale(-1.0),
+                           optax.scale_by_zoom_linesearch(max_linesearch_steps=20, initial_guess_strategy="one"))
     return optax.lbfgs(memory_size=cfg.memory)
+
+
+class SsbfgsState(NamedTuple):
+    steps: jax.Array  # updates so far
+    params: jax.Array  # the last parameters, gradient and direction, flat
+    gradient: jax.Array
+    direction: jax.Array
+    loss: jax.Array  # the loss at the last parameters
+    hinv: jax.Array  # the inverse-Hessian estimate, (P, P)
+
+
+def scale_by_ssbfgs(eps: float = 1e-10, max_scaling: float = 100.0) -> optax.GradientTransformationExtraArgs:
+    """The preconditioned gradient ``H g`` with a dense inverse Hessian ``H`` and Al-Baali's self-scaling.
+
+    After a step ``s`` (along the last direction ``d = -H g``, so ``s = alpha d``) with gradient change ``y``::
+
+        H <- (H - H y y'H / y'Hy + v v') / tau + s s' / y's,   v = sqrt(y'Hy) (s / y's - H y / y'Hy)
+
+    with ``tau = min(1, 1/b)``, ``b = s'Bs / y's`` and ``s'Bs = -alpha s'g`` (``B = H^-1``, ``g`` the gradient
+    before the step; ``tau = 1`` is plain BFGS). Self-scaling enlarges ``H`` where the curvature met along the
+    step is smaller than ``H`` assumed, which keeps BFGS progressing on the badly conditioned losses of PINNs
+    (Urban, Stefanou & Pons, J. Comput. Phys. 2025; Al-Baali, 1998); ``1/tau`` is capped at ``max_scaling``.
+    The first update, and any after a step that did not lower the loss (the line search failed: the estimate
+    is spoiled), starts again from ``(y's / y'y) I``; an update with ``y's <= eps |s| |y|`` is skipped. The
+    first direction is the gradient capped to norm 1 (optax's L-BFGS rule). ``H`` holds ``P^2`` numbers: for
+    networks of up to about ten thousand parameters.
+    """
+
+    def init(params):
+        flat, _ = ravel_pytree(params)
+        zero = jnp.zeros_like(flat)
+        return SsbfgsState(jnp.zeros((), jnp.int32), zero, zero, zero, jnp.asarray(jnp.inf, flat.dtype),
+                           jnp.eye(flat.size, dtype=flat.dtype))
+
+    def update(updates, state, params, *, value=None, **extra):
+        g, unravel = ravel_pytree(updates)
+        w, _ = ravel_pytree(params)
+        value = jnp.asarray(-jnp.inf if value is None else value, w.dtype)
+        s, y = w - state.params, g - state.gradient
+        ys = jnp.vdot(y, s)
+        first = (state.steps == 1) | (value >= state.loss)
+        h = jnp.where(first, jnp.eye(w.size, dtype=w.dtype) * ys / jnp.maximum(jnp.vdot(y, y), eps), state.hinv)
+        hy = h @ y
+        yhy = jnp.vdot(y, hy)
+        alpha = jnp.vdot(s, state.direction) / jnp.maximum(jnp.vdot(state.direction, state.direction), eps)
+        sbs = -alpha * jnp.vdot(s, state.gradient)
+        tau = jnp.where(first, 1.0, jnp.clip(ys / jnp.maximum(sbs, eps), 1.0 / max_scaling, 1.0))
+        v = jnp.sqrt(jnp.maximum(yhy, 0.0)) * (s / ys - hy / yhy)
+        updated = (h - jnp.outer(hy, hy) / yhy + jnp.outer(v, v)) / tau + jnp.outer(s, s) / ys
+        ok = (state.steps > 0) & (ys > eps * jnp.linalg.norm(s) * jnp.linalg.norm(y)) & (yhy > 0)
+        hinv = jnp.where(ok, updated, state.hinv)
+        pg = jnp.where(state.steps > 0, hinv @ g, g * jnp.minimum(1.0, 1.0 / jnp.linalg.norm(g)))
+        return unravel(pg), SsbfgsState(state.steps + 1, w, g, -pg, value, hinv)
+
+    return optax.GradientTransformationExtraArgs(init, update)
 
 
 def init_state(params, tx: optax.GradientTransformation, key, step: int = 0, weights: dict | None = None) -> dict:

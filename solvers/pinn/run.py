@@ -142,6 +142,7 @@ class _Pinn:
         self.phase: tuple[int, str] | None = None
         self.compiled: jax.stages.Compiled | None = None  # the phase's chunk for the batch's shapes
         self._enter(0)
+        self._check_dense()
         # the whole case (every stage's Re is the same flow's, every window a part of its interval) is evaluated
         geometry = self.problem.geometry if len(self.plan) == 1 else build_geometry(cfg.geometry)
         self.equation = self.problem.equation if len(self.plan) == 1 else equations.create(cfg.equation, geometry)
@@ -153,6 +154,17 @@ class _Pinn:
         self.reference = self._reference(self.equation) if self.family is None else self.family[0][2]
         self.curriculum = cfg.training.curriculum is not None
         self.residual_points = curriculum.residual_points(self.problem) if self.curriculum else None
+
+    def _check_dense(self) -> None:
+        """``training.lbfgs.method: bfgs`` holds a P x P matrix: refused above ``optim.DENSE_MAX`` parameters,
+        before anything trains (an ensemble's members never take it: :func:`.ensemble.check`)."""
+        if not any(s.lbfgs.method == "bfgs" and s.lbfgs.steps for s in self.plan):
+            return
+        n = sum(x.size for x in jax.tree_util.tree_leaves(jax.eval_shape(self.problem.init, self.key_init)))
+        if n > optim.DENSE_MAX:
+            raise UserError(f"training.lbfgs.method: bfgs keeps a {n} x {n} matrix ({n * n * 8 / 2**30:.1f} GiB "
+                            f"in float64) for this network's {n} parameters; it is for at most {optim.DENSE_MAX}: "
+                            f"use a smaller model or method lbfgs")
 
     def _reference(self, equation) -> dict | None:
         reference = equation.reference(self.ev.points)

@@ -7,7 +7,8 @@ Re, the case at that Re, sharing one set of collocation points; the first runs `
 points drawn from a stream of its own, and (after the first) the previous window's fields as initial values.
 The two do not combine (the case file says so). An ensemble (``ensemble``, :mod:`.ensemble`) trains its
 members in the plain case's stage (``start: seeds``), or adds a last stage, ``ensemble``, of its L-BFGS steps
-from the trained network (``start: trained``). The driver (:mod:`.run`) turns a plan into phases and keeps one
+from the trained network (``start: trained``; limited-memory L-BFGS whatever ``training.lbfgs.method`` says,
+since the dense one is for one network). The driver (:mod:`.run`) turns a plan into phases and keeps one
 step count across stages.
 """
 from __future__ import annotations
@@ -44,6 +45,6 @@ def plan(cfg: PinnCase) -> list[Stage]:
         return [Stage(cfg, t.adam, t.lbfgs)]
     if e.start == "seeds":
         return [Stage(cfg, t.adam, t.lbfgs, members=e.members)]
-    members = Stage(cfg, replace(t.adam, steps=0), replace(t.lbfgs, steps=e.steps, resample_every=0), "ensemble",
-                    members=e.members)
+    members = Stage(cfg, replace(t.adam, steps=0), replace(t.lbfgs, steps=e.steps, resample_every=0, method="lbfgs"),
+                    "ensemble", members=e.members)
     return [Stage(cfg, t.adam, t.lbfgs), members]
