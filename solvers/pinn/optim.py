@@ -68,7 +68,7 @@ def scale_by_ssbfgs(eps: float = 1e-10, max_scaling: float = 100.0) -> optax.Gra
     The first update, and any after a step that did not lower the loss (the line search failed: the estimate
     is spoiled), starts again from ``(y's / y'y) I``; an update with ``y's <= eps |s| |y|`` is skipped. The
     first direction is the gradient capped to norm 1 (optax's L-BFGS rule). ``H`` holds ``P^2`` numbers: for
-    networks of up to about ten thousand parameters.
+    networks of up to ``DENSE_MAX`` parameters.
     """
 
     def init(params):

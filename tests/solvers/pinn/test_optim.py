@@ -2,7 +2,6 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
-import pytest
 
 from sciml.config import build
 from sciml.solvers.pinn import optim
@@ -89,7 +88,5 @@ def test_bfgs_refuses_a_large_network_before_training(tmp_path, capsys, monkeypa
     assert not list((run / "checkpoints").iterdir()) and not (run / "metrics.csv").exists()
 
 
-def test_bfgs_method_is_a_case_option():
+def test_limited_memory_stays_the_default():  # an unknown method: tests/test_bad_input.py
     assert build(LbfgsConfig, {}).method == "lbfgs"
-    with pytest.raises(Exception, match="method"):
-        build(LbfgsConfig, {"method": "newton"})
