@@ -21,7 +21,8 @@ and the network's inputs :math:`\hat x, \hat t` lie in :math:`[-1, 1]`.
 continuity holds exactly and is not a loss term.
 
 **Conditions** (``conditions``, by boundary part): a mapping of quantities to values, each a number, an
-expression of the coordinates (:mod:`sciml.expr`) or ``exact`` (from ``solution``): ``u``, ``v``, ``w``,
+expression of the coordinates (:mod:`sciml.expr`), ``exact`` (from ``solution``) or, in the part ``initial``,
+``start`` (a developed flow's field, ``equation.start``: :mod:`.ns_start`): ``u``, ``v``, ``w``,
 ``p``, ``psi`` (Dirichlet) and ``u_n``, ``v_n``, … (the outward normal derivative, Neumann). An outflow is
 ``{p: 0, u_n: 0, v_n: 0}``; ``{}`` leaves a part free. The part ``initial`` of a space-time domain takes
 the initial condition. ``periodic: [[left, right]]`` ties opposite faces (values and first derivatives of
@@ -41,11 +42,13 @@ from sciml import expr
 from sciml.config import spec, suggest
 from sciml.errors import Invalid
 
+from . import ns_start
 from .base import Equation
 from .fields import Fields
 from .ns_checks import GHIA_RE, ghia_re
 from .ns_corners import lid_corners
 from .ns_exact import SOLUTIONS
+from .ns_start import START, StartConfig
 
 VELOCITY = ("u", "v", "w")
 EXACT = "exact"
@@ -76,6 +79,8 @@ class NavierStokesConfig:
         factory=dict, help="by boundary part: {u: 1, v: 0}, {p: 0, u_n: 0, v_n: 0}, {u: exact, ...}")
     periodic: list[tuple[str, str]] = spec(factory=list, help="pairs of opposite parts, e.g. [[left, right]]")
     gauge: GaugeConfig | None = None
+    start: StartConfig | None = spec(None, help="a developed flow whose fields the initial part's 'start' values "
+                                                "take (equations/ns_start.py)")
     force: dict[str, str | float] = spec(factory=dict, help="body force per unit mass by component (u, v, w)")
     lid_corners: bool = spec(False, help="a lid-driven cavity (stream_function, steady, the top edge moving at a "
                                          "constant u): add the Stokes flows of the lid's corners, where u jumps, "
@@ -112,6 +117,8 @@ def quantities(dim: int, formulation: str) -> list[str]:
 
 
 def _check_value(value, variables, solution, key):
+    if isinstance(value, str) and value.strip() == START:
+        return  # ns_start.check
     if isinstance(value, str) and value.strip() == EXACT:
         if solution is None:
             raise Invalid(key, "'exact' needs an exact solution (equation.solution)")
@@ -209,6 +216,7 @@ class NavierStokes(Equation):
                     raise Invalid("checks", f"mass_flux needs boundary parts named inlet and outlet; parts are {parts}")
         if ("mass_flux" in config.checks or "symmetry" in config.checks) and (dim != 2 or unsteady):
             raise Invalid("checks", "mass_flux and symmetry are computed for steady 2D flows")
+        ns_start.check(config, domain)
         if "dfg_cylinder" in config.checks:
             if dim != 2:
                 raise Invalid("checks", "dfg_cylinder is computed for 2D flows")
@@ -281,6 +289,9 @@ class NavierStokes(Equation):
 
     def _value(self, value):
         """A condition value as ``(q, physical points) -> physical value`` (jnp)."""
+        if isinstance(value, str) and value.strip() == START:
+            assert self.config.start is not None, "validated: 'start' needs equation.start"
+            return ns_start.value(self.config.start)
         if isinstance(value, str) and value.strip() == EXACT:
             exact = self.exact
             assert exact is not None, "validated: 'exact' needs an exact solution"

@@ -17,6 +17,13 @@ benchmark) and ``cylinder_slip``, the largest speed on the cylinder over :math:`
 of the set-ups (channel, cylinder, Reynolds number, steady or not, to 1e-9) it adds
 ``<quantity>_rel_error = |ours - ref| / |ref|`` for each reference; otherwise a note says no comparison was
 made. Maps of the pressure and the vorticity near the cylinder go to the run's plots.
+
+An unsteady flow is scored over its interval (:func:`_history`: the Strouhal number and the maxima of the
+coefficients over its last two periods, their curves in time) with the vorticity over the channel at its
+first, middle and last times; a case that starts from a developed flow (``equation.start``,
+:mod:`.ns_start`) is also compared with the classical solver's forces over the same interval
+(``c_D_lbm_rms_diff``, ``c_L_lbm_rms_diff``, and ``St_lbm``, ``c_D_max_lbm``, ``c_L_max_lbm`` when the interval
+holds two periods).
 """
 from __future__ import annotations
 
@@ -24,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import ns_start
 from .ns_forces import circle, coefficient, oscillation, pressure_difference, ring, surface_forces, volume_forces
 
 
@@ -109,8 +117,20 @@ def _history(eq, predict, center, radius, outer, count: int = 201) -> tuple[dict
         notes.append(f"dfg_cylinder: no Strouhal number ({e}); maxima over all times")
         metrics = {"c_D_max": float(c["c_D"].max()), "c_L_max": float(c["c_L"].max())}
     metrics["cylinder_slip"] = float(c["cylinder_slip"].max())
-    series = {"cylinder_forces": {"t": t, "curves": {"c_D": c["c_D"], "c_L": c["c_L"]}, "xlabel": "t",
-                                  "ylabel": "coefficient", "title": "drag and lift coefficients"}}
+    curves = {"c_D": c["c_D"], "c_L": c["c_L"]}
+    if eq.config.start is not None:  # the classical solver's forces over the same interval
+        lbm = ns_start.read(eq.config.start)["history"]
+        for k in ("c_D", "c_L"):
+            ref = np.interp(t, lbm["t"], lbm[k])
+            curves[f"{k} (lattice Boltzmann)"] = ref
+            metrics[f"{k}_lbm_rms_diff"] = float(np.sqrt(np.mean((c[k] - ref) ** 2)))
+        try:
+            ref = oscillation(lbm["t"], lbm["c_L"], lbm["c_D"], 2 * radius, eq.U)
+            metrics.update({f"{k}_lbm": ref[k] for k in ("St", "c_D_max", "c_L_max")})
+        except ValueError:
+            pass  # fewer than two periods: the rms differences say it
+    series = {"cylinder_forces": {"t": t, "curves": curves, "xlabel": "t", "ylabel": "coefficient",
+                                  "title": "drag and lift coefficients"}}
     return metrics, notes, series
 
 
@@ -125,6 +145,21 @@ def _near_cylinder(eq, snap, center, radius) -> dict:
     where = "near the cylinder" + (f", t = {eq.domain.time[1]:.3g}" if eq.unsteady else "")
     return {f"cylinder_{f}": {"X": X, "Y": Y, "values": np.where(inside, pred[f].reshape(X.shape), np.nan),
                               "field": f, "where": where} for f in ("p", "vorticity")}
+
+
+def _vorticity_in_time(eq, predict, count: int = 3) -> dict:
+    """Maps of the vorticity over the whole channel at ``count`` times from the first to the last."""
+    (x0, x1), (y0, y1) = eq.domain.bounds[:2]
+    X, Y = np.meshgrid(np.linspace(x0, x1, 441), np.linspace(y0, y1, 83), indexing="ij")
+    pts = np.stack([X.ravel(), Y.ravel()], -1)
+    inside = eq.domain.space.contains(pts, 1e-12).reshape(X.shape)
+    out = {}
+    t0, t1 = eq.domain.time
+    for k, t in enumerate(np.linspace(t0, t1, count)):
+        w = _snapshot(predict, t)(pts)["vorticity"].reshape(X.shape)
+        out[f"vorticity_{k}"] = {"X": X, "Y": Y, "values": np.where(inside, w, np.nan), "field": "vorticity",
+                                 "where": f"t = {t:.3g}"}
+    return out
 
 
 def dfg_cylinder(eq, predict):
@@ -148,4 +183,7 @@ def dfg_cylinder(eq, predict):
                         if k in metrics})
         notes.append(f"dfg_cylinder: DFG {setup}, references: {bench.source}")
     last = _snapshot(predict, eq.domain.time[1] if eq.unsteady else None)
-    return Check(metrics, notes, maps=_near_cylinder(eq, last, center, radius), series=series)
+    maps = _near_cylinder(eq, last, center, radius)
+    if eq.unsteady:
+        maps.update(_vorticity_in_time(eq, predict))
+    return Check(metrics, notes, maps=maps, series=series)

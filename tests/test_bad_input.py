@@ -224,3 +224,17 @@ def test_lid_corners_where_they_do_not_apply(capsys, overrides, expected):
     """The cavity's corner flows (equation.lid_corners) need its stream function and penalty conditions."""
     line = one_error_line(capsys, ["show", "cases/ldc.yaml", "equation.lid_corners=true", *overrides])
     assert line.startswith(f"cases/ldc.yaml: {expected}"), line
+
+
+@pytest.mark.parametrize("overrides,expected", [
+    (["equation.conditions.inlet.u=start"], "equation.conditions.inlet.u: 'start' gives the initial values of"),
+    (["equation.start=null"], "equation.conditions.initial.u: 'start' needs equation.start"),
+    (["equation.conditions.inlet.v=0.1"], "equation.start: the start's channel needs the inlet's u as an expression"),
+    (["equation.start.cells_per_diameter=4"], "equation.start.cells_per_diameter: must be >= 8, got 4"),
+    (["equation.start.cells_per_diameter=25"], "equation.start.cells_per_diameter: 25 cells across the cylinder do "
+                                                "not cut the channel 2.2 x 0.41 into whole cells; [10, 20, 30] do"),
+])
+def test_a_start_flow_where_it_does_not_apply(capsys, overrides, expected):
+    """``equation.start`` (the developed flow dfg_2d2 begins from) and its ``start`` values, checked at load."""
+    line = one_error_line(capsys, ["show", "cases/dfg_2d2.yaml", *overrides])
+    assert line.startswith(f"cases/dfg_2d2.yaml: {expected}"), line

@@ -30,7 +30,7 @@ def test_datagen_without_a_dataset_is_one_line(tmp_path, capsys, monkeypatch):
     path = write_case(tmp_path)  # a PINN case without observations
     assert cli.main(["datagen", path]) == 2
     err = capsys.readouterr().err
-    assert err == f"error: {path}: data: the case has no observations to generate (no data section)\n"
+    assert err == f"error: {path}: data: the case has nothing to generate (no data section, no equation.start)\n"
     monkeypatch.setitem(cases.SOLVERS, "pinn", dataclasses.replace(cases.SOLVERS["pinn"], datagen=None))
     assert cli.main(["datagen", path]) == 2
     err = capsys.readouterr().err

@@ -77,6 +77,33 @@ def plate_fd_order(sizes=(8, 16, 32, 64)) -> dict:
 
 
 @study
+def dfg_lbm(setup="2D-2", cells_per_diameter=40, t_end=8.0, ramp=2.0, u_lat=0.05) -> dict:
+    """The lattice Boltzmann solver (``solvers/classical/lbm.py``) on a DFG set-up from rest to ``t_end``: 2D-2's
+    Strouhal number and force maxima over the last two periods, 2D-1's forces and pressure difference averaged
+    over the last quarter of the time, each against the benchmark's value (2D-2: the middle of its range)."""
+    import jax
+
+    from sciml.equations.ns_dfg import DFG
+    from sciml.equations.ns_forces import oscillation
+    from sciml.solvers.classical import lbm
+
+    bench = DFG[setup]
+    u_mean = bench.Re * 1e-3 / 0.1  # Re = U_mean D / nu with D = 0.1, nu = 1e-3; the inflow's peak is 1.5 U_mean
+    lat = lbm.lattice(lbm.dfg(1.5 * u_mean), cells_per_diameter, u_lat)
+    with jax.enable_x64(True):
+        hist, _ = lbm.simulate(lat, t_end, 0.002 if bench.unsteady else 0.05, ramp=ramp)
+    if bench.unsteady:
+        got = oscillation(hist.t, hist.c_L, hist.c_D, 0.1, u_mean)
+    else:
+        last = hist.t > 0.75 * t_end
+        got = {"c_D": hist.c_D[last].mean(), "c_L": hist.c_L[last].mean(), "delta_p": hist.delta_p[last].mean()}
+    metrics = {k: float(got[k]) for k in bench.references}
+    metrics.update({f"{k}_rel_error": abs(got[k] - ref) / abs(ref) for k, ref in bench.references.items()})
+    metrics.update(nodes=lat.nx * lat.ny, steps=int(round(t_end / lat.dt)))
+    return {"metrics": metrics}
+
+
+@study
 def darcy_fd_order(sizes=(17, 33, 65, 129), averaging="arithmetic") -> dict:
     """Darcy five-point scheme on a manufactured solution (theoretical order: ``darcy.ORDER``)."""
     from sciml.solvers.classical import darcy

@@ -2,8 +2,8 @@
 from sciml.solver import Solver
 
 from .config import PinnCase
+from .datasets import datagen
 from .export import export_model
-from .observations import datagen
 from .problem import Problem, assemble, check
 from .run import train
 

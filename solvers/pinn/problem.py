@@ -59,7 +59,7 @@ import numpy as np
 from sciml import equations, parallel
 from sciml.compile import Policy
 from sciml.config import suggest
-from sciml.equations import EQUATIONS
+from sciml.equations import EQUATIONS, ns_start
 from sciml.equations.fields import Fields, collect, evaluator
 from sciml.errors import ConfigError, UserError
 
@@ -434,10 +434,10 @@ def check(cfg: PinnCase) -> None:
     ``loss.weights`` names loss terms or groups (:func:`_weights`, which training applies), the equation takes
     the unknowns as traced values and a family's parameters as values per point. Assembling traces the
     residuals abstractly (no compute; observations by a stand-in, so that a case loads before ``sciml datagen``
-    made its data), and only a case that sets weights, time windows, exact conditions, unknowns or parameters
-    pays for it."""
+    made its data, and a start flow by zeros), and only a case that sets weights, time windows, exact
+    conditions, unknowns or parameters pays for it."""
     if cfg.loss.weights or cfg.training.windows > 1 or cfg.conditions.exact or cfg.unknowns or cfg.parameters:
-        with Policy.of(cfg.dtype).precision():
+        with Policy.of(cfg.dtype).precision(), ns_start.stand_in():
             Problem(cfg, observe=False)
 
 

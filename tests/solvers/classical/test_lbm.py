@@ -1,0 +1,58 @@
+"""The lattice Boltzmann channel: its pieces exactly (equilibrium moments, cut links on the circle), then the
+DFG 2D-1 forces against the FeatFlow values at two resolutions (the error falls as the lattice refines). DFG
+2D-2 (Strouhal number and force maxima, 40 cells per diameter, about 8 minutes) is the benchmark entry
+``dfg_2d2_lbm``."""
+import jax
+import numpy as np
+import pytest
+
+from sciml.equations.ns_dfg import DFG
+from sciml.solvers.classical import lbm
+
+
+def test_equilibrium_has_the_moments_it_is_made_from():
+    rng = np.random.default_rng(0)
+    rho, u, v = 1 + 0.1 * rng.random((3, 4)), 0.1 * rng.standard_normal((3, 4)), 0.1 * rng.standard_normal((3, 4))
+    with jax.enable_x64(True):
+        r, uu, vv = (np.asarray(a) for a in lbm.moments(lbm.equilibrium(rho, u, v)))
+    np.testing.assert_allclose(r, rho, rtol=1e-14)
+    np.testing.assert_allclose(uu, u, atol=1e-14)
+    np.testing.assert_allclose(vv, v, atol=1e-14)
+    assert list(lbm.OPP[lbm.OPP]) == list(range(9))
+    np.testing.assert_array_equal(lbm.C[lbm.OPP], -lbm.C)
+
+
+def test_cut_links_end_on_the_circle():
+    lat = lbm.lattice(lbm.dfg(0.3), 10)
+    assert (lat.nx, lat.ny) == (220, 41) and lat.x[0] == pytest.approx(0.005) and lat.y[-1] == pytest.approx(0.405)
+    links = lat.links
+    px, py = lat.x[links["i"]], lat.y[links["j"]]
+    ex = px + links["q"] * lbm.C[links["k"], 0] * lat.h - 0.2
+    ey = py + links["q"] * lbm.C[links["k"], 1] * lat.h - 0.2
+    np.testing.assert_allclose(np.hypot(ex, ey), 0.05, rtol=1e-12)
+    assert np.all((links["q"] > 0) & (links["q"] <= 1))
+    assert not lat.solid[links["j"], links["i"]].any()
+    # the relaxation rates: nu_lat = u_lat D_lat / Re, and the magic product 3/16
+    tau, tau_minus = 1 / lat.omega[0], 1 / lat.omega[1]
+    assert tau == pytest.approx(3 * 0.05 * 10 / 20 + 0.5)
+    assert (tau - 0.5) * (tau_minus - 0.5) == pytest.approx(3 / 16)
+
+
+def test_a_channel_that_does_not_fit_the_lattice_is_refused():
+    with pytest.raises(ValueError, match="whole cells"):
+        lbm.lattice(lbm.dfg(0.3), 7)
+
+
+def test_dfg_2d1_forces_approach_the_reference_as_the_lattice_refines():
+    ref = DFG["2D-1"].references
+    errors = []
+    for cells in (10, 20):
+        lat = lbm.lattice(lbm.dfg(0.3), cells)
+        with jax.enable_x64(True):
+            hist, _ = lbm.simulate(lat, 16.0, 0.5, ramp=10.0)
+        last = hist.t > 12.0  # after the ramp: the mean over the last 4 time units (small pressure waves remain)
+        got = {"c_D": hist.c_D[last].mean(), "c_L": hist.c_L[last].mean(), "delta_p": hist.delta_p[last].mean()}
+        errors.append({k: abs(got[k] - ref[k]) / ref[k] for k in ref})
+    coarse, fine = errors
+    assert fine["c_D"] < 0.01 and fine["delta_p"] < 0.03 and fine["c_L"] < 0.1, fine
+    assert fine["c_D"] < coarse["c_D"] and fine["delta_p"] < coarse["delta_p"], (coarse, fine)

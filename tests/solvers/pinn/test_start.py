@@ -1,0 +1,43 @@
+"""``sciml datagen`` of a start flow (the lattice Boltzmann solver on the case's channel) and a run that begins
+from it: the initial targets are the file's fields, the check compares the forces with the file's."""
+import os
+
+import h5py
+import jax
+import numpy as np
+
+from sciml import cases, cli
+from sciml.solvers.pinn import run as driver
+from sciml.solvers.pinn.problem import Problem
+
+CASE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cases", "dfg_2d2.yaml")
+TINY = ["equation.start.time=0.2", "equation.start.cells_per_diameter=10", "equation.start.ramp=0.1",
+        "geometry.time=[0.0,0.04]", "training.windows=1", "model.hidden=[8,8]", "sampling.interior=64",
+        "sampling.boundary=16", "sampling.parts={cylinder: 16, initial: 32}", "sampling.near={}",
+        "training.adam.steps=4", "training.lbfgs.steps=0", "training.log_every=2", "evaluation.grid=[12,5,3]"]
+
+
+def test_datagen_makes_the_start_and_a_run_begins_from_it(tmp_path, capsys):
+    path = str(tmp_path / "start.h5")
+    overrides = [f"equation.start.path={path}", *TINY]
+    assert cli.main(["run", CASE, *overrides, "--out", str(tmp_path / "r"), "--quiet"]) == 2
+    assert f"start file {path} does not exist; make it with `sciml datagen" in capsys.readouterr().err
+    assert cli.main(["datagen", CASE, *overrides, "--quiet"]) == 0
+    with h5py.File(path) as f:
+        x, y, u = f["x"][()], f["y"][()], f["u"][()]
+        t = f["history/t"][()]
+        assert u.shape == (41, 220) and len(x) == 220 and len(y) == 41
+        X, Y = np.meshgrid(x, y)
+        assert np.all(u[np.hypot(X - 0.2, Y - 0.2) < 0.05] == 0) and u.max() > 1.0  # the inflow's peak is 1.5
+        assert t[0] == 0.0 and t[-1] >= 0.04 - 1e-9 and np.all(np.isfinite(f["history/c_D"][()]))
+    cfg = cases.load(CASE, overrides).config
+    eq = Problem(cfg).equation
+    rng = np.random.default_rng(0)
+    i, j = rng.integers(0, 220, 40), rng.integers(0, 41, 40)
+    with jax.enable_x64(True):
+        at_nodes = eq._conditions["initial"]["u"]("u", np.column_stack([x[i], y[j], np.zeros(40)]))
+    np.testing.assert_allclose(np.asarray(at_nodes), u[j, i], rtol=1e-12, atol=1e-14)
+    summary = driver.train(cfg, str(tmp_path / "run"), quiet=True)
+    m = summary["metrics"]
+    assert np.isfinite(m["c_D_lbm_rms_diff"]) and np.isfinite(m["c_L_lbm_rms_diff"]) and "St_lbm" not in m
+    assert os.path.isfile(tmp_path / "run" / "plots" / "vorticity_1.png")
