@@ -82,7 +82,7 @@ class Lattice:
     omega: tuple[float, float]  # (omega_+, omega_-)
     solid: np.ndarray  # (ny, nx) bool
     inflow: np.ndarray  # (9, ny) lattice velocity of the inflow at each entering link's middle (x only)
-    links: dict  # the cut links: "i", "j" (node), "k" (direction into the solid), "q"; "back_ok"
+    links: dict  # the cut links: "i", "j" (the fluid node), "k" (the direction into the solid), "q"
 
     @property
     def x(self) -> np.ndarray:

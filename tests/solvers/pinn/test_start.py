@@ -1,5 +1,6 @@
-"""``sciml datagen`` of a start flow (the lattice Boltzmann solver on the case's channel) and a run that begins
-from it: the initial targets are the file's fields, the check compares the forces with the file's."""
+"""``sciml datagen`` of a start flow (the lattice Boltzmann solver on the case's channel) and a run of two time
+windows that begins from it: the initial targets are the file's fields, the check compares the forces with the
+file's."""
 import os
 
 import h5py
@@ -12,7 +13,7 @@ from sciml.solvers.pinn.problem import Problem
 
 CASE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cases", "dfg_2d2.yaml")
 TINY = ["equation.start.time=0.2", "equation.start.cells_per_diameter=10", "equation.start.ramp=0.1",
-        "geometry.time=[0.0,0.04]", "training.windows=1", "model.hidden=[8,8]", "sampling.interior=64",
+        "geometry.time=[0.0,0.04]", "training.windows=2", "model.hidden=[8,8]", "sampling.interior=64",
         "sampling.boundary=16", "sampling.parts={cylinder: 16, initial: 32}", "sampling.near={}",
         "training.adam.steps=4", "training.lbfgs.steps=0", "training.log_every=2", "evaluation.grid=[12,5,3]"]
 
@@ -37,7 +38,8 @@ def test_datagen_makes_the_start_and_a_run_begins_from_it(tmp_path, capsys):
     with jax.enable_x64(True):
         at_nodes = eq._conditions["initial"]["u"]("u", np.column_stack([x[i], y[j], np.zeros(40)]))
     np.testing.assert_allclose(np.asarray(at_nodes), u[j, i], rtol=1e-12, atol=1e-14)
-    summary = driver.train(cfg, str(tmp_path / "run"), quiet=True)
+    summary = driver.train(cfg, str(tmp_path / "run"), quiet=True)  # two windows: the second from the first's end
+    assert summary["windows"] == 2 and summary["status"] == "completed"
     m = summary["metrics"]
     assert np.isfinite(m["c_D_lbm_rms_diff"]) and np.isfinite(m["c_L_lbm_rms_diff"]) and "St_lbm" not in m
     assert os.path.isfile(tmp_path / "run" / "plots" / "vorticity_1.png")
