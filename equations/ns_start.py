@@ -146,8 +146,8 @@ _STAND_IN = contextvars.ContextVar("start_stand_in", default=False)
 
 @contextlib.contextmanager
 def stand_in():
-    """Within it a missing start file gives zeros: for checking a case (an abstract trace of its residuals)
-    before ``sciml datagen`` has made the file."""
+    """Within it a start's values are zeros and no file is read: for checking a case (an abstract trace of its
+    residuals) before ``sciml datagen`` has made the file, or made it again."""
     token = _STAND_IN.set(True)
     try:
         yield
@@ -171,7 +171,7 @@ def read(start: StartConfig) -> dict:
 def value(start: StartConfig):
     """A condition value ``(q, physical points (..., 3)) -> the start's q`` (bilinear; module notes)."""
     def at(q, x):
-        if _STAND_IN.get() and not os.path.exists(start.path):
+        if _STAND_IN.get():
             return jnp.zeros(x.shape[:-1], x.dtype)
         s = read(start)
         xs, ys = s["x"], s["y"]

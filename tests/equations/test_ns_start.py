@@ -92,6 +92,8 @@ def test_a_start_made_with_other_settings_is_refused(tmp_path):
         eq._conditions["initial"]["u"]("u", jnp.zeros((2, 3)))
     assert e.value.key == "equation.start" and "was made with {'time': 7.0" in e.value.message
     assert "the case asks for {'time': 8.0" in e.value.message and "--force" in e.value.message
+    with ns_start.stand_in():  # loading the case (to make the file again) does not read it
+        assert np.all(np.asarray(eq._conditions["initial"]["u"]("u", jnp.ones((2, 3)))) == 0)
 
 
 def test_the_dfg_check_compares_with_the_start_forces(tmp_path):
