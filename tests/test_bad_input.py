@@ -238,3 +238,10 @@ def test_a_start_flow_where_it_does_not_apply(capsys, overrides, expected):
     """``equation.start`` (the developed flow dfg_2d2 begins from) and its ``start`` values, checked at load."""
     line = one_error_line(capsys, ["show", "cases/dfg_2d2.yaml", *overrides])
     assert line.startswith(f"cases/dfg_2d2.yaml: {expected}"), line
+
+
+def test_an_ensemble_with_causal_weights(capsys):
+    """The quasi-Newton phase holds one network's causal weights over a chunk; an ensemble's are refused."""
+    line = one_error_line(capsys, ["show", "cases/taylor_green.yaml", "ensemble={members: 2}",
+                                   "loss.causal={chunks: 4}"])
+    assert line.startswith("cases/taylor_green.yaml: ensemble: an ensemble does not combine with loss.causal"), line

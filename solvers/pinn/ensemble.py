@@ -58,7 +58,8 @@ def check(cfg: PinnCase) -> None:
              "sampling.adaptive": cfg.sampling.adaptive is not None,
              "a field unknown (unknowns.<name>.field)": any(u.field is not None for u in cfg.unknowns.values()),
              "training.lbfgs.method: bfgs from seeds (its matrix is one network's; start: trained takes it)":
-                 e.start == "seeds" and cfg.training.lbfgs.method == "bfgs"}
+                 e.start == "seeds" and cfg.training.lbfgs.method == "bfgs",
+             "loss.causal": cfg.loss.causal is not None}
     for key, on in rules.items():
         if on:
             raise Invalid("ensemble", f"an ensemble does not combine with {key} (train one network with it, or "

@@ -114,7 +114,7 @@ def _objective(loss: Callable, state, batch, key) -> Callable:
     return lambda p: loss(p, batch, key)
 
 
-def _chunk(step: Callable, length: int) -> jax.stages.Wrapped:
+def _scan(step: Callable, length: int) -> Callable:
     """``(state, batch, n) -> (state, losses[length])`` running ``n <= length`` steps of ``step``."""
 
     def run(state, batch, n):
@@ -123,7 +123,12 @@ def _chunk(step: Callable, length: int) -> jax.stages.Wrapped:
 
         return jax.lax.scan(body, state, jnp.arange(length))
 
-    return jax.jit(run)
+    return run
+
+
+def _chunk(step: Callable, length: int) -> jax.stages.Wrapped:
+    """:func:`_scan` under ``jit``."""
+    return jax.jit(_scan(step, length))
 
 
 def _dtype(state):
@@ -149,15 +154,30 @@ def adam_chunk(loss: Callable, tx: optax.GradientTransformation, length: int,
     return _chunk(step, length)
 
 
-def lbfgs_chunk(loss: Callable, tx: optax.GradientTransformation, length: int) -> jax.stages.Wrapped:
-    """L-BFGS steps on the deterministic objective ``loss(params, batch, fixed key)``."""
+def lbfgs_chunk(loss: Callable, tx: optax.GradientTransformation, length: int,
+                hold: Callable | None = None) -> jax.stages.Wrapped:
+    """L-BFGS steps on the deterministic objective ``loss(params, batch, fixed key)``.
 
-    def step(state, batch):
-        objective = _objective(loss, state, batch, state["key"])
-        fn = lambda p: objective(p)[0]
+    ``hold(params, batch, key)``: weights that move with the parameters (the causal slabs') taken at the
+    chunk's first step and held over the chunk (passed as ``loss(..., causal=held)``), so that the line search
+    sees one objective and its gradient; the value the line search stored in the last chunk is dropped
+    (optax recomputes it when it is not finite)."""
+
+    def step(state, batch, held):
+        args = (state["weights"],) if "weights" in state else ()
+        extra = {} if held is None else {"causal": held}
+        fn = lambda p: loss(p, batch, state["key"], *args, **extra)[0]
         value, grads = optax.value_and_grad_from_state(fn)(state["params"], state=state["opt"])
         updates, opt = tx.update(grads, state["opt"], state["params"], value=value, grad=grads, value_fn=fn)
         params = optax.apply_updates(state["params"], updates)
         return {**state, "params": params, "opt": opt, "step": state["step"] + 1}, value
 
-    return _chunk(step, length)
+    if hold is None:
+        return jax.jit(_scan(lambda state, batch: step(state, batch, None), length))
+
+    def run(state, batch, n):
+        held = hold(state["params"], batch, state["key"])
+        state = {**state, "opt": optax.tree.set(state["opt"], value=jnp.asarray(jnp.inf, _dtype(state)))}
+        return _scan(lambda s, b: step(s, b, held), length)(state, batch, n)
+
+    return jax.jit(run)

@@ -346,14 +346,22 @@ class Problem:
             out.update(self.unknowns.priors(params, batch["interior"][..., :self._dim]))
         return out
 
-    def term_losses(self, params, batch: dict, key) -> dict:
+    def term_losses(self, params, batch: dict, key, causal=None) -> dict:
         """``{term: mean square residual}`` before weighting (causally weighted interior terms with
-        ``loss.causal``)."""
+        ``loss.causal``: by ``causal``, the slabs' weights, when given, else by the current residuals')."""
         res = self.residuals(params, batch, key)
         per_term = {t: jnp.mean(jnp.square(r)) for t, r in res.items()}
         if self._causal is not None:
-            per_term.update(self._causal(res, batch["interior"]))
+            per_term.update(self._causal(res, batch["interior"], causal))
         return per_term
+
+    def causal_weights(self, params, batch: dict, key):
+        """The causal slabs' weights at ``params`` (None without ``loss.causal``): what the quasi-Newton phase
+        holds fixed over a chunk (:func:`_causal`)."""
+        if self._causal is None:
+            return None
+        res = self.residuals(params, batch, key)
+        return self._causal.slab_weights(res, batch["interior"])  # type: ignore[attr-defined]
 
     def stacked_residuals(self, params, batch: dict, key):
         """Every term's residuals times ``sqrt(w_t / N_t)`` (fixed weights) in one vector ``r``: the loss
@@ -361,10 +369,10 @@ class Problem:
         res = self.residuals(params, batch, key)
         return jnp.concatenate([jnp.sqrt(self._weights[t] / jnp.size(r)) * jnp.ravel(r) for t, r in res.items()])
 
-    def loss(self, params, batch: dict, key, adaptive: dict | None = None):
+    def loss(self, params, batch: dict, key, adaptive: dict | None = None, causal=None):
         """``(total, {term: loss})``: the weighted sum of :meth:`term_losses` (fixed weights times the
-        ``adaptive`` ones when given)."""
-        per_term = self.term_losses(params, batch, key)
+        ``adaptive`` ones when given; ``causal``: the causal slabs' weights to hold, :meth:`causal_weights`)."""
+        per_term = self.term_losses(params, batch, key, causal)
         w = self._weights
         if adaptive is None:
             total = sum(w[t] * v for t, v in per_term.items())
@@ -474,21 +482,32 @@ def _time_window(equation, geometry) -> tuple[float, float]:
 
 
 def _causal(c: CausalConfig, window: tuple[float, float], interior_terms) -> Callable:
-    r"""``(per-point residuals, interior points) -> {term: causally weighted loss}`` (``loss.causal``).
+    r"""``(per-point residuals, interior points, slab weights or None) -> {term: causally weighted loss}``
+    (``loss.causal``).
 
     The time window is cut into ``chunks`` slabs with mean square residuals :math:`L_i`; slab :math:`i`
-    weighs :math:`\exp(-\epsilon \sum_{j<i} L_j)` (no gradient through the weight).
+    weighs :math:`\exp(-\epsilon \sum_{j<i} L_j)` (no gradient through the weight). Given ``weights``, the
+    slabs take those instead: the quasi-Newton phase holds the weights of a chunk's first step fixed over the
+    chunk (:meth:`Problem.causal_weights`), so that its line search sees one objective and its gradient.
     """
     th0, th1 = window
 
-    def weigh(res: dict, x):
+    def weigh(res: dict, x, weights=None):
         idx = jnp.clip(jnp.floor((x[:, -1] - th0) / (th1 - th0) * c.chunks), 0, c.chunks - 1).astype(jnp.int32)
         count = jnp.maximum(jax.ops.segment_sum(jnp.ones_like(x[:, -1]), idx, c.chunks), 1.0)
         per_chunk = {t: jax.ops.segment_sum(jnp.square(res[t]), idx, c.chunks) / count for t in interior_terms}
-        total = sum(per_chunk.values())
-        before = jnp.cumsum(total) - total  # losses of the earlier slabs
-        w = jax.lax.stop_gradient(jnp.exp(-c.epsilon * before))
-        return {t: jnp.mean(w * per_chunk[t]) for t in interior_terms}
+        if weights is None:
+            total = sum(per_chunk.values())
+            before = jnp.cumsum(total) - total  # losses of the earlier slabs
+            weights = jax.lax.stop_gradient(jnp.exp(-c.epsilon * before))
+        return {t: jnp.mean(weights * per_chunk[t]) for t in interior_terms}
 
+    def slab_weights(res: dict, x):
+        idx = jnp.clip(jnp.floor((x[:, -1] - th0) / (th1 - th0) * c.chunks), 0, c.chunks - 1).astype(jnp.int32)
+        count = jnp.maximum(jax.ops.segment_sum(jnp.ones_like(x[:, -1]), idx, c.chunks), 1.0)
+        total = sum(jax.ops.segment_sum(jnp.square(res[t]), idx, c.chunks) / count for t in interior_terms)
+        return jax.lax.stop_gradient(jnp.exp(-c.epsilon * (jnp.cumsum(total) - total)))
+
+    weigh.slab_weights = slab_weights  # type: ignore[attr-defined]
     return weigh
 

@@ -49,7 +49,7 @@ import numpy as np
 import optax
 
 from sciml import equations, loop, parallel, plots
-from sciml.compile import Policy
+from sciml.compile import Policy, points
 from sciml.errors import UserError
 
 from . import (
@@ -118,8 +118,8 @@ def _chunk(cfg: PinnCase, phase: _Phase, problem: Problem, members: int) -> jax.
     """The jitted chunk of ``phase`` on ``problem``'s loss (``(state, batch, n) -> (state, losses)``); of
     several ``members``, their joint loss (:func:`.ensemble.joint`)."""
     length, bal, loss = cfg.training.log_every, cfg.loss.balancing, ensemble.over(members, problem.loss)
-    if phase.name == "lbfgs":
-        return optim.lbfgs_chunk(loss, phase.tx, length)
+    if phase.name == "lbfgs":  # causal weights held over each chunk (an ensemble's members take none: ensemble.check)
+        return optim.lbfgs_chunk(loss, phase.tx, length, problem.causal_weights if cfg.loss.causal else None)
     balance = balancing.grad_norm(ensemble.over(members, problem.term_losses), bal.alpha) if bal is not None else None
     return optim.adam_chunk(loss, phase.tx, length, balance, bal.every if bal else 1)
 
@@ -524,8 +524,10 @@ def _plots_and_checks(predict: Callable, equation, ev, pred, reference, out: str
             for name, m in check.maps.items():
                 level = pinn_plots.Level(m["X"], m["Y"], m["values"], None, m["where"])
                 plots.save(pinn_plots.field_maps([level], m["field"], units), os.path.join(folder, f"{name}.png"))
-            for name, sr in check.series.items():
+            for name, sr in check.series.items():  # the curves also as numbers, a column each
                 plots.save(pinn_plots.series(sr), os.path.join(folder, f"{name}.png"))
+                points.write(os.path.join(folder, f"{name}.csv"), np.asarray(sr["t"], float)[:, None], ["t"],
+                             sr["curves"])
     if out is None or not ev.gridded:
         return result
     grids = ev.grids()
