@@ -13,6 +13,8 @@ from sciml.equations.ns_dfg import dfg_cylinder
 from sciml.errors import ConfigError, Invalid
 from sciml.solvers.pinn.geometry import Rectangle, SpaceTime
 
+from dfg_fields import oscillating_potential
+
 PARTS = {"inlet": ["left"], "outlet": ["right"], "walls": ["bottom", "top"]}
 INLET = {"u": "4 * 1.5 * y * (0.41 - y) / 0.41**2", "v": 0}
 
@@ -97,33 +99,17 @@ def test_a_start_made_with_other_settings_is_refused(tmp_path):
 
 
 def test_the_dfg_check_compares_with_the_start_forces(tmp_path):
-    """A field whose forces are those of the file (potential flow with circulation in a stream U(t), as in
-    test_ns_dfg): the rms differences vanish and the file's own St and maxima are reported."""
-    f, e, gamma, A, C = 3.0, 0.2, 0.05, 0.05, (0.2, 0.2)
-    U = lambda t: 1.0 + e * jnp.sin(2 * jnp.pi * f * (t - 0.05))  # three upward crossings in [0, 1]
+    """A field whose forces are those of the file (tests/dfg_fields.py): the rms differences vanish and the
+    file's own St and maxima are reported."""
+    f, e, gamma, A = 3.0, 0.2, 0.05, 0.05
     k = 2 / 0.1
     t = np.linspace(0.0, 1.0, 2001)
-    phase = 2 * np.pi * f * (t - 0.05)
+    phase = 2 * np.pi * f * (t - 0.05)  # three upward crossings in [0, 1]
     history = {"t": t, "c_D": k * 2 * np.pi * A**2 * e * 2 * np.pi * f * np.cos(phase),
                "c_L": k * gamma * (1 + e * np.sin(phase)), "delta_p": 0 * t}
     eq = make(channel(), start={"path": write_start(tmp_path / "s.h5", history), "time": 8.0},
               checks=["dfg_cylinder"])
-
-    def fields(pt):
-        z, tt = (pt[0] - C[0]) + 1j * (pt[1] - C[1]), pt[2]
-        dw = U(tt) * (1 - A**2 / z**2) + 1j * gamma / (2 * jnp.pi * z)
-        u, v = jnp.real(dw), -jnp.imag(dw)
-        return jnp.stack([u, v, -(jax.grad(U)(tt) * jnp.real(z + A**2 / z) + (u**2 + v**2) / 2)])
-
-    values = jax.jit(lambda p: (jax.vmap(fields)(p), jax.vmap(jax.jacfwd(fields))(p)))
-
-    def predict(pts, of=None):
-        val, jac = values(jnp.asarray(pts))
-        out = {"u": val[:, 0], "v": val[:, 1], "p": val[:, 2], "vorticity": jac[:, 1, 0] - jac[:, 0, 1]}
-        if of is not None:
-            out.update({"u_x": jac[:, 0, 0], "u_y": jac[:, 0, 1], "v_x": jac[:, 1, 0], "v_y": jac[:, 1, 1],
-                        "u_t": jac[:, 0, 2], "v_t": jac[:, 1, 2]})
-        return {q: np.asarray(v) for q, v in out.items()}
+    predict = oscillating_potential(f, e, gamma, delay=0.05)
 
     check = dfg_cylinder(eq, predict)
     m = check.metrics
