@@ -10,6 +10,7 @@ import numpy as np
 
 from sciml.compile import Policy
 from sciml.equations import ns_start
+from sciml.errors import UserError
 from sciml.io.atomic import atomic_h5
 
 from ..classical import lbm
@@ -22,13 +23,20 @@ RECORD = 0.002  # time between two recorded forces, in the case's time units (ab
 
 
 def make(cfg: PinnCase, quiet: bool = False, force: bool = False) -> str:
-    """Write the start file (kept if it exists, unless ``force``); its path."""
+    """Write the start file (kept if it exists and was made with the case's settings, unless ``force``); its
+    path."""
     s = getattr(cfg.equation, "start", None)
     assert isinstance(s, ns_start.StartConfig), "called for a case with equation.start"
     if os.path.exists(s.path) and not force:
-        if not quiet:
-            print(f"{s.path} exists (use --force to make it again)")
-        return s.path
+        try:
+            ns_start.read(s)
+        except UserError as e:  # made with other settings, or damaged: made again
+            if not quiet:
+                print(f"{e}; making it again")
+        else:
+            if not quiet:
+                print(f"{s.path} exists (use --force to make it again)")
+            return s.path
     domain = build_geometry(cfg.geometry)
     ch = ns_start.channel(cfg.equation, domain)
     assert domain.time is not None, "ns_start.channel: an unsteady case"

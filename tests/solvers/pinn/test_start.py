@@ -31,6 +31,11 @@ def test_datagen_makes_the_start_and_a_run_begins_from_it(tmp_path, capsys):
         X, Y = np.meshgrid(x, y)
         assert np.all(u[np.hypot(X - 0.2, Y - 0.2) < 0.05] == 0) and u.max() > 1.0  # the inflow's peak is 1.5
         assert t[0] == 0.0 and t[-1] >= 0.04 - 1e-9 and np.all(np.isfinite(f["history/c_D"][()]))
+    made = os.path.getmtime(path)
+    assert cli.main(["datagen", CASE, *overrides, "--quiet"]) == 0 and os.path.getmtime(path) == made  # kept
+    assert cli.main(["datagen", CASE, *overrides, "equation.start.ramp=0.05"]) == 0  # other settings: made again
+    assert "was made with" in capsys.readouterr().out and os.path.getmtime(path) > made
+    assert cli.main(["datagen", CASE, *overrides, "--quiet"]) == 0  # and back
     cfg = cases.load(CASE, overrides).config
     eq = Problem(cfg).equation
     rng = np.random.default_rng(0)
