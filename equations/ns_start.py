@@ -41,7 +41,7 @@ from jax.scipy.ndimage import map_coordinates
 
 from sciml import expr
 from sciml.config import spec
-from sciml.errors import ConfigError, Invalid
+from sciml.errors import ConfigError, Invalid, MissingFile
 from sciml.io import hdf5
 
 START = "start"
@@ -116,19 +116,6 @@ def check(config, domain) -> None:
                                                   f"into whole cells; {fits} do")
 
 
-class MissingStart(ConfigError):
-    """The start file does not exist: names the ``sciml datagen`` command that makes it."""
-
-    def __init__(self, path: str, source: str = "", overrides=()):
-        self.path = path
-        command = " ".join([source or "CASE.yaml", *overrides])
-        super().__init__(f"start file {path} does not exist; make it with `sciml datagen {command}`",
-                         key="equation.start.path", source=source)
-
-    def within(self, source: str, overrides=()) -> MissingStart:
-        return self if self.source else MissingStart(self.path, source, overrides)
-
-
 MADE_WITH = ("time", "cells_per_diameter", "u_lat", "ramp")  # the settings a file records (attributes)
 
 
@@ -156,10 +143,10 @@ def stand_in():
 
 
 def read(start: StartConfig) -> dict:
-    """The start file's arrays (cached while the file is unchanged); :class:`MissingStart` if absent, a
+    """The start file's arrays (cached while the file is unchanged); :class:`~sciml.errors.MissingFile` if absent, a
     :class:`ConfigError` if it was made with other settings than the case's."""
     if not os.path.exists(start.path):
-        raise MissingStart(start.path)
+        raise MissingFile("start file", start.path, "equation.start.path")
     out = _read(start.path, os.path.getmtime(start.path))
     wanted = {k: getattr(start, k) for k in MADE_WITH}
     if out["made_with"] != wanted:

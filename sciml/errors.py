@@ -4,6 +4,7 @@ The CLI prints a :class:`UserError` as one line and exits with its ``exit_code``
 :class:`TrainingDiverged`); everything else is a bug and
 keeps its traceback. :func:`warn` prints a one-line warning.
 """
+import shlex
 import sys
 
 
@@ -28,6 +29,20 @@ class ConfigError(UserError):
     def render(self) -> str:
         where = ": ".join(p for p in (self.source, self.key) if p)
         return f"{where}: {self.message}" if where else self.message
+
+
+class MissingFile(ConfigError):
+    """A file a case reads (``what`` at the case's ``key``) does not exist: names the ``sciml datagen`` command
+    that makes it, with the case file and the command line's overrides once they are known (:meth:`within`)."""
+
+    def __init__(self, what: str, path: str, key: str, source: str = "", overrides=()):
+        self.what, self.path = what, path
+        command = " ".join([source or "CASE.yaml", *(shlex.quote(o) for o in overrides)])
+        super().__init__(f"{what} {path} does not exist; make it with `sciml datagen {command}`", key=key,
+                         source=source)
+
+    def within(self, source: str, overrides=()) -> "MissingFile":
+        return self if self.source else MissingFile(self.what, self.path, self.key, source, overrides)
 
 
 class Invalid(ValueError):

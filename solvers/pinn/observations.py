@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import csv
 import os
-import shlex
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -30,7 +29,7 @@ import numpy as np
 
 from sciml import equations
 from sciml.compile import Policy, points
-from sciml.errors import BadFile, ConfigError, Invalid, UserError
+from sciml.errors import BadFile, ConfigError, Invalid, MissingFile, UserError
 from sciml.io import hdf5
 
 from .geometry import build_geometry
@@ -55,23 +54,10 @@ def check(cfg: PinnCase, domain) -> None:
                                              f"{list(domain.coords)}, got {d.sensors.points}")
 
 
-class MissingData(ConfigError):
-    """``data.path`` does not exist; names the ``sciml datagen`` command that makes it."""
-
-    def __init__(self, path: str, source: str = "", overrides=()):
-        self.path = path
-        command = " ".join([source or "CASE.yaml", *(shlex.quote(o) for o in overrides)])
-        super().__init__(f"data file {path} does not exist; make it with `sciml datagen {command}`",
-                         key="data.path", source=source)
-
-    def within(self, source: str, overrides=()) -> MissingData:
-        return self if self.source else MissingData(self.path, source, overrides)
-
-
 def read(path: str, names: list[str]) -> dict[str, np.ndarray]:
     """``{name: values (N,)}`` from a CSV with those columns or an HDF5 file with those datasets."""
     if not os.path.exists(path):
-        raise MissingData(path)
+        raise MissingFile("data file", path, "data.path")
     if path.endswith((".h5", ".hdf5")):
         with hdf5.opened(path, "data file") as f:
             cols = {n: np.asarray(f[n][()], float).ravel() for n in names if n in f}

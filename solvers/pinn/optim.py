@@ -107,11 +107,12 @@ def init_state(params, tx: optax.GradientTransformation, key, step: int = 0, wei
     return state
 
 
-def _objective(loss: Callable, state, batch, key) -> Callable:
-    """``params -> (total, terms)``, with the state's adaptive weights when it has them."""
+def _objective(loss: Callable, state, batch, key, **held) -> Callable:
+    """``params -> (total, terms)``, with the state's adaptive weights when it has them (and ``held``, the
+    weights a quasi-Newton chunk holds, as keywords)."""
     if "weights" in state:
-        return lambda p: loss(p, batch, key, state["weights"])
-    return lambda p: loss(p, batch, key)
+        return lambda p: loss(p, batch, key, state["weights"], **held)
+    return lambda p: loss(p, batch, key, **held)
 
 
 def _scan(step: Callable, length: int) -> Callable:
@@ -164,20 +165,18 @@ def lbfgs_chunk(loss: Callable, tx: optax.GradientTransformation, length: int,
     (optax recomputes it when it is not finite)."""
 
     def step(state, batch, held):
-        args = (state["weights"],) if "weights" in state else ()
-        extra = {} if held is None else {"causal": held}
-        fn = lambda p: loss(p, batch, state["key"], *args, **extra)[0]
+        objective = _objective(loss, state, batch, state["key"], **({} if held is None else {"causal": held}))
+        fn = lambda p: objective(p)[0]
         value, grads = optax.value_and_grad_from_state(fn)(state["params"], state=state["opt"])
         updates, opt = tx.update(grads, state["opt"], state["params"], value=value, grad=grads, value_fn=fn)
         params = optax.apply_updates(state["params"], updates)
         return {**state, "params": params, "opt": opt, "step": state["step"] + 1}, value
 
-    if hold is None:
-        return jax.jit(_scan(lambda state, batch: step(state, batch, None), length))
-
     def run(state, batch, n):
-        held = hold(state["params"], batch, state["key"])
-        state = {**state, "opt": optax.tree.set(state["opt"], value=jnp.asarray(jnp.inf, _dtype(state)))}
+        held = None
+        if hold is not None:
+            held = hold(state["params"], batch, state["key"])
+            state = {**state, "opt": optax.tree.set(state["opt"], value=jnp.asarray(jnp.inf, _dtype(state)))}
         return _scan(lambda s, b: step(s, b, held), length)(state, batch, n)
 
     return jax.jit(run)

@@ -492,22 +492,21 @@ def _causal(c: CausalConfig, window: tuple[float, float], interior_terms) -> Cal
     """
     th0, th1 = window
 
+    def per_slab(res: dict, x) -> dict:
+        """``{term: mean square residual of each slab}``."""
+        idx = jnp.clip(jnp.floor((x[:, -1] - th0) / (th1 - th0) * c.chunks), 0, c.chunks - 1).astype(jnp.int32)
+        count = jnp.maximum(jax.ops.segment_sum(jnp.ones_like(x[:, -1]), idx, c.chunks), 1.0)
+        return {t: jax.ops.segment_sum(jnp.square(res[t]), idx, c.chunks) / count for t in interior_terms}
+
+    def of(slabs: dict):
+        total = sum(slabs.values())
+        return jax.lax.stop_gradient(jnp.exp(-c.epsilon * (jnp.cumsum(total) - total)))  # the earlier slabs' losses
+
     def weigh(res: dict, x, weights=None):
-        idx = jnp.clip(jnp.floor((x[:, -1] - th0) / (th1 - th0) * c.chunks), 0, c.chunks - 1).astype(jnp.int32)
-        count = jnp.maximum(jax.ops.segment_sum(jnp.ones_like(x[:, -1]), idx, c.chunks), 1.0)
-        per_chunk = {t: jax.ops.segment_sum(jnp.square(res[t]), idx, c.chunks) / count for t in interior_terms}
-        if weights is None:
-            total = sum(per_chunk.values())
-            before = jnp.cumsum(total) - total  # losses of the earlier slabs
-            weights = jax.lax.stop_gradient(jnp.exp(-c.epsilon * before))
-        return {t: jnp.mean(weights * per_chunk[t]) for t in interior_terms}
+        slabs = per_slab(res, x)
+        w = of(slabs) if weights is None else weights
+        return {t: jnp.mean(w * slabs[t]) for t in interior_terms}
 
-    def slab_weights(res: dict, x):
-        idx = jnp.clip(jnp.floor((x[:, -1] - th0) / (th1 - th0) * c.chunks), 0, c.chunks - 1).astype(jnp.int32)
-        count = jnp.maximum(jax.ops.segment_sum(jnp.ones_like(x[:, -1]), idx, c.chunks), 1.0)
-        total = sum(jax.ops.segment_sum(jnp.square(res[t]), idx, c.chunks) / count for t in interior_terms)
-        return jax.lax.stop_gradient(jnp.exp(-c.epsilon * (jnp.cumsum(total) - total)))
-
-    weigh.slab_weights = slab_weights  # type: ignore[attr-defined]
+    weigh.slab_weights = lambda res, x: of(per_slab(res, x))  # type: ignore[attr-defined]
     return weigh
 

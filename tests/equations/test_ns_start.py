@@ -10,7 +10,7 @@ from sciml.config import build
 from sciml.equations import create, ns_start
 from sciml.equations.navier_stokes import NavierStokesConfig
 from sciml.equations.ns_dfg import dfg_cylinder
-from sciml.errors import ConfigError, Invalid
+from sciml.errors import ConfigError, Invalid, MissingFile
 from sciml.solvers.pinn.geometry import Rectangle, SpaceTime
 
 from dfg_fields import oscillating_potential
@@ -79,7 +79,7 @@ def test_where_start_may_stand(domain, conditions, start, key, words):
 def test_a_missing_start_names_the_command_and_a_check_traces_zeros(tmp_path):
     eq = make(channel(), start={"path": str(tmp_path / "none.h5"), "time": 8.0})
     value = eq._conditions["initial"]["u"]
-    with pytest.raises(ns_start.MissingStart) as e:
+    with pytest.raises(MissingFile) as e:
         value("u", jnp.zeros((2, 3)))
     assert str(e.value.within("cases/x.yaml", ["seed=1"])) == (
         f"cases/x.yaml: equation.start.path: start file {tmp_path / 'none.h5'} does not exist; make it with "

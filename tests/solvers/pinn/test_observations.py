@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from sciml import cases
-from sciml.errors import BadFile
+from sciml.errors import BadFile, MissingFile
 from sciml.solvers.pinn import observations
 from sciml.solvers.pinn.geometry import build_geometry
 from sciml.solvers.pinn.problem import Problem
@@ -49,7 +49,7 @@ def test_hdf5_and_missing_pieces(tmp_path):
     assert observations.read(str(path), ["x", "y", "w"])["w"] == pytest.approx([1e-3, 2e-3])
     with pytest.raises(BadFile, match=r"obs.h5: no column\(s\) \['u'\]"):
         observations.read(str(path), ["x", "u"])
-    with pytest.raises(observations.MissingData, match="does not exist; make it with `sciml datagen"):
+    with pytest.raises(MissingFile, match="does not exist; make it with `sciml datagen"):
         observations.read(str(tmp_path / "none.csv"), ["x"])
 
 
