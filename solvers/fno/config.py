@@ -14,6 +14,8 @@ from sciml.parallel import ParallelConfig
 from .generators import GENERATORS, factor
 from .physics import PHYSICS
 
+Backend = Literal["cpu", "gpu", "tpu"]  # JAX backends a per-backend setting may name
+
 if TYPE_CHECKING:  # mypy cannot read a Literal built at run time
     GeneratorName = str
 else:  # a key of the generator table
@@ -234,9 +236,11 @@ PHYSICS_TERMS = ("pde", "boundary", "energy", "preconditioned")  # LossTerms' ph
 class TrainingConfig:
     epochs: int = spec(500, ge=0)
     batch_size: int = spec(20, ge=1)
-    micro_batch: int | None = spec(None, ge=1, help="samples per gradient evaluation inside a step (the "
-                                                    "gradients are summed: the same step, less memory and on a "
-                                                    "CPU faster); must divide batch_size; default: the batch")
+    micro_batch: int | dict[Backend, int | None] | None = spec(
+        None, ge=1, help="samples per gradient evaluation inside a step (the gradients are summed: the same step, "
+                         "less memory and on a CPU faster); must divide batch_size; default: the batch. Per JAX "
+                         "backend, {cpu: 1}: one it does not name takes the whole batch (on a GPU micro-batches "
+                         "only save memory: sciml bench fno-step)")
     lr: float = spec(1e-3, gt=0.0)
     weight_decay: float = spec(1e-4, ge=0.0, help="decoupled (AdamW); 0: plain Adam")
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
@@ -258,6 +262,12 @@ class TrainingConfig:
         if self.average.type != "none" and self.average.start >= self.epochs:
             raise Invalid("average.start", f"{self.average.start} leaves no epoch to average of the {self.epochs} "
                                            f"(training.epochs)")
+
+    def micro(self, backend: str) -> int | None:
+        """The micro-batch on JAX backend ``backend`` (``jax.default_backend()``): ``micro_batch`` itself, or its
+        entry for the backend (None, the whole batch, where the mapping names none)."""
+        m = self.micro_batch
+        return next((size for name, size in m.items() if name == backend), None) if isinstance(m, dict) else m
 
 
 @dataclass
@@ -338,9 +348,10 @@ class FnoCase:
             raise Invalid("data.n_labelled", "labels samples for the data term, whose weight training.terms.data is "
                                              "0")
         micro = self.training.micro_batch
-        if micro is not None and self.training.batch_size % micro:
-            raise Invalid("training.micro_batch", f"{micro} does not divide training.batch_size = "
-                                                  f"{self.training.batch_size}")
+        for backend, size in (micro.items() if isinstance(micro, dict) else [(None, micro)]):
+            if size is not None and self.training.batch_size % size:
+                raise Invalid("training.micro_batch" + (f".{backend}" if backend else ""),
+                              f"{size} does not divide training.batch_size = {self.training.batch_size}")
         if self.training.terms.physics:
             self._check_physics(gen)
         if self.evaluation.decoded:

@@ -272,8 +272,9 @@ def functions(cfg: FnoCase, c_in: int, c_out: int, per_epoch: int):
         sched = schedule(cfg, per_epoch)
         tx = optimizer(cfg, sched)
         gen = GENERATORS[cfg.data.generator]
-        step = make_step(op, tx, cfg.training.loss, gen.dims, cfg.training.micro_batch, cfg.training.average.rule(),
-                         cfg.training.terms, physics_of(cfg), cfg.data.n_labelled is not None)
+        step = make_step(op, tx, cfg.training.loss, gen.dims, cfg.training.micro(jax.default_backend()),
+                         cfg.training.average.rule(), cfg.training.terms, physics_of(cfg),
+                         cfg.data.n_labelled is not None)
         _CACHE[key] = (op, sched, tx, step, make_eval(op))
         while len(_CACHE) > 8:
             _CACHE.pop(next(iter(_CACHE)))

@@ -273,3 +273,22 @@ def test_micro_batches_take_the_same_step(tmp_path, case_file):
     assert cfg.training.micro_batch is None
     with pytest.raises(Exception, match="training.micro_batch.*does not divide training.batch_size = 4"):
         cases.load(case_file(tmp_path, training__micro_batch=3, **changes))
+
+
+def test_micro_batch_per_backend(tmp_path, case_file, monkeypatch):
+    """``training.micro_batch: {cpu: 2}``: 2 on a CPU, the whole batch on a backend the mapping does not name;
+    each entry must divide the batch, and the step on this machine takes the entry of its backend."""
+
+    changes = {"training__batch_size": 4, "model__spectral": "dft"}
+    training = cases.load(case_file(tmp_path, training__micro_batch={"cpu": 2, "tpu": 1}, **changes)).config.training
+    assert (training.micro("cpu"), training.micro("gpu"), training.micro("tpu")) == (2, None, 1)
+    assert cases.load(case_file(tmp_path, training__micro_batch=2, **changes)).config.training.micro("gpu") == 2
+    with pytest.raises(Exception, match="training.micro_batch.gpu: 3 does not divide training.batch_size = 4"):
+        cases.load(case_file(tmp_path, training__micro_batch={"cpu": 2, "gpu": 3}, **changes))
+    taken = []  # the micro-batch each step is built with: this backend's entry, whatever the others say
+    monkeypatch.setattr(run, "make_step", lambda *args: taken.append(args[4]))
+    monkeypatch.setattr(run, "_CACHE", {})
+    micro = {"cpu": 1, "gpu": 1, "tpu": 1} | {jax.default_backend(): 2}
+    cfg = cases.load(case_file(tmp_path, training__micro_batch=micro, **changes)).config
+    run.functions(cfg, 3, 1, 10)
+    assert taken == [2]
