@@ -27,8 +27,10 @@ about twice the FFT's operations but runs as dense GEMMs, which a CPU does sever
 on the last (real) axis, ``(1/n) Re Σ_k c_k exp(+2πi jk / n) (·)`` with ``c_k = 2`` except ``c_0 = 1`` (and the
 Nyquist mode's 1): the Hermitian half that ``irfft`` implies. The network then runs in the layout
 ``(n_d, ..., n_1, batch, channels)``, where every transform contracts the leading axis (one row-major GEMM,
-no transpose of a full field) and the pointwise layers contract the last. ``auto`` takes the DFT on a CPU and
-the FFT on an accelerator. A grid whose size is symbolic (``jax.export`` shape polymorphism: one export for
+no transpose of a full field) and the pointwise layers contract the last. ``auto`` takes the DFT: it was the
+faster on a 2-core CPU (2-4x) and on an H200 GPU (1.5-1.8x at the FNO paper's Darcy, 3-D and recurrent 2-D
+sizes, ``sciml bench fno-step``); ``fft`` is there to measure against, and for grids far larger than the kept
+modes. A grid whose size is symbolic (``jax.export`` shape polymorphism: one export for
 every resolution) always takes the DFT, since XLA's FFT lengths are static; there the last axis must hold
 ``2 m_d`` points (no Nyquist mode among the kept ones). Both give the same result to rounding.
 """
@@ -254,14 +256,12 @@ SPECTRAL = ("auto", "dft", "fft")  # how the Fourier layers transform: see :func
 
 def spectral_method(method: str, shape: Sequence) -> str:
     """``dft`` or ``fft`` for ``method`` on a grid of ``shape``: ``auto`` takes the truncated DFT as matrix
-    products on a CPU (several times faster there than XLA's FFT for the few modes an FNO keeps) and the FFT on
-    an accelerator; a symbolic grid always takes the DFT (XLA's FFT needs static lengths)."""
+    products (faster than XLA's FFT for the few modes an FNO keeps, on a CPU and on a GPU alike: see the module's
+    text); a symbolic grid always takes the DFT (XLA's FFT needs static lengths)."""
     if method not in SPECTRAL:
         raise ValueError(f"spectral method {method!r}: expected one of {', '.join(SPECTRAL)}")
-    if not is_static(shape):
+    if not is_static(shape) or method == "auto":
         return "dft"
-    if method == "auto":
-        return "dft" if jax.default_backend() == "cpu" else "fft"
     return method
 
 

@@ -158,8 +158,8 @@ class ModelConfig:
     activation: Activation = "gelu"
     normalize: bool = spec(True, help="scale inputs and outputs by the training set's channel mean and std")
     spectral: Literal["auto", "dft", "fft"] = spec(
-        "auto", help="how the Fourier layers transform: dft (truncated DFTs as matrix products, fastest on a "
-                     "CPU), fft (XLA's FFT), auto (dft on a CPU, fft on an accelerator)")
+        "auto", help="how the Fourier layers transform: dft (truncated DFTs as matrix products, the faster on "
+                     "a CPU and on a GPU: sciml bench fno-step), fft (XLA's FFT), auto (dft)")
     step: int = spec(1, ge=1, help="recurrent: time steps predicted per call")
     vanish_on_edges: bool = spec(False, help="multiply the outputs by prod_a 4 x_a (1 - x_a), so that they are 0 "
                                              "on the edges of the unit square exactly (w = 0 of the plate imposed, "
