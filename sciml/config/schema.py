@@ -211,6 +211,10 @@ def build(tp, raw, path: str = ""):
                 return build(m, raw, path)
             except Invalid as e:
                 errors.append(e)
+        kinds = [e.message.split(", got ")[0] for e in errors if e.key == path and e.message.startswith("expected ")]
+        if len(kinds) == len(errors) > 1:  # no member takes this kind of value: name them all
+            raise Invalid(path, " or ".join([kinds[0], *(k[len("expected "):] for k in kinds[1:])])
+                          + f", got {_describe(raw)}")
         raise errors[-1]
     if origin is Literal:
         if raw not in args:

@@ -89,6 +89,22 @@ def test_literal_and_tagged_union():
     assert e.key == "choice.name"
 
 
+def test_a_union_names_every_kind_it_takes_or_the_member_s_own_error():
+    @dataclass
+    class Either:
+        size: int | dict[Literal["cpu", "gpu"], int] | None = spec(None, ge=1)
+
+    assert build(Either, {"size": 2}).size == 2 and build(Either, {"size": {"cpu": 3}}).size == {"cpu": 3}
+    for raw, key, message in [
+            ("foo", "size", "expected an integer or a mapping, got str 'foo'"),
+            ([1], "size", "expected an integer or a mapping, got list [1]"),
+            ({"xpu": 1}, "size", "must be one of ['cpu', 'gpu'], got 'xpu'"),  # a mapping, wrong inside: its error
+            ({"cpu": 0}, "size.cpu", "must be >= 1, got 0")]:
+        with pytest.raises(Invalid) as e:
+            build(Either, {"size": raw})
+        assert (e.value.key, e.value.message.split(" (did you")[0]) == (key, message)
+
+
 def test_registry_accepts_members_added_later():
     from typing import Annotated
 
