@@ -55,6 +55,20 @@ def test_spectral_conv_matches_direct_sums(shape, modes, method):
     np.testing.assert_allclose(got, direct_spectral(np.asarray(w), np.asarray(v)), rtol=1e-11, atol=1e-12)
 
 
+@pytest.mark.parametrize("batch", [1, 3, 5])  # 2, 6 and 10 rows per mode: outer products up to 8, a GEMM beyond
+def test_dft_gradients_match_the_fft_path(batch):
+    """The DFT layer's own backward rule for the mode mixing (the weight gradient as a sum of outer products over
+    a mode's few rows, :func:`fno._mix`) gives the gradients that JAX derives for the FFT path, to rounding."""
+    rng = np.random.default_rng(batch)
+    w = np.asarray(fno.spectral_init(jax.random.PRNGKey(0), (3, 2), 3, 4, jnp.float64)) + rng.standard_normal((6, 2, 3, 4, 2))
+    v = rng.standard_normal((batch, 8, 7, 3))
+    g = rng.standard_normal((batch, 8, 7, 4))
+    grads = {m: jax.jit(jax.grad(lambda w, v, m=m: jnp.sum(fno.spectral_conv(w, v, m) * g), (0, 1)))(w, v)
+             for m in ("dft", "fft")}
+    for dft, fft in zip(grads["dft"], grads["fft"]):
+        np.testing.assert_allclose(np.asarray(dft), np.asarray(fft), rtol=1e-10, atol=1e-12)
+
+
 def test_transposed_layout_is_the_layers_layout():
     """``spectral_conv_t`` takes and returns ``(n_d..n_1, batch, c)``; the DFT and FFT networks agree."""
     rng = np.random.default_rng(1)
