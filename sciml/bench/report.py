@@ -2,7 +2,8 @@
 
 The report holds, in order: the errors that have a published value (ours, the published one, their ratio, the
 entry's wall time and training time, and where the run reports it the spread of its last evaluations: mean ±
-std, min–max), every metric with its references, the runs' times and speeds, and the plots.
+std, min–max), the ones above their published value with the entry's reason (``why``), every metric with its
+references, the runs' times and speeds, and the plots.
 """
 from __future__ import annotations
 
@@ -181,6 +182,7 @@ def write(suite, results: dict, out: str) -> None:
             f"python {m['python']}. Started {results['started']}; total wall time "
             f"{results.get('wall_time_s', 0):.0f} s" + _resumed(results) + "."]
     published: list[str] = []
+    above: list[str] = []  # the published errors ours is above, with the entry's reason
     lines = ["", "## Every metric", "", "| entry | metric | kind | ours | reference | source | ours / reference |",
              "|---|---|---|---|---|---|---|"]
     errors, speeds = [], []
@@ -198,6 +200,9 @@ def write(suite, results: dict, out: str) -> None:
             if kind == "error" and ref:
                 errors.append((name, metric, ours, ref.value, ref.source))
                 published.append(_published_row(r, name, metric, ours, ref, ratio))
+                if isinstance(ratio, float) and ratio > 1:
+                    above.append(f"- `{name}` {metric}: {_fmt(ours)} against {_fmt(ref.value)}, "
+                                 f"{ratio:.2f}× the published value. {entry.why or 'No reason recorded.'}")
             if kind == "speed":
                 speeds.append((name, metric, ours, ref.value if ref else None))
         cells = [entry.name, str(r.get("status"))] + [_fmt(r.get(k)) for k in RUN_COLUMNS]
@@ -210,5 +215,7 @@ def write(suite, results: dict, out: str) -> None:
     figures = sorted(f for f in os.listdir(os.path.join(out, "plots")) if f.endswith(".png"))
     if published:
         head += ["", "## Errors against published values", "", PUBLISHED_HEADER, "|---" * 9 + "|", *published]
+    if above:
+        head += ["", "### Above the published value, and why", "", *above]
     lines = head + lines + runs + ["", "## Plots", ""] + [f"![{f}](plots/{f})" for f in figures]
     write_text(os.path.join(out, "report.md"), "\n".join(lines) + "\n")

@@ -50,6 +50,8 @@ class Entry:
                                                               help="published values to show next to ours")
     curve: Curve | None = None
     timeout_s: float | None = spec(None, gt=0, help="per process (default: the suite's)")
+    why: str = spec("", help="why an error of the entry may stay above its published value (the report prints it "
+                             "under the published errors, beside each one that is)")
 
     def check(self):
         if (self.case is None) == (self.study is None):

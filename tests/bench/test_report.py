@@ -1,4 +1,6 @@
-"""report.md rows (several references per metric, kinds) and the figures it links."""
+"""report.md rows (several references per metric, kinds), the errors above their published value with the
+entry's reason, and the figures it links."""
+import copy
 import os
 
 from sciml.bench import report, suite
@@ -9,7 +11,8 @@ SUITE = {
     "entries": [
         {"name": "fno", "case": "x.yaml", "metrics": ["rel_l2", "rel_l2_41"],
          "curve": {"x": "test resolution s", "points": {"rel_l2": 21, "rel_l2_41": 41}},
-         "references": {"rel_l2": [{"value": 0.02, "source": "paper A"}, {"value": 0.04, "source": "paper B"}]}},
+         "references": {"rel_l2": [{"value": 0.02, "source": "paper A"}, {"value": 0.04, "source": "paper B"}]},
+         "why": "Too few epochs."},
         {"name": "pts", "case": "x.yaml", "sweep": {"key": "sampling.interior", "values": [250, 500, 1000]},
          "metrics": ["rel_l2_w"]},
         {"name": "ad", "study": "autodiff_ratios", "speeds": ["lap_speedup"], "costs": ["lap_forward_passes"],
@@ -48,3 +51,21 @@ def test_report_rows_and_figures(tmp_path):
         assert f"plots/{name}" in text
         with open(os.path.join(tmp_path, "plots", name), "rb") as fh:
             assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_errors_above_their_published_value_come_with_the_reason(tmp_path):
+    s = validate(suite.Suite, SUITE, "r.yaml")
+    report.write(s, RESULTS, str(tmp_path))
+    text = (tmp_path / "report.md").read_text()
+    above = text[text.index("### Above the published value, and why"):text.index("## Every metric")]
+    # above paper A's 0.02 (1.5x), below paper B's 0.04: one line
+    assert above.strip().splitlines()[2:] == ["- `fno` rel_l2: 0.03 against 0.02, 1.50× the published value. "
+                                              "Too few epochs."]
+    plain = copy.deepcopy(SUITE)
+    del plain["entries"][0]["why"]
+    report.write(validate(suite.Suite, plain, "r.yaml"), RESULTS, str(tmp_path))
+    assert "1.50× the published value. No reason recorded." in (tmp_path / "report.md").read_text()
+    results = copy.deepcopy(RESULTS)
+    results["entries"]["fno"]["metrics"]["rel_l2"] = 0.01  # below both: no such section
+    report.write(s, results, str(tmp_path))
+    assert "Above the published value" not in (tmp_path / "report.md").read_text()
