@@ -58,6 +58,15 @@ def suggest(word, options, otherwise: str = "") -> str:
     return f" (did you mean '{close[0]}'?)" if close else otherwise
 
 
+class WrongKind(Invalid):
+    """A value the annotation does not take, ``expected <kind>, got <what>``: where every member of a union
+    refuses the value so, :func:`build` names all their kinds in one message."""
+
+    def __init__(self, key: str, kind: str, got: str):
+        super().__init__(key, f"expected {kind}, got {got}")
+        self.kind = kind
+
+
 def _describe(value: Any) -> str:
     return "null" if value is None else f"{type(value).__name__} {value!r}"
 
@@ -85,7 +94,7 @@ def _real(raw, path: str) -> float:
     """A finite float: a number, or text written as one; ``.inf``, ``.nan`` and ``1e400`` are refused."""
     value = _number(raw)
     if value is None:
-        raise Invalid(path, f"expected a number, got {_describe(raw)}")
+        raise WrongKind(path, "a number", _describe(raw))
     if not _finite(value):
         raise Invalid(path, f"must be a finite number, got {raw}")
     return float(value)
@@ -95,10 +104,10 @@ def _integer(raw, path: str) -> int:
     """An int: an integer, or a float or text with a whole value (``1e3``, ``2.0``), within int64."""
     value = _number(raw)
     if value is None:
-        raise Invalid(path, f"expected an integer, got {_describe(raw)}")
+        raise WrongKind(path, "an integer", _describe(raw))
     if isinstance(value, float) and not value.is_integer():
         why = "not a whole number" if _finite(value) else "not a finite number"
-        raise Invalid(path, f"expected an integer, got {raw} ({why})")
+        raise WrongKind(path, "an integer", f"{raw} ({why})")
     if not -INT64 <= int(value) < INT64:
         raise Invalid(path, f"{raw} is out of range (|n| < 2**63)")
     return int(value)
@@ -136,8 +145,7 @@ def _check_bounds(value, meta, path):
 
 def _build_dataclass(cls, raw, path):
     if not isinstance(raw, dict):
-        raise Invalid(path, f"expected a mapping with keys {[f.name for f in dataclasses.fields(cls)]}, "
-                            f"got {_describe(raw)}")
+        raise WrongKind(path, f"a mapping with keys {[f.name for f in dataclasses.fields(cls)]}", _describe(raw))
     hints = typing.get_type_hints(cls, include_extras=True)
     fields = {f.name: f for f in dataclasses.fields(cls)}
     for key in raw:
@@ -211,10 +219,9 @@ def build(tp, raw, path: str = ""):
                 return build(m, raw, path)
             except Invalid as e:
                 errors.append(e)
-        kinds = [e.message.split(", got ")[0] for e in errors if e.key == path and e.message.startswith("expected ")]
+        kinds = [e.kind for e in errors if isinstance(e, WrongKind) and e.key == path]
         if len(kinds) == len(errors) > 1:  # no member takes this kind of value: name them all
-            raise Invalid(path, " or ".join([kinds[0], *(k[len("expected "):] for k in kinds[1:])])
-                          + f", got {_describe(raw)}")
+            raise Invalid(path, f"expected {' or '.join(kinds)}, got {_describe(raw)}")
         raise errors[-1]
     if origin is Literal:
         if raw not in args:
@@ -222,7 +229,7 @@ def build(tp, raw, path: str = ""):
         return raw
     if tp is bool:
         if not isinstance(raw, bool):
-            raise Invalid(path, f"expected true or false, got {_describe(raw)}")
+            raise WrongKind(path, "true or false", _describe(raw))
         return raw
     if tp is int:
         return _integer(raw, path)
@@ -230,21 +237,21 @@ def build(tp, raw, path: str = ""):
         return _real(raw, path)
     if tp is str:
         if not isinstance(raw, str):
-            raise Invalid(path, f"expected a string, got {_describe(raw)}")
+            raise WrongKind(path, "a string", _describe(raw))
         return raw
     if origin in (list, tuple):
         if not isinstance(raw, (list, tuple)):
-            raise Invalid(path, f"expected a list, got {_describe(raw)}")
+            raise WrongKind(path, "a list", _describe(raw))
         if origin is tuple and args and args[-1] is not Ellipsis:
             if len(raw) != len(args):
-                raise Invalid(path, f"expected a list of {len(args)} items, got {len(raw)}")
+                raise WrongKind(path, f"a list of {len(args)} items", str(len(raw)))
             return tuple(build(a, r, f"{path}[{i}]") for i, (a, r) in enumerate(zip(args, raw)))
         item = args[0] if args else Any
         out = [build(item, r, f"{path}[{i}]") for i, r in enumerate(raw)]
         return tuple(out) if origin is tuple else out
     if origin is dict:
         if not isinstance(raw, dict):
-            raise Invalid(path, f"expected a mapping, got {_describe(raw)}")
+            raise WrongKind(path, "a mapping", _describe(raw))
         kt, vt = args if args else (Any, Any)
         return {build(kt, k, path): build(vt, v, _join(path, k)) for k, v in raw.items()}
     raise TypeError(f"schema annotation {tp!r} at {path!r} is not supported")
