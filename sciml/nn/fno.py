@@ -240,7 +240,7 @@ def _mix_fwd(z, w):
 
 def _mix_bwd(res, g):
     z, w = res
-    dz = jnp.einsum("...ro,...oi->...ri", g, jnp.swapaxes(w, -1, -2))
+    dz = jnp.einsum("...ro,...io->...ri", g, w)
     rows = z.shape[-2]
     if is_static([rows]) and rows <= OUTER_ROWS:
         dw = sum(z[..., r, :, None] * g[..., r, None, :] for r in range(rows))
