@@ -37,7 +37,6 @@ every resolution) always takes the DFT, since XLA's FFT lengths are static; ther
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import jax
@@ -135,14 +134,15 @@ def _kept(m: int, half: bool) -> np.ndarray:
     return np.arange(m) if half else np.concatenate([np.arange(m), np.arange(-m, 0)])
 
 
-def _cos_sin(n, k: np.ndarray, dtype):
-    """``cos θ`` and ``sin θ``, ``θ = 2π jk/n`` for ``j = 0..n-1``, each ``(n, len(k))``: NumPy (float64, then
-    cast) for a size known at trace time, ``jax.numpy`` for a symbolic one; the phase ``jk mod n`` is reduced in
-    integers first so that it stays exact on large grids."""
-    if is_static([n]):
-        angle = (2 * np.pi) * np.mod(np.outer(np.arange(n), k), n) / n
+def _cos_sin(n, k: np.ndarray, dtype, rows=None):
+    """``cos θ`` and ``sin θ``, ``θ = 2π jk/n`` for ``j = 0..rows-1`` (``rows``: ``n`` unless given), each
+    ``(rows, len(k))``: NumPy (float64, then cast) for sizes known at trace time, ``jax.numpy`` for symbolic ones;
+    the phase ``jk mod n`` is reduced in integers first so that it stays exact on large grids."""
+    rows = n if rows is None else rows
+    if is_static([n, rows]):
+        angle = (2 * np.pi) * np.mod(np.outer(np.arange(rows), k), n) / n
         return np.cos(angle).astype(dtype), np.sin(angle).astype(dtype)
-    jk = jnp.mod(jnp.arange(n)[:, None] * jnp.asarray(k)[None, :], n)
+    jk = jnp.mod(jnp.arange(rows)[:, None] * jnp.asarray(k)[None, :], n)
     angle = (2 * np.pi) * jk.astype(dtype) / jnp.asarray(n, dtype)
     return jnp.cos(angle), jnp.sin(angle)
 
@@ -164,9 +164,14 @@ def _part(a, i: int, d: int):
     return jax.lax.index_in_dim(a, i, d, keepdims=False)
 
 
-def spectral_conv_t(weights, v):
+def spectral_conv_t(weights, v, period: Sequence | None = None, out: Sequence | None = None):
     """``K v`` for ``v`` in the *transposed layout* ``(n_d, ..., n_1, batch, c_in)``, by truncated DFTs as real
     matrix products (the layout :func:`apply` runs in with ``spectral="dft"``).
+
+    ``period``: the transforms' lengths ``(N_1, ..., N_d)`` when ``v`` holds only the first ``n_a <= N_a`` points
+    of a field that is zero beyond them (a zero-padded field, whose zeros then cost nothing); ``out``: the
+    ``(o_1, ..., o_d)`` first points of the result, ``o_a <= N_a`` (a field about to be cropped, computed only
+    where it is kept). Both default to ``v``'s own grid.
 
     Every transform contracts the tensor's leading axis, so each is one row-major GEMM with no transpose of the
     full field. Forward, the real last axis ``n_d`` first (``[cos; -sin]``, ``2 m_d`` rows, the cheapest first
@@ -180,19 +185,21 @@ def spectral_conv_t(weights, v):
     (:func:`spectral_conv_fft`) to rounding; the transforms run in at least float32. Sizes may be symbolic.
     """
     d = weights.ndim - 3
-    shape = v.shape[:d][::-1]  # (n_1, ..., n_d)
+    given = v.shape[:d][::-1]  # (n_1, ..., n_d)
+    shape = given if period is None else tuple(period)  # the transforms' lengths
+    out = shape if out is None else tuple(out)
     modes = spectral_modes(weights)
     if is_static(shape):
         check_modes(modes, shape)
     real = jnp.promote_types(v.dtype, jnp.float32)
     kept = [_kept(m, a == d - 1) for a, m in enumerate(modes)]
     # forward: the real last axis, leading in memory -> (re; im) on a new axis d
-    c, s = _cos_sin(shape[-1], kept[-1], real)
+    c, s = _cos_sin(shape[-1], kept[-1], real, given[-1])
     z = _lead(jnp.concatenate([c, -s], 1).T, v.astype(real))
     z = jnp.moveaxis(z.reshape((2, len(kept[-1]), *z.shape[1:])), 0, d)  # (k_d, n_{d-1}..n_1, 2, b, c)
     for j in range(1, d):  # the complex axes n_{d-1}, ..., n_1 (at position j after the modes made so far)
         a = d - 1 - j
-        c, s = _cos_sin(shape[a], kept[a], real)
+        c, s = _cos_sin(shape[a], kept[a], real, given[a])
         t = _lead(jnp.concatenate([c, s], 1).T, jnp.moveaxis(z, j, 0))
         t = t.reshape((2, len(kept[a]), *t.shape[1:]))  # (cos, sin) x (re, im) sums
         z = jnp.stack((_part(t[0], 0, d) + _part(t[1], 1, d), _part(t[0], 1, d) - _part(t[1], 0, d)), d)
@@ -205,13 +212,13 @@ def spectral_conv_t(weights, v):
     z = jnp.stack((_part(_part(p, 0, d), 0, d + 2) - _part(_part(p, 1, d), 1, d + 2),
                    _part(_part(p, 0, d), 1, d + 2) + _part(_part(p, 1, d), 0, d + 2)), d)
     for a in range(d - 1):  # inverse on the complex axes n_1, ..., n_{d-1} (axis a at position a)
-        c, s = _cos_sin(shape[a], kept[a], real)
+        c, s = _cos_sin(shape[a], kept[a], real, out[a])
         t = _lead(jnp.concatenate([c, s], 0) / jnp.asarray(shape[a], real), jnp.moveaxis(z, a, 0))
-        t = t.reshape((2, shape[a], *t.shape[1:]))
+        t = t.reshape((2, out[a], *t.shape[1:]))
         z = jnp.stack((_part(t[0], 0, d) - _part(t[1], 1, d), _part(t[1], 0, d) + _part(t[0], 1, d)), d)
     # z: (n_{d-1}..n_1, k_d, 2, b, c) -> (2, k_d, n_{d-1}..n_1, b, c): the last axis's Hermitian inverse
     z = jnp.moveaxis(jnp.moveaxis(z, d - 1, 0), d, 0)
-    c, s = _cos_sin(shape[-1], kept[-1], real)
+    c, s = _cos_sin(shape[-1], kept[-1], real, out[-1])
     h = _hermitian(shape[-1], kept[-1]).astype(real)
     inverse = jnp.concatenate([c * h, -s * h], 1) / jnp.asarray(shape[-1], real)
     return _lead(inverse, z.reshape((-1, *z.shape[2:]))).astype(v.dtype)
@@ -362,10 +369,8 @@ def apply(params: dict, x: Float[Array, "batch *grid c_in"], *,
     Fourier layers transform (:func:`spectral_method`); with the DFT the network runs in the layout of
     :func:`spectral_conv_t` (the input and the output are transposed once, the hidden fields never).
     """
-    v, run = _trunk(params, x, grid, padding, activation, spectral, pad_fill)
-    if run.padded:
-        v = v[tuple((slice(None), *[slice(0, n) for n in run.shape], slice(None))[a] for a in run.perm)]
-    return jnp.transpose(project(params, v, activation), _inverse(run.perm))
+    v, perm = _trunk(params, x, grid, padding, activation, spectral, pad_fill, crop=True)
+    return jnp.transpose(project(params, v, activation), _inverse(perm))
 
 
 def hidden(params: dict, x: Float[Array, "batch *grid c_in"], *,
@@ -375,22 +380,13 @@ def hidden(params: dict, x: Float[Array, "batch *grid c_in"], *,
     """The last Fourier layer's output ``v_L`` on the padded grid, ``(batch, n_1 + p_1, ..., n_d + p_d, width)``
     (before the crop and the projection: :func:`apply` is ``project(hidden(...))`` cropped to ``n_1..n_d``).
     Arguments as for :func:`apply`."""
-    v, run = _trunk(params, x, grid, padding, activation, spectral, pad_fill)
-    return jnp.transpose(v, _inverse(run.perm))
+    v, perm = _trunk(params, x, grid, padding, activation, spectral, pad_fill)
+    return jnp.transpose(v, _inverse(perm))
 
 
 def project(params: dict, v, activation: str | Callable = "gelu"):
     """The pointwise projection ``Q`` on the last (channel) axis of ``v``: ``(..., width) -> (..., c_out)``."""
     return _mlp_apply(params["proj"], v, ACTIVATIONS[activation] if isinstance(activation, str) else activation)
-
-
-@dataclass(frozen=True)
-class _Run:
-    """How :func:`_trunk` ran: the layout ``perm`` of its hidden fields, the unpadded grid, whether it padded."""
-
-    perm: tuple[int, ...]
-    shape: tuple
-    padded: bool
 
 
 def _pad_zeros(v, pads):
@@ -422,8 +418,11 @@ def _pad_smooth(v, pads):
 PAD_FILLS = {"zeros": _pad_zeros, "smooth": _pad_smooth}  # what fills the padding zone (``pad_fill``)
 
 
-def _trunk(params: dict, x, grid, padding, activation, spectral, fill="zeros"):
-    """Lifting, padding and the Fourier layers: ``(v_L, run)``, ``v_L`` in the layout ``run.perm``."""
+def _trunk(params: dict, x, grid, padding, activation, spectral, fill="zeros", crop=False):
+    """Lifting, padding and the Fourier layers: ``(v_L, perm)``, ``v_L`` in the layout ``perm``, cropped back to
+    the input's grid when ``crop``. With the DFT, the padding costs less than its points: the first layer's forward
+    transforms read the lifted field alone when the padding is zeros (``period``), and a cropped last layer is
+    computed on the kept points only (``out`` of :func:`spectral_conv_t`)."""
     act = ACTIVATIONS[activation] if isinstance(activation, str) else activation
     d = params["layers"][0]["spectral"].ndim - 3 if params["layers"] else x.ndim - 2
     shape = x.shape[1:1 + d]
@@ -441,15 +440,25 @@ def _trunk(params: dict, x, grid, padding, activation, spectral, fill="zeros"):
     padded = not all(isinstance(p, int) and p == 0 for p in pads)  # a symbolic padding is taken as nonzero
     dft = spectral_method(spectral, [n + p for n, p in zip(shape, pads)]) == "dft"
     perm = transposed(d) if dft else tuple(range(d + 2))  # the layout the layers run in
-    conv = spectral_conv_t if dft else spectral_conv_fft
-    v = _mlp_apply(params["lift"], jnp.transpose(x, perm), act)
+    lifted = v = _mlp_apply(params["lift"], jnp.transpose(x, perm), act)
     if padded:
         v = PAD_FILLS[fill](v, [(None, *pads, None)[a] for a in perm])
-    for i, layer in enumerate(params["layers"]):
-        v = conv(layer["spectral"], v) + _affine(layer["pointwise"], v)
-        if i < len(params["layers"]) - 1:
+    kept = tuple((slice(None), *[slice(0, n) for n in shape], slice(None))[a] for a in perm)
+    period = tuple(n + p for n, p in zip(shape, pads))
+    layers = params["layers"]
+    for i, layer in enumerate(layers):
+        if not dft:
+            v = spectral_conv_fft(layer["spectral"], v) + _affine(layer["pointwise"], v)
+        else:
+            src = lifted if i == 0 and fill == "zeros" else v  # zeros beyond the lifted field add nothing
+            cut = crop and padded and i == len(layers) - 1
+            v = (spectral_conv_t(layer["spectral"], src, period, shape if cut else None)
+                 + _affine(layer["pointwise"], v[kept] if cut else v))
+        if i < len(layers) - 1:
             v = act(v)
-    return v, _Run(perm, tuple(shape), padded)
+    if crop and padded and not (dft and layers):
+        v = v[kept]
+    return v, perm
 
 
 def count(params) -> int:

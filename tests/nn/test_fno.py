@@ -84,6 +84,23 @@ def test_transposed_layout_is_the_layers_layout():
     np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
 
 
+def test_a_zero_padded_field_and_a_cropped_result_cost_only_their_points():
+    """``period``: ``v`` holds the first points of a field that is zero beyond them; ``out``: only the first points of
+    the result are made. The numbers are those of the whole transform of the zero-padded field, then cropped; a
+    one-layer network (the first layer is the last) agrees with the FFT path."""
+    rng = np.random.default_rng(2)
+    w = np.asarray(fno.spectral_init(jax.random.PRNGKey(0), (3, 2), 3, 2, jnp.float64)) + 0.5
+    v = rng.standard_normal((5, 6, 2, 3))  # (n_2, n_1, batch, c) of a field on (9, 7) zero beyond (6, 5)
+    full = np.asarray(fno.spectral_conv_t(w, np.pad(v, [(0, 2), (0, 3), (0, 0), (0, 0)])))
+    got = np.asarray(fno.spectral_conv_t(w, v, period=(9, 7), out=(4, 6)))
+    assert got.shape == (6, 4, 2, 2)
+    np.testing.assert_allclose(got, full[:6, :4], rtol=1e-12, atol=1e-13)
+    params = fno.init(jax.random.PRNGKey(1), 1, 1, (3, 2), 4, 1, projection=(8,), dtype=jnp.float64)
+    x = rng.standard_normal((2, 9, 7, 1))
+    a, b = (np.asarray(apply(params, x, padding=(2, 1), spectral=m)) for m in ("dft", "fft"))
+    np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
+
+
 def test_auto_picks_the_dft_and_refuses_unknown_methods():
     assert fno.spectral_method("auto", (8, 8)) == "dft"
     assert fno.spectral_method("fft", (8, 8)) == "fft"
