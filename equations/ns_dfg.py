@@ -22,8 +22,9 @@ An unsteady flow is scored over its interval (:func:`_history`: the Strouhal num
 coefficients over its last two periods, their curves in time) with the vorticity over the channel at its
 first, middle and last times; a case that starts from a developed flow (``equation.start``,
 :mod:`.ns_start`) is also compared with the classical solver's forces over the same interval
-(``c_D_lbm_rms_diff``, ``c_L_lbm_rms_diff``, and ``St_lbm``, ``c_D_max_lbm``, ``c_L_max_lbm`` when the interval
-holds two periods).
+(``c_D_lbm_rms_diff``, ``c_L_lbm_rms_diff``, the same of the line integral's ``c_D_surface_lbm_rms_diff`` and
+``c_L_surface_lbm_rms_diff``, which does not read the time derivatives, and ``St_lbm``, ``c_D_max_lbm``,
+``c_L_max_lbm`` when the interval holds two periods).
 """
 from __future__ import annotations
 
@@ -109,7 +110,8 @@ def _history(eq, predict, center, radius, outer, count: int = 201) -> tuple[dict
     t0, t1 = eq.domain.time
     t = np.linspace(t0, t1, count)
     history = [_quantities(eq, _snapshot(predict, ti), center, radius, outer) for ti in t]
-    c = {k: np.array([h[k] for h in history]) for k in ("c_D", "c_L", "delta_p", "cylinder_slip")}
+    c = {k: np.array([h[k] for h in history])
+         for k in ("c_D", "c_L", "c_D_surface", "c_L_surface", "delta_p", "cylinder_slip")}
     notes: list[str] = []
     try:
         metrics = oscillation(t, c["c_L"], c["c_D"], 2 * radius, eq.U)
@@ -118,12 +120,15 @@ def _history(eq, predict, center, radius, outer, count: int = 201) -> tuple[dict
         metrics = {"c_D_max": float(c["c_D"].max()), "c_L_max": float(c["c_L"].max())}
     metrics["cylinder_slip"] = float(c["cylinder_slip"].max())
     curves = {"c_D": c["c_D"], "c_L": c["c_L"]}
+    if outer is not None:  # the line integral beside the volume one (which also reads the time derivatives)
+        curves.update({"c_D (surface)": c["c_D_surface"], "c_L (surface)": c["c_L_surface"]})
     if eq.config.start is not None:  # the classical solver's forces over the same interval
         lbm = ns_start.read(eq.config.start)["history"]
         for k in ("c_D", "c_L"):
             ref = np.interp(t, lbm["t"], lbm[k])
             curves[f"{k} (lattice Boltzmann)"] = ref
-            metrics[f"{k}_lbm_rms_diff"] = float(np.sqrt(np.mean((c[k] - ref) ** 2)))
+            for name in (k, f"{k}_surface"):
+                metrics[f"{name}_lbm_rms_diff"] = float(np.sqrt(np.mean((c[name] - ref) ** 2)))
         try:
             ref = oscillation(lbm["t"], lbm["c_L"], lbm["c_D"], 2 * radius, eq.U)
             metrics.update({f"{k}_lbm": ref[k] for k in ("St", "c_D_max", "c_L_max")})

@@ -78,6 +78,8 @@ class NearConfig:
 
     points: int = spec(ge=1, help="points in the layer")
     distance: float = spec(gt=0.0, help="its thickness, in the domain's units")
+    initial: int = spec(0, ge=0, help="also this many points of the part 'initial' in the layer at the first time "
+                                      "(an unsteady case: a start flow's wall layer)")
 
 
 @dataclass
@@ -363,6 +365,9 @@ class PinnCase:
             for part in getattr(self.sampling, key):
                 if part not in domain.parts:
                     raise _unknown_part(f"sampling.{key}.{part}", part, domain.parts)
+        for part, near in self.sampling.near.items():
+            if near.initial and domain.time is None:
+                raise Invalid(f"sampling.near.{part}.initial", "initial points need a time interval (geometry.time)")
         space = [c for c in domain.coords if c != "t"]
         for i, centre in enumerate(self.sampling.avoid.points if self.sampling.avoid is not None else ()):
             if len(centre) != len(space):

@@ -48,14 +48,18 @@ class SpaceTime(Domain):
         distance = None if inner is None else (lambda pts: inner(pts[..., :-1]))
         return Piece(piece.k + 1, piece.measure * span, point_map, on, piece.face, piece.sphere, distance)
 
+    def at_start(self, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Spatial points ``(n, d)`` as points of the part ``initial``: ``(points at t0, normals -e_t)``."""
+        normal = np.zeros(self.space.dim + 1)
+        normal[-1] = -1.0
+        return self._with_t(pts, self.t0), np.broadcast_to(normal, (len(pts), len(normal))).copy()
+
     def _initial(self) -> Piece:
         d = self.space.dim
-        normal = np.zeros(d + 1)
-        normal[-1] = -1.0
 
         def point_map(u):
             pts, _, valid = self.space.interior_map(u)
-            return self._with_t(pts, self.t0), np.broadcast_to(normal, (len(u), d + 1)).copy(), valid
+            return (*self.at_start(pts), valid)
 
         on = lambda pts, tol: (np.abs(pts[:, -1] - self.t0) <= tol) & self.space.contains(pts[:, :-1], tol)
         volume = float(np.prod(self.space.upper - self.space.lower))  # only used to weight groups

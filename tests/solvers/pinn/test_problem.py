@@ -206,3 +206,25 @@ def test_extend_adds_physical_points_to_the_interior(problem):
     more = prob.extend(batch, np.array([[2.0, 0.0]]))
     np.testing.assert_array_equal(more["interior"][-1], [1.0, -1.0])
     assert len(more["interior"]) == 65 and prob.extend(batch, None) is batch
+
+
+def test_initial_points_in_a_layer_along_a_part():
+    """``sampling.near.<part>.initial``: that many more points of the part ``initial`` at the first time, within
+    the layer's distance of the part (a start flow's wall layer), each with its initial residuals; a steady case
+    has no first time and is told so."""
+    overrides = ["sampling.interior=64", "sampling.boundary=16", "sampling.parts={cylinder: 16, initial: 100}",
+                 "sampling.near={cylinder: {points: 8, distance: 0.05, initial: 40}}",
+                 "equation.conditions.initial={u: 1, v: 0, p: 0}", "geometry.time=[0.5, 0.6]"]
+    prob = Problem(cases.load("dfg_2d2", overrides).config)
+    batch = prob.sample(np.random.default_rng(0))
+    init = batch["parts"]["initial"]
+    x = np.asarray(init["x"])
+    res = prob.residuals(prob.init(jax.random.PRNGKey(1)), batch, jax.random.PRNGKey(0))
+    assert x.shape == (140, 3) and res["initial.u"].shape == (140,)
+    assert np.all(init["n"][:, :2] == 0) and np.all(init["n"][:, 2] == -1)
+    physical = np.asarray(prob.equation.to_physical(x))
+    np.testing.assert_allclose(physical[:, 2], 0.5)
+    gap = np.linalg.norm(physical[:, :2] - [0.2, 0.2], axis=1) - 0.05
+    assert np.all((gap[100:] >= 0) & (gap[100:] <= 0.05 + 1e-12)) and np.mean(gap[:100] > 0.05) > 0.9
+    with pytest.raises(ConfigError, match=r"sampling\.near\.cylinder\.initial: initial points need a time interval"):
+        cases.load("dfg_2d1", ["sampling.near.cylinder.initial=10"])

@@ -49,4 +49,4 @@ def test_datagen_makes_the_start_and_a_run_begins_from_it(tmp_path, capsys):
     assert np.isfinite(m["c_D_lbm_rms_diff"]) and np.isfinite(m["c_L_lbm_rms_diff"]) and "St_lbm" not in m
     assert os.path.isfile(tmp_path / "run" / "plots" / "vorticity_1.png")
     header = (tmp_path / "run" / "plots" / "cylinder_forces.csv").read_text().splitlines()[0]
-    assert header == "t,c_D,c_L,c_D (lattice Boltzmann),c_L (lattice Boltzmann)"
+    assert header == "t,c_D,c_L,c_D (surface),c_L (surface),c_D (lattice Boltzmann),c_L (lattice Boltzmann)"
