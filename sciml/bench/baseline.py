@@ -65,7 +65,7 @@ def check(suite: Suite, results: dict, baseline: dict) -> list[str]:
             continue
         for kind, m in checked(entry):
             ours = value(r, m)
-            problems += _compare(entry.name, m, ours, value(b, m), RULES[kind], suite.tolerance,
+            problems += _compare(entry.name, m, ours, value(b, m), RULES[kind], entry.tolerance or suite.tolerance,
                                  required=m != RUN_SPEED or ours is not None)
     return problems
 

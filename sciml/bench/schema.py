@@ -33,6 +33,12 @@ class Curve:
 
 
 @dataclass
+class Tolerance:
+    error: float = spec(0.25, ge=0.0, help="relative growth of an error allowed over the baseline")
+    speed: float = spec(0.5, ge=0.0, lt=1.0, help="relative drop of a speed allowed under the baseline")
+
+
+@dataclass
 class Entry:
     name: str
     case: str | None = None
@@ -52,6 +58,9 @@ class Entry:
     timeout_s: float | None = spec(None, gt=0, help="per process (default: the suite's)")
     why: str = spec("", help="why an error of the entry may stay above its published value (the report prints it "
                              "under the published errors, beside each one that is)")
+    tolerance: Tolerance | None = spec(None, help="the entry's own tolerances against the baseline, for a short run "
+                                                  "whose errors move more between machines (default: the suite's; a "
+                                                  "field it leaves out takes its default)")
 
     def check(self):
         if (self.case is None) == (self.study is None):
@@ -60,12 +69,6 @@ class Entry:
     def refs(self, metric: str) -> list[Reference]:
         r = self.references.get(metric, [])
         return r if isinstance(r, list) else [r]
-
-
-@dataclass
-class Tolerance:
-    error: float = spec(0.25, ge=0.0, help="relative growth of an error allowed over the baseline")
-    speed: float = spec(0.5, ge=0.0, lt=1.0, help="relative drop of a speed allowed under the baseline")
 
 
 @dataclass

@@ -34,6 +34,16 @@ def test_rules_pass_at_the_bound_and_fail_beyond(kind, base, ok, bad, words):
     assert len(problems) == 1 and problems[0].startswith("e: m = ") and words in problems[0]
 
 
+def test_an_entry_may_carry_its_own_tolerance():
+    """A short run whose errors move more between machines sets its own bounds (both: a field it leaves out takes
+    the default, 0.5 for the speed here, not the suite's 0.6)."""
+    s = _suite(metrics=["m"], tolerance={"error": 2.0})
+    b = _results({"m": 1.0}, steps_per_calib=0.1)
+    assert baseline.check(s, _results({"m": 3.0}, 0.1), b) == []
+    assert "exceeds the baseline" in baseline.check(s, _results({"m": 3.01}, 0.1), b)[0]
+    assert "falls below" in baseline.check(s, _results({"m": 1.0}, 0.049), b)[0]
+
+
 def test_calibrated_run_speed_is_a_speed_and_missing_values_are_named():
     s = _suite(metrics=["m"])
     b = _results({"m": 1.0}, steps_per_calib=0.1)
