@@ -149,7 +149,8 @@ def test_dfg_2d2_strouhal_number_and_maxima_of_an_oscillating_field():
     assert m["c_D_max"] == pytest.approx(k * 2 * np.pi * eq.rho * A**2 * e * 2 * np.pi * f, rel=1e-3)
     assert m["St_rel_error"] == pytest.approx(abs(m["St"] - 0.3) / 0.3, rel=1e-12) and "DFG 2D-2" in check.notes[0]
     forces = check.series["cylinder_forces"]
-    assert len(forces["t"]) == 201 and set(forces["curves"]) == {"c_D", "c_L"}
+    assert len(forces["t"]) == 201 and set(forces["curves"]) == {"c_D", "c_L", "c_D (surface)", "c_L (surface)"}
+    np.testing.assert_allclose(forces["curves"]["c_L (surface)"], forces["curves"]["c_L"], rtol=1e-3)
     assert "t = 1" in check.maps["cylinder_vorticity"]["where"]
     short = dfg_cylinder(make(SpaceTime(channel(), (0.0, 0.3)), Re=100, velocity=1.0, length=0.1), predict)
     assert "St" not in short.metrics and "no Strouhal number" in short.notes[0]
