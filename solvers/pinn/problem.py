@@ -271,12 +271,12 @@ class Problem:
                        "parts": {}, "points": {}, "periodic": {}}
         for p in self._parts:
             pts, normals = geo.boundary(p, count(p), rng, s.method, keep)
-            layers = [geo.space.near(q, share(c.initial), c.distance, rng, s.method, inside)
-                      for q, c in s.near.items() if c.initial] if isinstance(geo, SpaceTime) and p == INITIAL else []
-            if layers:  # initial points in the layers along parts too (sampling.near.<part>.initial)
-                assert isinstance(geo, SpaceTime)
-                more = geo.at_start(np.concatenate(layers))
-                pts, normals = (np.concatenate([a, b]) for a, b in zip((pts, normals), more))
+            if p == INITIAL and isinstance(geo, SpaceTime):  # and in layers along parts (sampling.near.<part>.initial)
+                layers = [geo.space.near(q, share(c.initial), c.distance, rng, s.method, inside)
+                          for q, c in s.near.items() if c.initial]
+                if layers:
+                    more = geo.at_start(np.concatenate(layers))
+                    pts, normals = (np.concatenate([a, b]) for a, b in zip((pts, normals), more))
             batch["parts"][p] = {"x": eq.to_nondim(pts), "n": normals}
             if p == INITIAL and self._initial is not None:
                 values = self._initial[0](pts)
