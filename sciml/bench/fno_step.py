@@ -184,7 +184,10 @@ def matmul_rate(n: int = 2048, repeats: int = 5) -> float:
     return 2 * n**3 / best / 1e9
 
 
-def measure(variants: dict, case: str, common: list[str], steps: int, rounds: int) -> list[dict]:
+def measure(variants: dict, case: str, common: list[str], steps: int, rounds: int, warmup: int = 1) -> list[dict]:
+    """Each variant's step timed in ``rounds`` rounds of ``steps`` consecutive steps, the variants alternating;
+    each round first runs ``warmup`` untimed steps, since the variant before it has left the caches and the
+    allocator to its own arrays (an epoch's steps run back to back)."""
     built, rows = {}, []
     for name, overrides in variants.items():
         with _traced_as(name):
@@ -199,6 +202,8 @@ def measure(variants: dict, case: str, common: list[str], steps: int, rounds: in
     for _ in range(rounds):
         for row in rows:
             step, state, arrays = built[row["variant"]]
+            for _ in range(warmup):
+                jax.block_until_ready(step(state, *arrays))
             w0, c0 = time.perf_counter(), time.process_time()
             for _ in range(steps):
                 out = step(state, *arrays)
@@ -219,9 +224,10 @@ def main(argv=None) -> int:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="an override for every variant")
     p.add_argument("--steps", type=int, default=3, help="steps per timed round")
     p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--warmup", type=int, default=1, help="untimed steps at the start of each round")
     args = p.parse_args(argv)
     variants = dict(_variant(v) for v in (args.variant or DEFAULT_VARIANTS))
-    rows = measure(variants, args.case, args.set, args.steps, args.rounds)
+    rows = measure(variants, args.case, args.set, args.steps, args.rounds, args.warmup)
     peak, base = matmul_rate(), rows[0]
     print(f"FNO training step: {args.case} {' '.join(args.set)}; {rows[0]['per_epoch']} steps per epoch; "
           f"{jax.devices()[0].device_kind}, {jax.device_count()} device(s); float32 matrix products here: "

@@ -91,3 +91,24 @@ def test_the_series_variant_is_the_same_plate_step_on_the_points(tmp_path, capsy
     assert code == 0 and physics._on_grid is on_grid
     row = next(line.split() for line in out.splitlines() if line.split() and line.split()[0] == "series")
     assert abs(float(row[-4])) < 1e-9
+
+
+def test_each_round_starts_with_untimed_warm_up_steps(monkeypatch):
+    """An epoch's steps run back to back: a round first runs ``warmup`` steps that are not timed, so that the
+    variant timed before it does not charge its caches to this one."""
+    calls = []
+
+    def build(case, overrides):
+        def step(state, x):  # a new function for each variant, as the real build's
+            calls.append(1)
+            return state, jnp.zeros(())
+        return step, None, [jnp.ones(2)], 10
+
+    monkeypatch.setattr(fno_step, "build", build)
+    counts = []
+    for warmup in (0, 1):
+        calls.clear()
+        rows = fno_step.measure({"a": [], "b": []}, "any", [], steps=2, rounds=3, warmup=warmup)
+        counts.append(len(calls))
+        assert [len(r["wall"]) for r in rows] == [3, 3]  # a time per round
+    assert counts[1] - counts[0] == 2 * 3  # one more step per round of each variant
