@@ -30,8 +30,9 @@ faces of the bounding box, the Boolean sum ``I - Π_a (I - P_a)`` of one project
 (linear between two opposite faces, constant from one), exact on each face where the values agree at the
 corners, times ``Z / (Z + F)`` when zero-valued circles or spheres are exact too (``Z``, ``F``: the products of
 their and the faces' factors; 0 on a circle, 1 on a face, and no singularity, as a hole lies strictly inside).
-Refused: non-zero values on a circle or sphere, and a clamped derivative beside non-zero values (``∂g/∂n`` would
-not vanish).
+Refused: non-zero values on a circle or sphere, exact initial values beside an exact hole of a space-time domain
+(the hole meets the initial time, where ``Z / (Z + F)`` is ``0 / 0``), and a clamped derivative beside non-zero
+values (``∂g/∂n`` would not vanish).
 """
 from __future__ import annotations
 
@@ -172,6 +173,7 @@ class _Coons:
 
     @classmethod
     def of(cls, eq, geometry, fixing: list[Part], f: str, length: float, key: str):
+        _meet_at_start(geometry, fixing, key)
         if all(c.zero for c in fixing):
             return lambda equation, xh: 0.0
         faces: dict[tuple[int, int], Callable] = {}
@@ -224,6 +226,21 @@ class _Coons:
             value = self.faces[subset[0], sides[0]](eq, jnp.stack(columns, -1))
             total = total + weight * value
         return total
+
+
+def _meet_at_start(geometry, fixing: list[Part], key: str) -> None:
+    """Refuses exact initial values beside an exact hole (module notes): the hole spans every time, so it meets the
+    initial face. Refused whatever the values, since a start's data are stand-in zeros while a case is checked."""
+    if geometry.time is None:
+        return
+    clock = len(geometry.bounds) - 1
+    pieces = {c.name: geometry.pieces_of(c.name) for c in fixing}
+    start = [c for c in fixing if any(p.face is not None and p.face[0] == clock for p in pieces[c.name])]
+    holes = [c for c in fixing if any(p.face is None for p in pieces[c.name])]
+    if start and holes:
+        raise ConfigError(f"the exact values of {start[0].name!r} and of the hole {holes[0].name!r} meet where the "
+                          f"hole meets the initial time (Z / (Z + F) is 0 / 0 there): make one of them a penalty",
+                          key=f"{key}.{start[0].name}")
 
 
 def _vanishes(values, against) -> bool:

@@ -130,3 +130,16 @@ def test_refusals_name_the_part(tmp_path):
     with pytest.raises(ConfigError, match=r"conditions.enforce.initial: a time window's initial values"):
         cases.load(os.path.join(CASES, "taylor_green.yaml"),
                    ["training.windows=2", "conditions={enforce: {initial: exact}, length: 0.1}"])
+
+
+def test_exact_initial_values_beside_an_exact_hole_are_refused(tmp_path):
+    """A hole spans every time, so it meets the initial face, where the blend ``Z / (Z + F)`` would be 0 / 0 (the
+    DFG 2D-2 start with the cylinder exact gave NaN forces at t = 0)."""
+    with pytest.raises(ConfigError, match=r"conditions.enforce.initial: the exact values of 'initial' and of the "
+                                          r"hole 'cylinder' meet"):
+        cases.load(os.path.join(CASES, "dfg_2d2.yaml"),
+                   ["training.windows=1", "loss.weights={}", "equation.start.path=" + str(tmp_path / "none.h5"),
+                    "conditions={enforce: {walls: exact, cylinder: exact, initial: exact}, length: 0.05}"])
+    cases.load(os.path.join(CASES, "dfg_2d2.yaml"),  # the initial values exact beside exact walls alone: accepted
+               ["training.windows=1", "loss.weights={}", "equation.start.path=" + str(tmp_path / "none.h5"),
+                "conditions={enforce: {walls: exact, initial: exact}, length: 0.05}"])
