@@ -34,20 +34,34 @@ class ConditionsConfig:
     the part's pieces, ``d`` the distance to a piece's line, plane or circle; the quantities that cannot be
     exact, such as a simply supported edge's moment, stay penalties)."""
 
-    enforce: dict[str, Literal["exact", "penalty"]] = spec(factory=dict, help="by boundary part: exact or penalty, "
-                                                                              "e.g. {walls: exact}")
+    enforce: dict[str, Literal["exact", "penalty", "base"]] = spec(
+        factory=dict, help="by boundary part: exact or penalty, e.g. {walls: exact}; the initial part also base (its "
+                           "values a spline in the output, u = g + phi (S + N), and still penalties)")
     length: float | None = spec(None, gt=0.0, help="the distance factors' length scale, in the domain's units "
                                                    "(needed by exact parts)")
+    spacing: float | None = spec(None, gt=0.0, help="exact initial values (or a base) as a C2 spline of their "
+                                                    "values on a grid of this spacing (solvers/pinn/exact.py): "
+                                                    "needed beside an exact hole, in time windows, for a base")
 
     @property
     def exact(self) -> list[str]:
         """The parts imposed exactly, in the file's order."""
         return [p for p, how in self.enforce.items() if how == "exact"]
 
+    @property
+    def base(self) -> bool:
+        """Whether the initial values are the output's base (``enforce: {initial: base}``)."""
+        return self.enforce.get("initial") == "base"
+
     def check(self):
-        if self.exact and self.length is None:
+        if (self.exact or self.base) and self.length is None:
             raise Invalid("length", f"exact parts {self.exact} need the length scale of their distance factors, "
                                     "e.g. a tenth of the domain's size")
+        wrong = [p for p, how in self.enforce.items() if how == "base" and p != "initial"]
+        if wrong:
+            raise Invalid(f"enforce.{wrong[0]}", "base is for the initial part (the values at the first time)")
+        if self.base and self.spacing is None:
+            raise Invalid("enforce.initial", "a base needs conditions.spacing (the grid its spline is fitted on)")
 
 
 @dataclass
@@ -375,9 +389,11 @@ class PinnCase:
         for part in self.conditions.enforce:
             if part not in domain.parts:
                 raise _unknown_part(f"conditions.enforce.{part}", part, domain.parts)
-        if self.training.windows > 1 and self.conditions.enforce.get("initial") == "exact":
+        if self.training.windows > 1 and self.conditions.enforce.get("initial") == "exact" and \
+                self.conditions.spacing is None:
             raise Invalid("conditions.enforce.initial", "a time window's initial values are the previous "
-                                                        "window's network: use penalty")
+                                                        "window's network: exact with conditions.spacing (a spline "
+                                                        "of them on that grid), or use penalty")
         grid = self.evaluation.grid
         if grid is not None and len(grid) != domain.dim:
             raise Invalid("evaluation.grid", f"expected {domain.dim} sizes, one per coordinate "

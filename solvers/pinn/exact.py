@@ -31,8 +31,25 @@ faces of the bounding box, the Boolean sum ``I - Π_a (I - P_a)`` of one project
 corners, times ``Z / (Z + F)`` when zero-valued circles or spheres are exact too (``Z``, ``F``: the products of
 their and the faces' factors; 0 on a circle, 1 on a face, and no singularity, as a hole lies strictly inside).
 Refused: non-zero values on a circle or sphere, exact initial values beside an exact hole of a space-time domain
-(the hole meets the initial time, where ``Z / (Z + F)`` is ``0 / 0``), and a clamped derivative beside non-zero
-values (``∂g/∂n`` would not vanish).
+without ``conditions.spacing`` (the hole meets the initial time, where ``Z / (Z + F)`` is ``0 / 0``), and a clamped
+derivative beside non-zero values (``∂g/∂n`` would not vanish).
+
+**Initial values on a grid** (``conditions.spacing: h``). The initial values ``u_0`` of an output ``f`` become
+
+.. math:: u_f = g_o + \phi_o \bigl(S + \phi_t N_f\bigr), \qquad S \approx \frac{u_0 - g_o}{\phi_o}
+          \text{ at } t_0,
+
+``g_o`` and ``\phi_o`` those of the other exact parts fixing ``f`` (walls, a cylinder), ``\phi_t`` the initial
+face's factor and ``S`` the C² cubic spline (:mod:`.spline`) of ``(u_0 - g_o) / \phi_o`` at the centres of the
+cells of size about ``h`` of the spatial box at :math:`t_0`: exact at those nodes, 0 on the other parts at every
+time, and differentiable by the engine. Nodes outside the domain or within ``h`` of the other parts' pieces (where
+the quotient is 0/0) take the value of the nearest node that is not. This is how the initial values can be exact
+beside a hole, and in a time window after the first (``u_0`` the previous window's fields on the nodes; the
+window's ``initial`` function). With ``enforce: {initial: base}`` the spline is the output's *base* instead,
+``u_f = g_o + \phi_o (S + N_f)`` (no ``\phi_t``), and the initial values stay penalties: the network learns the
+change from the start and the corrections the start needs. A start flow's lattice data do not satisfy the
+incompressible equations near a cylinder (the lattice Boltzmann field's divergence is 1-2 within 0.01 of it, 0.02
+far away), so an exact start leaves a continuity residual at :math:`t_0` that no network can remove; a base does not.
 """
 from __future__ import annotations
 
@@ -42,9 +59,14 @@ from dataclasses import dataclass
 
 import jax.numpy as jnp
 import numpy as np
+from scipy import ndimage
 
 from sciml.equations.fields import Fields
 from sciml.errors import ConfigError
+
+from . import spline
+
+INITIAL = "initial"  # the part of a space-time domain at its first time
 
 
 class _Constant(Fields):
@@ -116,13 +138,18 @@ class Exact:
     the dotted key of the parts' settings, for errors.
     """
 
-    def __init__(self, eq, geometry, parts: list[str], length: float, probe: Callable, inside, key: str):
+    def __init__(self, eq, geometry, parts: list[str], length: float, probe: Callable, inside, key: str,
+                 spacing: float | None = None, initial: Callable | None = None, base: bool = False):
         self.fields = tuple(eq.fields)
         self._length = length
         self.parts = {p: self._part(eq, geometry, p, probe, inside, f"{key}.{p}") for p in parts}
         self.quantities = {p: c.quantities for p, c in self.parts.items()}
         self._fixing = {f: [c for c in self.parts.values() if f in c.values] for f in self.fields}
-        self._data = {f: _Coons.of(eq, geometry, self._fixing[f], f, length, key) for f in self.fields}
+        start = None if spacing is None or geometry.time is None else \
+            self._part(eq, geometry, INITIAL, probe, inside, f"{key}.{INITIAL}") if base else self.parts.get(INITIAL)
+        self._data = {f: _Grid.of(eq, geometry, self._fixing[f], f, length, key, start, spacing, initial, inside.dtype)
+                      if start is not None and spacing is not None and f in start.values else
+                      _Coons.of(eq, geometry, self._fixing[f], f, length, key) for f in self.fields}
 
     def _part(self, eq, geometry, p, probe, inside, key) -> Part:
         xh, normals, residuals = probe(p)
@@ -228,9 +255,50 @@ class _Coons:
         return total
 
 
+class _Grid:
+    """``g_f`` of an output the initial part fixes, with ``conditions.spacing``: ``g_o + phi_o S`` (module
+    notes), ``g_o`` and ``phi_o`` those of the other exact parts."""
+
+    def __init__(self, others: Callable, phi: Callable, start: spline.Spline):
+        self.others, self.phi, self.start = others, phi, start
+
+    @classmethod
+    def of(cls, eq, geometry, fixing: list[Part], f: str, length: float, key: str, initial: Part, spacing: float,
+           values: Callable | None, dtype):
+        """``values``: ``physical points -> {field: values}`` (a time window's initial values), else the initial
+        part's own."""
+        others = [c for c in fixing if c is not initial]
+        g = _Coons.of(eq, geometry, others, f, length, key)
+        phi = lambda xh: _product(c.phi(xh) ** c.order for c in others) + 0.0 * xh[..., 0]
+        space, t0 = geometry.bounds[:-1], geometry.time[0]
+        cells = [max(4, round((hi - lo) / spacing)) for lo, hi in space]
+        mesh = np.stack(np.meshgrid(*spline.nodes(space, cells), indexing="ij"), -1).reshape(-1, len(space))
+        pts = np.concatenate([mesh, np.full((len(mesh), 1), t0)], -1)
+        xh = jnp.asarray(eq.to_nondim(pts), dtype)
+        b = np.asarray(values(pts)[f] if values is not None else initial.values[f](eq, xh), float)
+        b = np.broadcast_to(b, (len(pts),))
+        near = ~np.asarray(getattr(geometry, "space", geometry).contains(mesh, 0.0))  # outside the domain, or
+        for piece in (piece for c in others for piece in geometry.pieces_of(c.name)):  # within a cell of the others
+            near |= np.asarray(piece.distance(pts)) < spacing
+        if near.all():
+            raise ConfigError(f"conditions.spacing {spacing:g} leaves no node a cell away from the exact parts "
+                              f"{[c.name for c in others]}", key="conditions.spacing")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            target = (b - np.asarray(g(eq, xh) + 0.0 * xh[..., 0])) / np.asarray(phi(xh))
+        if near.any():  # the value of the nearest node away from them
+            _, index = ndimage.distance_transform_edt(near.reshape(cells), return_indices=True)
+            target = target.reshape(cells)[tuple(index)]
+        return cls(g, phi, spline.fit(target.reshape(cells), space))
+
+    def __call__(self, eq, xh):
+        x = eq.to_physical(xh)[..., :-1]
+        return self.others(eq, xh) + self.phi(xh) * spline.value(self.start, x)
+
+
 def _meet_at_start(geometry, fixing: list[Part], key: str) -> None:
-    """Refuses exact initial values beside an exact hole (module notes): the hole spans every time, so it meets the
-    initial face. Refused whatever the values, since a start's data are stand-in zeros while a case is checked."""
+    """Refuses exact initial values beside an exact hole without ``conditions.spacing`` (module notes): the hole
+    spans every time, so it meets the initial face. Refused whatever the values, since a start's data are stand-in
+    zeros while a case is checked."""
     if geometry.time is None:
         return
     clock = len(geometry.bounds) - 1
@@ -239,7 +307,8 @@ def _meet_at_start(geometry, fixing: list[Part], key: str) -> None:
     holes = [c for c in fixing if any(p.face is None for p in pieces[c.name])]
     if start and holes:
         raise ConfigError(f"the exact values of {start[0].name!r} and of the hole {holes[0].name!r} meet where the "
-                          f"hole meets the initial time (Z / (Z + F) is 0 / 0 there): make one of them a penalty",
+                          f"hole meets the initial time (Z / (Z + F) is 0 / 0 there): give conditions.spacing (the "
+                          f"initial values a spline on that grid) or make one of them a penalty",
                           key=f"{key}.{start[0].name}")
 
 

@@ -65,7 +65,7 @@ from sciml.errors import ConfigError, UserError
 
 from . import model
 from .config import CausalConfig, PinnCase
-from .exact import Exact
+from .exact import INITIAL, Exact
 from .geometry import build_geometry
 from .observations import GROUP as DATA
 from .observations import Observations
@@ -74,7 +74,6 @@ from .sampling import SOBOL_MAX_DIM, avoiding, probe_method
 from .spacetime import SpaceTime
 from .unknowns import PRIOR, Unknowns
 
-INITIAL = "initial"  # the part of a space-time domain at its first time
 _TRACER_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
                   jax.errors.TracerIntegerConversionError)
 
@@ -160,10 +159,10 @@ class Problem:
         if cfg.sampling.method == "sobol" and dim > SOBOL_MAX_DIM:
             raise ConfigError(f"Sobol' points exist up to {SOBOL_MAX_DIM} dimensions, this case has {dim}; "
                               f"use sampling.method: uniform, halton or lhs", key="sampling.method")
-        if cfg.conditions.exact and eq.particular is not None:
+        if (cfg.conditions.exact or cfg.conditions.base) and eq.particular is not None:
             raise ConfigError("exact conditions hold for the network's output, not with the equation's particular "
                               "part added (equation.lid_corners): use penalty", key="conditions.enforce")
-        self._exact = self._exact_parts(cfg) if cfg.conditions.exact else None
+        self._exact = self._exact_parts(cfg) if cfg.conditions.exact or cfg.conditions.base else None
         if self._exact is not None:  # exact quantities leave the loss; a part with no other is not sampled
             for p, held in self._exact.quantities.items():
                 if keys[p] <= held:
@@ -228,7 +227,7 @@ class Problem:
     def _exact_parts(self, cfg: PinnCase) -> Exact:
         """The exact parts of ``conditions.enforce`` (:mod:`.exact`), probed on a few points of each part."""
         eq, rng, method = self.equation, np.random.default_rng(0), probe_method(len(self.equation.coords))
-        for p in cfg.conditions.exact:
+        for p in cfg.conditions.exact + ([INITIAL] if cfg.conditions.base else []):
             if p not in self._parts:
                 raise ConfigError(f"part {p!r} has no condition to impose", key=f"conditions.enforce.{p}")
 
@@ -242,7 +241,8 @@ class Problem:
         inside = jnp.asarray(eq.to_nondim(self.geometry.interior(16, rng, method)), self.dtype)
         assert cfg.conditions.length is not None, "ConditionsConfig.check: exact parts need a length"
         return Exact(eq, self.geometry, cfg.conditions.exact, cfg.conditions.length, probe, inside,
-                     "conditions.enforce")
+                     "conditions.enforce", cfg.conditions.spacing, None if self._initial is None else self._initial[0],
+                     cfg.conditions.base)
 
     def _requests(self, fn) -> tuple:
         return collect(fn, self._differentiated, self.equation.coords, aliases=self._aliases)
@@ -451,7 +451,8 @@ def check(cfg: PinnCase) -> None:
     residuals abstractly (no compute; observations by a stand-in, so that a case loads before ``sciml datagen``
     made its data, and a start flow by zeros), and only a case that sets weights, time windows, exact
     conditions, unknowns or parameters pays for it."""
-    if cfg.loss.weights or cfg.training.windows > 1 or cfg.conditions.exact or cfg.unknowns or cfg.parameters:
+    if cfg.loss.weights or cfg.training.windows > 1 or cfg.conditions.exact or cfg.conditions.base or cfg.unknowns \
+            or cfg.parameters:
         with Policy.of(cfg.dtype).precision(), ns_start.stand_in():
             Problem(cfg, observe=False)
 

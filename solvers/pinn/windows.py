@@ -4,7 +4,8 @@ The case's interval :math:`[t_0, t_1]` is cut into :math:`N` windows of equal le
 :math:`\Delta = (t_1 - t_0)/N`; window :math:`k` is the case on :math:`[t_0 + k\Delta, t_0 + (k+1)\Delta]`
 (:func:`case`), so its network sees a nondimensional time of its own in :math:`[-1, 1]`, and causal weighting
 (``loss.causal``) acts inside it. Window 0 keeps the case's initial condition; window :math:`k > 0` matches
-the fields of window :math:`k-1` at its first time instead (:class:`~.problem.Problem` with ``initial``) and
+the fields of window :math:`k-1` at its first time instead (:class:`~.problem.Problem` with ``initial``; as a
+penalty, or exactly or as a base through a spline of them on the grid of ``conditions.spacing``, :mod:`.exact`) and
 starts from the parameters window :math:`k-1` ended with (each of its phases with a fresh optimizer). Window
 :math:`k` draws its points from a stream of its own, ``(seed, k)``, so a run resumed at any window gives the
 numbers of one never stopped.

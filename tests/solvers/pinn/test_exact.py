@@ -111,6 +111,8 @@ def test_kovasznay_velocity_takes_the_boundary_values_from_the_faces_alone():
     (["conditions.enforce={left: exact}", "conditions.lenght=0.1"], "conditions.lenght"),
     (["equation.edges.left=free", "conditions.enforce={left: exact}", "conditions.length=0.1"],
      "conditions.enforce.left: no condition on 'left' can be imposed exactly"),
+    (["conditions.enforce={left: base}", "conditions.length=0.1", "conditions.spacing=0.1"],
+     "conditions.enforce.left: base is for the initial part"),
 ])
 def test_case_file_errors_name_the_key(tmp_path, overrides, expected):
     path = write_case(tmp_path, TINY_PLATE)
@@ -127,19 +129,86 @@ def test_refusals_name_the_part(tmp_path):
                                                                 "length: 0.1}"])
     assert Problem(cases.load(kovasznay, [*TINY_NS, "conditions={enforce: {boundary: penalty}}"]).config).terms[-2:] \
         == ("boundary.u", "boundary.v")
-    with pytest.raises(ConfigError, match=r"conditions.enforce.initial: a time window's initial values"):
+    with pytest.raises(ConfigError, match=r"conditions.enforce.initial: a time window's initial values .* exact with "
+                                          r"conditions.spacing"):
         cases.load(os.path.join(CASES, "taylor_green.yaml"),
                    ["training.windows=2", "conditions={enforce: {initial: exact}, length: 0.1}"])
+    with pytest.raises(ConfigError, match=r"conditions.enforce.initial: a base needs conditions.spacing"):
+        cases.load(os.path.join(CASES, "taylor_green.yaml"), ["conditions={enforce: {initial: base}, length: 0.1}"])
 
 
 def test_exact_initial_values_beside_an_exact_hole_are_refused(tmp_path):
     """A hole spans every time, so it meets the initial face, where the blend ``Z / (Z + F)`` would be 0 / 0 (the
     DFG 2D-2 start with the cylinder exact gave NaN forces at t = 0)."""
     with pytest.raises(ConfigError, match=r"conditions.enforce.initial: the exact values of 'initial' and of the "
-                                          r"hole 'cylinder' meet"):
+                                          r"hole 'cylinder' meet .* give conditions.spacing"):
         cases.load(os.path.join(CASES, "dfg_2d2.yaml"),
                    ["training.windows=1", "loss.weights={}", "equation.start.path=" + str(tmp_path / "none.h5"),
                     "conditions={enforce: {walls: exact, cylinder: exact, initial: exact}, length: 0.05}"])
     cases.load(os.path.join(CASES, "dfg_2d2.yaml"),  # the initial values exact beside exact walls alone: accepted
                ["training.windows=1", "loss.weights={}", "equation.start.path=" + str(tmp_path / "none.h5"),
                 "conditions={enforce: {walls: exact, initial: exact}, length: 0.05}"])
+
+
+U0 = "10 * y * (0.41 - y) * ((x - 0.2)**2 + (y - 0.2)**2 - 0.0025)"  # 0 on the walls and the cylinder
+
+
+def start_beside_the_cylinder(tmp_path, *overrides):
+    """DFG 2D-2 with smooth initial values (no start file) that vanish on the walls and the cylinder, the walls,
+    cylinder and initial values exact, the initial values a spline on a grid of 0.01."""
+    return cases.load(os.path.join(CASES, "dfg_2d2.yaml"), [
+        *TINY_NS, "training.windows=1", "loss.weights={}", "geometry.time=[0.0, 0.1]",
+        "equation.start.path=" + str(tmp_path / "none.h5"),
+        f"equation.conditions.initial={{u: '{U0} * (1 + 0.3 * sin(3 * x))', v: '{U0} * 0.2 * cos(2 * y)'}}",
+        "conditions={enforce: {walls: exact, cylinder: exact, initial: exact}, length: 0.05, spacing: 0.01}",
+        *overrides]).config
+
+
+def test_exact_initial_values_beside_an_exact_hole_take_a_spline_of_them_on_the_grid(tmp_path):
+    """``g + phi (S + phi_t N)``: the initial values at the grid's nodes a cell away from the walls and the cylinder
+    (to round-off) and between them (to the spline's error), 0 on the walls and the cylinder at every time."""
+    problem = Problem(start_beside_the_cylinder(tmp_path))
+    assert not any(t.startswith("initial.") for t in problem.terms)  # held exactly: no loss term
+    params = problem.init(jax.random.PRNGKey(1))
+    base = lambda x, y: 10 * y * (0.41 - y) * ((x - 0.2) ** 2 + (y - 0.2) ** 2 - 0.0025)
+    u0 = lambda x, y: (base(x, y) * (1 + 0.3 * np.sin(3 * x)), base(x, y) * 0.2 * np.cos(2 * y))
+    x, y = np.meshgrid(0.005 + 0.01 * np.arange(220), 0.005 + 0.01 * np.arange(41), indexing="ij")
+    x, y = x.ravel(), y.ravel()
+    away = (np.hypot(x - 0.2, y - 0.2) > 0.06) & (y > 0.01) & (y < 0.4)
+    got = problem.predict(params, np.column_stack([x, y, np.zeros_like(x)])[away])
+    for q, want in zip("uv", u0(x[away], y[away])):
+        np.testing.assert_allclose(got[q], want, rtol=0, atol=1e-12)
+    pts = np.random.default_rng(2).uniform([0.0, 0.02, 0.0], [2.2, 0.39, 0.0], (400, 3))
+    pts = pts[np.hypot(pts[:, 0] - 0.2, pts[:, 1] - 0.2) > 0.07]
+    got = problem.predict(params, pts)
+    for q, want in zip("uv", u0(pts[:, 0], pts[:, 1])):
+        error = np.abs(got[q] - want)  # h = 0.01: the spline's, not round-off; largest by the filled nodes
+        assert 1e-9 < np.median(error) < 1e-5 and np.max(error) < 1e-3
+    later = problem.predict(params, pts + [0, 0, 0.05])
+    assert np.max(np.abs(later["u"] - got["u"])) > 1e-3  # the network's part after t0
+    edges = edge_points(problem)
+    for part in ("walls", "cylinder"):
+        pts, _ = edges[part]
+        for t in (0.0, 0.03, 0.1):
+            at = problem.predict(params, np.column_stack([pts[:, :2], np.full(len(pts), t)]))
+            assert max(np.max(np.abs(at[q])) for q in "uv") < 1e-12, (part, t)
+
+
+def test_the_engine_differentiates_the_spline_transform_as_nested_jacfwd(tmp_path):
+    same_residuals_as_nested_jacfwd(lambda mode: start_beside_the_cylinder(tmp_path, f"autodiff.mode={mode}"))
+
+
+def test_a_base_holds_the_initial_values_under_a_zero_network_and_stays_a_penalty(tmp_path):
+    """``enforce: {initial: base}``: ``g + phi (S + N)``, no time factor, the initial values still loss terms."""
+    problem = Problem(start_beside_the_cylinder(tmp_path, "conditions.enforce.initial=base"))
+    assert {"initial.u", "initial.v"} <= set(problem.terms)
+    zero = jax.tree_util.tree_map(lambda a: 0.0 * a, problem.init(jax.random.PRNGKey(1)))
+    x, y = (a.ravel() for a in np.meshgrid(0.005 + 0.01 * np.arange(220), 0.005 + 0.01 * np.arange(41), indexing="ij"))
+    away = (np.hypot(x - 0.2, y - 0.2) > 0.06) & (y > 0.01) & (y < 0.4)
+    base = 10 * y[away] * (0.41 - y[away]) * ((x[away] - 0.2) ** 2 + (y[away] - 0.2) ** 2 - 0.0025)
+    for t in (0.0, 0.07):
+        got = problem.predict(zero, np.column_stack([x[away], y[away], np.full(away.sum(), t)]))
+        np.testing.assert_allclose(got["u"], base * (1 + 0.3 * np.sin(3 * x[away])), rtol=0, atol=1e-12)
+    params = problem.init(jax.random.PRNGKey(1))
+    start = problem.predict(params, np.column_stack([x[away], y[away], np.zeros(away.sum())]))
+    assert np.max(np.abs(start["u"] - got["u"])) > 1e-3  # the network's part at t0 too

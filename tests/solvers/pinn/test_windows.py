@@ -60,6 +60,26 @@ def test_a_later_window_matches_the_previous_fields_at_its_first_time():
     assert second.terms == first.terms  # loss.weights name the same terms in every window
 
 
+def test_exact_initial_values_of_a_later_window_are_a_spline_of_the_previous_fields():
+    """With ``conditions.spacing`` a window's initial values can be exact: at the grid's nodes window 1 starts from
+    window 0's last fields to round-off, whatever its own network."""
+    cfg = load("training.windows=2", "loss.weights={}",
+               "conditions={enforce: {initial: exact}, length: 0.5, spacing: 0.2}")
+    first = Problem(windows.case(cfg, 0))
+    params = first.init(jax.random.PRNGKey(3))
+    second = Problem(windows.case(cfg, 1), lambda pts: first.predict(params, pts, of=first.network_fields))
+    assert not any(t.startswith("initial.") for t in second.terms)
+    nodes = (np.arange(31) + 0.5) * 2 * np.pi / 31
+    x, y = (a.ravel() for a in np.meshgrid(nodes, nodes))
+    at = np.column_stack([x, y, np.full(len(x), 0.5)])
+    ours = second.predict(second.init(jax.random.PRNGKey(4)), at)
+    theirs = first.predict(params, at)
+    for q in ("u", "v"):
+        np.testing.assert_allclose(ours[q], theirs[q], rtol=0, atol=1e-12)
+    later = second.predict(second.init(jax.random.PRNGKey(4)), at + [0, 0, 0.2])
+    assert np.max(np.abs(later["u"] - ours["u"])) > 1e-3
+
+
 def train(tmp_path, name, *overrides, resume=False):
     folder = str(tmp_path / name)
     return driver.train(load(*overrides), folder, resume=folder if resume else None, quiet=True), folder
