@@ -158,6 +158,7 @@ def start_beside_the_cylinder(tmp_path, *overrides):
     cylinder and initial values exact, the initial values a spline on a grid of 0.01."""
     return cases.load(os.path.join(CASES, "dfg_2d2.yaml"), [
         *TINY_NS, "training.windows=1", "loss.weights={}", "geometry.time=[0.0, 0.1]",
+        "sampling.parts={cylinder: 16, initial: 16}", "sampling.near.cylinder.points=16",
         "equation.start.path=" + str(tmp_path / "none.h5"),
         f"equation.conditions.initial={{u: '{U0} * (1 + 0.3 * sin(3 * x))', v: '{U0} * 0.2 * cos(2 * y)'}}",
         "conditions={enforce: {walls: exact, cylinder: exact, initial: exact}, length: 0.05, spacing: 0.01}",
