@@ -281,7 +281,7 @@ class _Grid:
         for piece in (piece for c in others for piece in geometry.pieces_of(c.name)):  # within a cell of the others
             near |= np.asarray(piece.distance(pts)) < spacing
         if near.all():
-            raise ConfigError(f"conditions.spacing {spacing:g} leaves no node a cell away from the exact parts "
+            raise ConfigError(f"a grid of {spacing:g} leaves no node a cell away from the exact parts "
                               f"{[c.name for c in others]}", key="conditions.spacing")
         with np.errstate(divide="ignore", invalid="ignore"):
             target = (b - np.asarray(g(eq, xh) + 0.0 * xh[..., 0])) / np.asarray(phi(xh))

@@ -195,6 +195,12 @@ def test_exact_initial_values_beside_an_exact_hole_take_a_spline_of_them_on_the_
             assert max(np.max(np.abs(at[q])) for q in "uv") < 1e-12, (part, t)
 
 
+def test_a_grid_with_no_node_away_from_the_exact_parts_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match=r"conditions.spacing: a grid of 0.5 leaves no node a cell away from the "
+                                          r"exact parts \['walls', 'cylinder'\]"):
+        start_beside_the_cylinder(tmp_path, "conditions.spacing=0.5")
+
+
 def test_the_engine_differentiates_the_spline_transform_as_nested_jacfwd(tmp_path):
     same_residuals_as_nested_jacfwd(lambda mode: start_beside_the_cylinder(tmp_path, f"autodiff.mode={mode}"))
 
