@@ -53,8 +53,13 @@ class ConditionsConfig:
         """Whether the initial values are the output's base (``enforce: {initial: base}``)."""
         return self.enforce.get("initial") == "base"
 
+    @property
+    def shaped(self) -> bool:
+        """Whether the network's output is transformed (exact parts, or a base)."""
+        return bool(self.exact) or self.base
+
     def check(self):
-        if (self.exact or self.base) and self.length is None:
+        if self.shaped and self.length is None:
             raise Invalid("length", f"exact parts {self.exact} need the length scale of their distance factors, "
                                     "e.g. a tenth of the domain's size")
         wrong = [p for p, how in self.enforce.items() if how == "base" and p != "initial"]

@@ -56,6 +56,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
@@ -147,8 +148,9 @@ class Exact:
         self._fixing = {f: [c for c in self.parts.values() if f in c.values] for f in self.fields}
         start = None if spacing is None or geometry.time is None else \
             self._part(eq, geometry, INITIAL, probe, inside, f"{key}.{INITIAL}") if base else self.parts.get(INITIAL)
-        self._data = {f: _Grid.of(eq, geometry, self._fixing[f], f, length, key, start, spacing, initial, inside.dtype)
-                      if start is not None and spacing is not None and f in start.values else
+        nodes = None if start is None or spacing is None else _Nodes.of(eq, geometry, spacing, inside.dtype, initial)
+        self._data = {f: _Grid.of(eq, geometry, self._fixing[f], f, length, key, start, nodes)
+                      if start is not None and nodes is not None and f in start.values else
                       _Coons.of(eq, geometry, self._fixing[f], f, length, key) for f in self.fields}
 
     def _part(self, eq, geometry, p, probe, inside, key) -> Part:
@@ -186,7 +188,7 @@ class Exact:
             columns = []
             for i, f in enumerate(self.fields):
                 fixing = self._fixing[f]
-                phi = _product(c.phi(xh) ** c.order for c in fixing)
+                phi = _held(fixing, xh)
                 columns.append(self._data[f](equation, xh) + phi * n[..., i])
             return jnp.stack(columns, -1)
         return out
@@ -255,6 +257,28 @@ class _Coons:
         return total
 
 
+@dataclass(frozen=True)
+class _Nodes:
+    """The grid of ``conditions.spacing`` at the first time: ``cells`` per axis, the physical points ``pts``
+    (time last) and their nondimensional ``xh``, and ``given``, a time window's initial values there (else None:
+    the initial part's own), evaluated once for every output."""
+
+    spacing: float
+    cells: list[int]
+    pts: np.ndarray
+    xh: Any
+    given: dict | None
+
+    @classmethod
+    def of(cls, eq, geometry, spacing: float, dtype, values: Callable | None) -> _Nodes:
+        """``values``: ``physical points -> {field: values}`` (a time window's initial values) or None."""
+        space, t0 = geometry.bounds[:-1], geometry.time[0]
+        cells = [max(4, round((hi - lo) / spacing)) for lo, hi in space]
+        mesh = np.stack(np.meshgrid(*spline.nodes(space, cells), indexing="ij"), -1).reshape(-1, len(space))
+        pts = np.concatenate([mesh, np.full((len(mesh), 1), t0)], -1)
+        return cls(spacing, cells, pts, jnp.asarray(eq.to_nondim(pts), dtype), None if values is None else values(pts))
+
+
 class _Grid:
     """``g_f`` of an output the initial part fixes, with ``conditions.spacing``: ``g_o + phi_o S`` (module
     notes), ``g_o`` and ``phi_o`` those of the other exact parts."""
@@ -263,21 +287,14 @@ class _Grid:
         self.others, self.phi, self.start = others, phi, start
 
     @classmethod
-    def of(cls, eq, geometry, fixing: list[Part], f: str, length: float, key: str, initial: Part, spacing: float,
-           values: Callable | None, dtype):
-        """``values``: ``physical points -> {field: values}`` (a time window's initial values), else the initial
-        part's own."""
+    def of(cls, eq, geometry, fixing: list[Part], f: str, length: float, key: str, initial: Part, nodes: _Nodes):
         others = [c for c in fixing if c is not initial]
         g = _Coons.of(eq, geometry, others, f, length, key)
-        phi = lambda xh: _product(c.phi(xh) ** c.order for c in others) + 0.0 * xh[..., 0]
-        space, t0 = geometry.bounds[:-1], geometry.time[0]
-        cells = [max(4, round((hi - lo) / spacing)) for lo, hi in space]
-        mesh = np.stack(np.meshgrid(*spline.nodes(space, cells), indexing="ij"), -1).reshape(-1, len(space))
-        pts = np.concatenate([mesh, np.full((len(mesh), 1), t0)], -1)
-        xh = jnp.asarray(eq.to_nondim(pts), dtype)
-        b = np.asarray(values(pts)[f] if values is not None else initial.values[f](eq, xh), float)
-        b = np.broadcast_to(b, (len(pts),))
-        near = ~np.asarray(getattr(geometry, "space", geometry).contains(mesh, 0.0))  # outside the domain, or
+        phi = lambda xh: _held(others, xh) + 0.0 * xh[..., 0]
+        pts, xh, cells, spacing = nodes.pts, nodes.xh, nodes.cells, nodes.spacing
+        b = nodes.given[f] if nodes.given is not None else initial.values[f](eq, xh)
+        b = np.broadcast_to(np.asarray(b, float), (len(pts),))
+        near = ~np.asarray(getattr(geometry, "space", geometry).contains(pts[:, :-1], 0.0))  # outside the domain, or
         for piece in (piece for c in others for piece in geometry.pieces_of(c.name)):  # within a cell of the others
             near |= np.asarray(piece.distance(pts)) < spacing
         if near.all():
@@ -288,7 +305,7 @@ class _Grid:
         if near.any():  # the value of the nearest node away from them
             _, index = ndimage.distance_transform_edt(near.reshape(cells), return_indices=True)
             target = target.reshape(cells)[tuple(index)]
-        return cls(g, phi, spline.fit(target.reshape(cells), space))
+        return cls(g, phi, spline.fit(target.reshape(cells), geometry.bounds[:-1]))
 
     def __call__(self, eq, xh):
         x = eq.to_physical(xh)[..., :-1]
@@ -316,6 +333,11 @@ def _vanishes(values, against) -> bool:
     """Whether ``values`` are 0 to round-off, against the size of ``against`` (the same function elsewhere)."""
     size = lambda a: float(np.max(np.abs(np.asarray(a))))
     return size(values) <= 1e3 * float(jnp.finfo(jnp.asarray(values).dtype).eps) * max(1.0, size(against))
+
+
+def _held(parts: list[Part], xh):
+    """``phi_f``: the product of the parts' factors, each to its order."""
+    return _product(c.phi(xh) ** c.order for c in parts)
 
 
 def _product(factors):

@@ -159,10 +159,10 @@ class Problem:
         if cfg.sampling.method == "sobol" and dim > SOBOL_MAX_DIM:
             raise ConfigError(f"Sobol' points exist up to {SOBOL_MAX_DIM} dimensions, this case has {dim}; "
                               f"use sampling.method: uniform, halton or lhs", key="sampling.method")
-        if (cfg.conditions.exact or cfg.conditions.base) and eq.particular is not None:
+        if cfg.conditions.shaped and eq.particular is not None:
             raise ConfigError("exact conditions hold for the network's output, not with the equation's particular "
                               "part added (equation.lid_corners): use penalty", key="conditions.enforce")
-        self._exact = self._exact_parts(cfg) if cfg.conditions.exact or cfg.conditions.base else None
+        self._exact = self._exact_parts(cfg) if cfg.conditions.shaped else None
         if self._exact is not None:  # exact quantities leave the loss; a part with no other is not sampled
             for p, held in self._exact.quantities.items():
                 if keys[p] <= held:
@@ -451,8 +451,7 @@ def check(cfg: PinnCase) -> None:
     residuals abstractly (no compute; observations by a stand-in, so that a case loads before ``sciml datagen``
     made its data, and a start flow by zeros), and only a case that sets weights, time windows, exact
     conditions, unknowns or parameters pays for it."""
-    if cfg.loss.weights or cfg.training.windows > 1 or cfg.conditions.exact or cfg.conditions.base or cfg.unknowns \
-            or cfg.parameters:
+    if cfg.loss.weights or cfg.training.windows > 1 or cfg.conditions.shaped or cfg.unknowns or cfg.parameters:
         with Policy.of(cfg.dtype).precision(), ns_start.stand_in():
             Problem(cfg, observe=False)
 
