@@ -9,8 +9,10 @@ a jitted chunk of optimizer steps; the FNO: an epoch of minibatches) and how to 
    step are kept, the lowest loss among them is the best so far);
 2. ``driver.advance(state, run)`` until it returns None. After each chunk: if any loss in it is NaN or inf,
    the state *before* the chunk is written as ``latest`` and :class:`~sciml.errors.TrainingDiverged` names the
-   exact step; else its metrics row is written (``metrics.csv``), the progress bar moves, ``best`` is written
-   when the loss is the lowest so far and ``latest`` when the driver says it is due;
+   exact step; else its metrics row is written (``metrics.csv``), the progress bar moves, ``latest`` is written
+   when the driver says it is due, and ``best`` (the state of the lowest loss so far, held in memory meanwhile)
+   beside it, and whenever training ends, stops or fails (a state as large as a dense BFGS matrix took seconds to
+   write after every chunk that lowered the loss);
 3. ``driver.finish`` (the final evaluation, its files), ``summary.json`` and a one-line summary (on the
    console unless ``quiet``).
 
@@ -208,6 +210,12 @@ def _train(cfg, make: Callable[[], Driver], out: str, resume: str | None, quiet:
                file=log.console)
     lent = Run(bar, metrics.rows, rows[-1]["wall_time_s"] if rows else 0.0, log)
     setup_s = time.perf_counter() - t_setup
+    held: dict = {}  # the lowest-loss state not yet written ("state") and its attributes ("attrs")
+
+    def write_best() -> None:
+        if held:
+            save("best", held.pop("state"), **held.pop("attrs"))
+
     try:
         with _Stop() as stop:
             while True:
@@ -227,16 +235,23 @@ def _train(cfg, make: Callable[[], Driver], out: str, resume: str | None, quiet:
                 bar.update(row["step"] - position - lent.ticked)
                 bar.set_postfix(loss=f"{row['loss']:.3e}", **chunk.postfix, refresh=False)
                 position = row["step"]
-                if row["loss"] < best:
+                if row["loss"] < best:  # held (a new tree of the same immutable leaves), written with latest
                     best = row["loss"]
-                    save("best", state, **driver.attrs(), loss=best)
+                    held.update(state=jax.tree_util.tree_map(lambda a: a, state),
+                                attrs={**driver.attrs(), "loss": best})
                 stopped = stop.requested()
                 if chunk.latest or stopped:
                     save("latest", state, **driver.attrs(), loss=row["loss"])
+                    write_best()
                 if stopped:
                     break
+    except BaseException:  # keep the best state if it can be kept; the first error is the one to tell
+        with contextlib.suppress(Exception):
+            write_best()
+        raise
     finally:
         bar.close()
+    write_best()
     if position == started and not stopped:  # nothing trained in this call: still leave a checkpoint
         save("latest", state, **driver.attrs(), loss=metrics.rows[-1]["loss"] if metrics.rows else None)
     wall = lent.wall()

@@ -167,6 +167,28 @@ def test_resume_drops_rows_after_the_checkpoint(tmp_path):
     assert rows(tmp_path) == [3, 6, 9, 12] and s["metrics"] == {"x": 4.0}
 
 
+def test_best_is_held_and_written_beside_latest_and_when_a_run_fails(tmp_path, monkeypatch):
+    """The lowest-loss state is written as ``best`` when ``latest`` is (every 6 steps here), not after every
+    chunk that lowers the loss (a dense BFGS state takes seconds to write); a crash or a NaN still leaves the
+    best state the run reached on disk."""
+    written = []
+    save = loop.checkpoint.save
+    monkeypatch.setattr(loop.checkpoint, "save",
+                        lambda path, state, **a: (written.append((os.path.basename(path), a["step"])),
+                                                  save(path, state, **a)))
+    train(tmp_path / "whole", Toy())
+    assert written == [("latest.h5", 6), ("best.h5", 6), ("latest.h5", 12), ("best.h5", 12)]
+    written.clear()
+    with pytest.raises(RuntimeError):
+        train(tmp_path / "crash", Toy(crash_at=9))  # rows at 3, 6, 9; latest due at 6
+    assert written == [("latest.h5", 6), ("best.h5", 6), ("best.h5", 9)]
+    assert attrs(tmp_path / "crash", "best")[0]["step"] == 9 and list(attrs(tmp_path / "crash", "best")[1]) == [3.0] * 3
+    written.clear()
+    with pytest.raises(TrainingDiverged):
+        train(tmp_path / "nan", Toy(nan_at=10))
+    assert written == [("latest.h5", 6), ("best.h5", 6), ("latest.h5", 9), ("best.h5", 9)]
+
+
 def test_resume_with_only_best_says_how_to_continue_from_it(tmp_path):
     train(tmp_path, Toy())
     for name in ("latest.h5", "latest.prev.h5", "best.prev.h5"):  # best.h5 alone is left

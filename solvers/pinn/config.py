@@ -25,6 +25,8 @@ class FourierConfig:
 
     features: int = spec(64, ge=1, help="number of frequencies (the embedding has twice as many features)")
     scale: float = spec(1.0, gt=0.0, help="standard deviation of the frequencies")
+    inputs: list[str] | None = spec(None, help="the coordinates embedded, e.g. [x, y] (the others go on beside the "
+                                               "features); default: all of them")
 
 
 @dataclass
@@ -109,7 +111,8 @@ class AvoidConfig:
 
     points: list[list[float]] = spec(help="the balls' centres, physical coordinates, e.g. [[0, 1], [1, 1]]")
     radius: float = spec(gt=0.0, help="their radius, in the domain's units")
-    interior: bool = spec(False, help="keep the interior points out too (default: the boundary points only)")
+    interior: bool = spec(False, help="keep the interior points out too (default: the boundary points only, the "
+                                      "initial part's points in layers along parts included)")
 
 
 @dataclass
@@ -387,6 +390,10 @@ class PinnCase:
         for part, near in self.sampling.near.items():
             if near.initial and domain.time is None:
                 raise Invalid(f"sampling.near.{part}.initial", "initial points need a time interval (geometry.time)")
+        embedded = self.model.fourier.inputs if self.model.fourier is not None else None
+        if embedded is not None and (not embedded or not set(embedded) <= set(domain.coords)):
+            raise Invalid("model.fourier.inputs", f"expected some of this case's coordinates {list(domain.coords)}, "
+                                                  f"got {embedded}")
         space = [c for c in domain.coords if c != "t"]
         for i, centre in enumerate(self.sampling.avoid.points if self.sampling.avoid is not None else ()):
             if len(centre) != len(space):

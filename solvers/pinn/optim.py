@@ -12,6 +12,7 @@ L-BFGS keeps them fixed.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -24,7 +25,16 @@ from sciml import schedules
 
 from .config import AdamConfig, LbfgsConfig, ScheduleConfig
 
-DENSE_MAX = 20_000  # parameters the dense BFGS takes (its matrix: 3.2 GB in float64)
+DENSE_MAX = 20_000  # parameters the dense BFGS takes on a CPU (its matrix: 3.2 GB in float64)
+
+
+def dense_max(device=None) -> int:
+    """The most parameters the dense BFGS takes on ``device`` (default: JAX's first): ``DENSE_MAX`` on a CPU;
+    on an accelerator, as many as let its ``P x P`` float64 matrix fill a quarter of the memory JAX may use
+    there (an 80 GB GPU: about 70 000), and never fewer than ``DENSE_MAX``."""
+    stats = (device or jax.devices()[0]).memory_stats() or {}
+    limit = int(stats.get("bytes_limit", 0))
+    return max(DENSE_MAX, math.isqrt(limit // 32)) if limit else DENSE_MAX
 
 
 def schedule(cfg: ScheduleConfig, lr: float, steps: int) -> optax.Schedule:
@@ -68,7 +78,7 @@ def scale_by_ssbfgs(eps: float = 1e-10, max_scaling: float = 100.0) -> optax.Gra
     The first update, and any after a step that did not lower the loss (the line search failed: the estimate
     is spoiled), starts again from ``(y's / y'y) I``; an update with ``y's <= eps |s| |y|`` is skipped. The
     first direction is the gradient capped to norm 1 (optax's L-BFGS rule). ``H`` holds ``P^2`` numbers: for
-    networks of up to ``DENSE_MAX`` parameters.
+    networks of up to :func:`dense_max` parameters.
     """
 
     def init(params):

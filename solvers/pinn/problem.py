@@ -93,7 +93,9 @@ class Problem:
         self.parameters = Parameters(cfg, EQUATIONS[cfg.equation.type][1], self.geometry) if cfg.parameters else None
         self._extra = len(self.parameters) if self.parameters is not None else 0
         self._dim = len(eq.coords)
-        self._init, self._apply = model.build(cfg.model, len(eq.coords) + self._extra, len(eq.fields), self.dtype)
+        embedded = cfg.model.fourier.inputs if cfg.model.fourier is not None else None
+        self._init, self._apply = model.build(cfg.model, len(eq.coords) + self._extra, len(eq.fields), self.dtype,
+                                              None if embedded is None else [eq.coords.index(c) for c in embedded])
         self.unknowns = Unknowns(cfg, self.geometry) if cfg.unknowns else None
         if self.unknowns is not None:  # the unknowns ride beside the network's parameters
             self._init, self._apply = self.unknowns.wrap(self._init, self._apply, self.dtype, len(eq.coords))
@@ -272,7 +274,7 @@ class Problem:
         for p in self._parts:
             pts, normals = geo.boundary(p, count(p), rng, s.method, keep)
             if p == INITIAL and isinstance(geo, SpaceTime):  # and in layers along parts (sampling.near.<part>.initial)
-                layers = [geo.space.near(q, share(c.initial), c.distance, rng, s.method, inside)
+                layers = [geo.space.near(q, share(c.initial), c.distance, rng, s.method, keep)
                           for q, c in s.near.items() if c.initial]
                 if layers:
                     more = geo.at_start(np.concatenate(layers))

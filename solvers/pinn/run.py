@@ -156,14 +156,14 @@ class _Pinn:
         self.residual_points = curriculum.residual_points(self.problem) if self.curriculum else None
 
     def _check_dense(self) -> None:
-        """``training.lbfgs.method: bfgs`` holds a P x P matrix: refused above ``optim.DENSE_MAX`` parameters,
+        """``training.lbfgs.method: bfgs`` holds a P x P matrix: refused above :func:`.optim.dense_max` parameters,
         before anything trains (an ensemble's members never take it: :func:`.ensemble.check`)."""
         if not any(s.lbfgs.method == "bfgs" and s.lbfgs.steps for s in self.plan):
             return
         n = sum(x.size for x in jax.tree_util.tree_leaves(jax.eval_shape(self.problem.init, self.key_init)))
-        if n > optim.DENSE_MAX:
+        if n > (most := optim.dense_max()):
             raise UserError(f"training.lbfgs.method: bfgs keeps a {n} x {n} matrix ({n * n * 8 / 2**30:.1f} GiB "
-                            f"in float64) for this network's {n} parameters; it is for at most {optim.DENSE_MAX}: "
+                            f"in float64) for this network's {n} parameters; it is for at most {most} here: "
                             f"use a smaller model or method lbfgs")
 
     def _reference(self, equation) -> dict | None:

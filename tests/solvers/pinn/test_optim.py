@@ -90,3 +90,20 @@ def test_bfgs_refuses_a_large_network_before_training(tmp_path, capsys, monkeypa
 
 def test_limited_memory_stays_the_default():  # an unknown method: tests/test_bad_input.py
     assert build(LbfgsConfig, {}).method == "lbfgs"
+
+
+def test_the_dense_limit_grows_with_an_accelerators_memory():
+    """On a CPU (no memory statistics) the dense BFGS takes ``DENSE_MAX`` parameters; on an accelerator, as many
+    as let the float64 matrix fill a quarter of its memory, never fewer."""
+
+    class Device:
+        def __init__(self, stats):
+            self.stats = stats
+
+        def memory_stats(self):
+            return self.stats
+
+    assert optim.dense_max(Device(None)) == optim.dense_max() == optim.DENSE_MAX  # this machine: a CPU
+    n = optim.dense_max(Device({"bytes_limit": 80 * 2**30}))
+    assert 8 * n * n <= 20 * 2**30 < 8 * (n + 1) ** 2 and n > optim.DENSE_MAX
+    assert optim.dense_max(Device({"bytes_limit": 2**30})) == optim.DENSE_MAX

@@ -226,5 +226,14 @@ def test_initial_points_in_a_layer_along_a_part():
     np.testing.assert_allclose(physical[:, 2], 0.5)
     gap = np.linalg.norm(physical[:, :2] - [0.2, 0.2], axis=1) - 0.05
     assert np.all((gap[100:] >= 0) & (gap[100:] <= 0.05 + 1e-12)) and np.mean(gap[:100] > 0.05) > 0.9
+    # sampling.avoid keeps its balls free of the layer's initial points too (points of the part initial), but
+    # not of the layer's interior points (without avoid.interior)
+    avoid = Problem(cases.load("dfg_2d2", [*overrides, "sampling.near={cylinder: {points: 64, distance: 0.05, "
+                                                        "initial: 40}}",
+                                           "sampling.avoid={points: [[0.2, 0.2]], radius: 0.06}"]).config)
+    batch = avoid.sample(np.random.default_rng(0))
+    centre = lambda x: np.linalg.norm(np.asarray(avoid.equation.to_physical(x))[:, :2] - [0.2, 0.2], axis=1)
+    start, inside = centre(batch["parts"]["initial"]["x"]), centre(batch["interior"])
+    assert len(start) == 140 and start.min() >= 0.06 and np.sum(start < 0.1) >= 40 and inside.min() < 0.06
     with pytest.raises(ConfigError, match=r"sampling\.near\.cylinder\.initial: initial points need a time interval"):
         cases.load("dfg_2d1", ["sampling.near.cylinder.initial=10"])
