@@ -31,7 +31,7 @@ DENSE_MAX = 20_000  # parameters the dense BFGS takes on a CPU (its matrix: 3.2 
 def dense_max(device=None) -> int:
     """The most parameters the dense BFGS takes on ``device`` (default: JAX's first): ``DENSE_MAX`` on a CPU;
     on an accelerator, as many as let its ``P x P`` float64 matrix fill a quarter of the memory JAX may use
-    there (an 80 GB GPU: about 70 000), and never fewer than ``DENSE_MAX``."""
+    there (60 GB, JAX's default share of an 80 GB GPU: 43 301), and never fewer than ``DENSE_MAX``."""
     stats = (device or jax.devices()[0]).memory_stats() or {}
     limit = int(stats.get("bytes_limit", 0))
     return max(DENSE_MAX, math.isqrt(limit // 32)) if limit else DENSE_MAX
