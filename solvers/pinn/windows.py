@@ -61,16 +61,26 @@ def index(cfg: PinnCase, t) -> np.ndarray:
 
 def predict(cfg: PinnCase, trained: list[tuple], points, of: Callable | None = None) -> dict:
     """The fields at physical ``points`` (time last), each from the window holding its time: ``trained`` lists
-    ``(problem, params)`` of windows 0, 1, ...; later times go to the last one given."""
+    ``(problem, params)`` of windows 0, 1, ...; later times go to the last one given. ``of`` a method of the
+    case's equation (e.g. ``gradients``) is taken as the window's equation's (:func:`_own`)."""
     points = np.asarray(points, float)
     which = np.minimum(index(cfg, points[:, -1]), len(trained) - 1)
     out: dict = {}
     for k in np.unique(which):
         problem, params = trained[k]
         sel = which == k
-        for name, v in problem.predict(params, points[sel], of=of).items():
+        for name, v in problem.predict(params, points[sel], of=_own(problem, of)).items():
             out.setdefault(name, np.empty(len(points), np.asarray(v).dtype))[sel] = v
     return out
+
+
+def _own(problem, of: Callable | None) -> Callable | None:
+    """``of``, or, when it is a method of an equation of the window's kind (the whole case's), the same method of
+    the window's equation: derivatives in time are the window's (its own time scale), not the whole interval's."""
+    owner = getattr(of, "__self__", None)
+    if of is None or owner is None or type(owner) is not type(problem.equation):
+        return of
+    return getattr(problem.equation, of.__name__)
 
 
 def path(run_dir: str, k: int) -> str:
