@@ -45,17 +45,18 @@ def test_time_derivatives_of_the_cases_equation_are_each_windows_own():
     """``of`` = the whole case's ``gradients`` (the drag's volume integral reads u_t): each window's u_t is the
     derivative of its own fields in time (central differences), not scaled by the whole interval."""
     cfg = load("training.windows=4")
-    trained = [(p, p.init(jax.random.PRNGKey(k))) for k, p in enumerate(Problem(windows.case(cfg, k))
-                                                                          for k in range(4))]
+    problems = [Problem(windows.case(cfg, k)) for k in range(4)]
+    trained = [(p, p.init(jax.random.PRNGKey(k))) for k, p in enumerate(problems)]
     whole = Problem(cfg).equation
     (x0, x1), (t0, t1) = cfg.geometry.x, cfg.geometry.time
     xy = np.random.default_rng(0).uniform(x0 + 0.1 * (x1 - x0), x1 - 0.1 * (x1 - x0), (6, 2))
     pts = np.column_stack([xy, t0 + (t1 - t0) * np.array([0.1, 0.2, 0.4, 0.6, 0.7, 0.9])])
     got = windows.predict(cfg, trained, pts, of=whole.gradients)
     h = 1e-5 * (t1 - t0)
-    shift = lambda s: windows.predict(cfg, trained, pts + np.array([0.0, 0.0, s]), of=whole.gradients)
+    later, earlier = (windows.predict(cfg, trained, pts + np.array([0.0, 0.0, s]), of=whole.gradients)
+                      for s in (h, -h))
     for q in ("u", "v"):
-        fd = (shift(h)[q] - shift(-h)[q]) / (2 * h)
+        fd = (later[q] - earlier[q]) / (2 * h)
         np.testing.assert_allclose(got[f"{q}_t"], fd, rtol=1e-6, atol=1e-8 * np.abs(fd).max())
 
 
