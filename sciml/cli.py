@@ -163,10 +163,10 @@ def benchmarks() -> dict:
 
     Imported when a benchmark runs: these modules load JAX (1.5 s), which ``sciml --help`` need not wait for.
     """
-    from .bench import autodiff, fno_step, highdim, plate_step
+    from .bench import autodiff, bfgs_update, fno_step, highdim, plate_step
 
     return {"autodiff": autodiff.main, "plate-step": plate_step.main, "fno-step": fno_step.main,
-            "highdim": highdim.main}
+            "highdim": highdim.main, "bfgs-update": bfgs_update.main}
 
 
 def _bench(args) -> int:
@@ -242,11 +242,11 @@ def parser() -> argparse.ArgumentParser:
     q.add_argument("--out", help="output file (default POINTS.pred.csv / .h5)")
     q.set_defaults(func=_predict)
 
-    b = sub.add_parser("bench", help="benchmarks: autodiff, plate-step, fno-step, highdim, or a suite under "
-                                     "cases/suites/",
-                       description="Run a benchmark (autodiff, plate-step, fno-step, highdim) or a suite under "
-                                   "cases/suites/ (smoke, standard, autodiff). `sciml bench NAME --help` gives its "
-                                   "options.")
+    b = sub.add_parser("bench", help="benchmarks: autodiff, bfgs-update, plate-step, fno-step, highdim, or a suite "
+                                     "under cases/suites/",
+                       description="Run a benchmark (autodiff, plate-step, fno-step, highdim, bfgs-update) or a suite "
+                                   "under cases/suites/ (smoke, standard, autodiff). `sciml bench NAME --help` gives "
+                                   "its options.")
     b.add_argument("name", nargs="?", metavar="NAME", help="autodiff, plate-step, or a suite name or YAML path")
     b.add_argument("rest", nargs=argparse.REMAINDER, metavar="...", help="the benchmark's own options")
     b.set_defaults(func=_bench)

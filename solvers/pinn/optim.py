@@ -61,10 +61,27 @@ class SsbfgsState(NamedTuple):
     gradient: jax.Array
     direction: jax.Array
     loss: jax.Array  # the loss at the last parameters
-    hinv: jax.Array  # the inverse-Hessian estimate, (P, P)
+    base: jax.Array  # (P, P): the inverse Hessian H = scale B + U W' with B = base (or I where identity)
+    scale: jax.Array
+    identity: jax.Array
+    u: jax.Array  # (P, R): the rank-three updates since the last fold, as columns
+    w: jax.Array
+    used: jax.Array  # columns of u, w in use
 
 
-def scale_by_ssbfgs(eps: float = 1e-10, max_scaling: float = 100.0) -> optax.GradientTransformationExtraArgs:
+def inverse_hessian(state: SsbfgsState) -> jax.Array:
+    """The dense inverse-Hessian estimate ``H = scale B + U W'`` of a :func:`scale_by_ssbfgs` state."""
+    b = jnp.where(state.identity, jnp.eye(state.base.shape[0], dtype=state.base.dtype), state.base)
+    return state.scale * b + state.u @ state.w.T
+
+
+def _times(state: SsbfgsState, z: jax.Array) -> jax.Array:
+    """``H z`` for the columns of ``z`` (P, k): one pass over ``B``."""
+    return state.scale * jnp.where(state.identity, z, state.base @ z) + state.u @ (state.w.T @ z)
+
+
+def scale_by_ssbfgs(eps: float = 1e-10, max_scaling: float = 100.0, rank: int = 30
+                    ) -> optax.GradientTransformationExtraArgs:
     """The preconditioned gradient ``H g`` with a dense inverse Hessian ``H`` and Al-Baali's self-scaling.
 
     After a step ``s`` (along the last direction ``d = -H g``, so ``s = alpha d``) with gradient change ``y``::
@@ -77,15 +94,24 @@ def scale_by_ssbfgs(eps: float = 1e-10, max_scaling: float = 100.0) -> optax.Gra
     (Urban, Stefanou & Pons, J. Comput. Phys. 2025; Al-Baali, 1998); ``1/tau`` is capped at ``max_scaling``.
     The first update, and any after a step that did not lower the loss (the line search failed: the estimate
     is spoiled), starts again from ``(y's / y'y) I``; an update with ``y's <= eps |s| |y|`` is skipped. The
-    first direction is the gradient capped to norm 1 (optax's L-BFGS rule). ``H`` holds ``P^2`` numbers: for
+    first direction is the gradient capped to norm 1 (optax's L-BFGS rule).
+
+    ``H`` is kept as ``scale B + U W'``: each update scales ``scale`` and ``U`` by ``1/tau`` and appends its
+    three rank-one terms as columns of ``U`` and ``W``; only when ``rank`` columns are full is ``B`` rewritten
+    (folded). So a step reads ``B`` once (for ``H y`` and ``H g`` together) and writes it once every
+    ``rank / 3`` steps, where updating the dense matrix in place costs a read and a write every step: on a
+    CPU, whose memory bandwidth bounds these passes, the update of a 4 x 50 network's 12 800 parameters takes
+    a third of the time (``sciml bench``-style measurement in the README). ``B`` holds ``P^2`` numbers: for
     networks of up to :func:`dense_max` parameters.
     """
 
     def init(params):
         flat, _ = ravel_pytree(params)
-        zero = jnp.zeros_like(flat)
+        n, zero = flat.size, jnp.zeros_like(flat)
+        cols = jnp.zeros((n, rank), flat.dtype)
         return SsbfgsState(jnp.zeros((), jnp.int32), zero, zero, zero, jnp.asarray(jnp.inf, flat.dtype),
-                           jnp.eye(flat.size, dtype=flat.dtype))
+                           jnp.zeros((n, n), flat.dtype), jnp.ones((), flat.dtype), jnp.ones((), bool), cols, cols,
+                           jnp.zeros((), jnp.int32))
 
     def update(updates, state, params, *, value=None, **extra):
         g, unravel = ravel_pytree(updates)
@@ -94,20 +120,39 @@ def scale_by_ssbfgs(eps: float = 1e-10, max_scaling: float = 100.0) -> optax.Gra
         s, y = w - state.params, g - state.gradient
         ys = jnp.vdot(y, s)
         first = (state.steps == 1) | (value >= state.loss)
-        h = jnp.where(first, jnp.eye(w.size, dtype=w.dtype) * ys / jnp.maximum(jnp.vdot(y, y), eps), state.hinv)
-        hy = h @ y
+        kept = _times(state, jnp.stack([y, g], axis=1))  # H y, H g with the estimate as it is
+        restart = ys / jnp.maximum(jnp.vdot(y, y), eps)
+        hy, hg = jnp.where(first, restart * jnp.stack([y, g], axis=1), kept).T
         yhy = jnp.vdot(y, hy)
         alpha = jnp.vdot(s, state.direction) / jnp.maximum(jnp.vdot(state.direction, state.direction), eps)
         sbs = -alpha * jnp.vdot(s, state.gradient)
         tau = jnp.where(first, 1.0, jnp.clip(ys / jnp.maximum(sbs, eps), 1.0 / max_scaling, 1.0))
         v = jnp.sqrt(jnp.maximum(yhy, 0.0)) * (s / ys - hy / yhy)
-        updated = (h - jnp.outer(hy, hy) / yhy + jnp.outer(v, v)) / tau + jnp.outer(s, s) / ys
         ok = (state.steps > 0) & (ys > eps * jnp.linalg.norm(s) * jnp.linalg.norm(y)) & (yhy > 0)
-        hinv = jnp.where(ok, updated, state.hinv)
-        pg = jnp.where(state.steps > 0, hinv @ g, g * jnp.minimum(1.0, 1.0 / jnp.linalg.norm(g)))
-        return unravel(pg), SsbfgsState(state.steps + 1, w, g, -pg, value, hinv)
+        # the update on the estimate it starts from (the restart's: restart I, no columns)
+        u, ws, used = (jnp.where(first, 0.0, state.u), jnp.where(first, 0.0, state.w),
+                       jnp.where(first, jnp.zeros_like(state.used), state.used))
+        at = (jnp.zeros_like(used), used)
+        updated = state._replace(
+            scale=jnp.where(first, restart, state.scale) / tau, identity=first | state.identity,
+            u=jax.lax.dynamic_update_slice(u / tau, jnp.stack([-hy / (yhy * tau), v / tau, s / ys], 1), at),
+            w=jax.lax.dynamic_update_slice(ws, jnp.stack([hy, v, s], 1), at), used=used + 3)
+        new = jax.tree.map(lambda a, b: jnp.where(ok, a, b), updated, state)
+        new = jax.lax.cond(new.used + 3 > rank, _fold, lambda st: st, new)
+        # H g after the update, from its parts
+        new_hg = (hg - hy * jnp.vdot(hy, g) / yhy + v * jnp.vdot(v, g)) / tau + s * jnp.vdot(s, g) / ys
+        pg = jnp.where(state.steps > 0, jnp.where(ok, new_hg, kept[:, 1]),
+                       g * jnp.minimum(1.0, 1.0 / jnp.linalg.norm(g)))
+        return unravel(pg), new._replace(steps=state.steps + 1, params=w, gradient=g, direction=-pg, loss=value)
 
     return optax.GradientTransformationExtraArgs(init, update)
+
+
+def _fold(state: SsbfgsState) -> SsbfgsState:
+    """The same estimate with its columns folded into ``B``."""
+    return state._replace(base=inverse_hessian(state), scale=jnp.ones_like(state.scale),
+                          identity=jnp.zeros_like(state.identity), u=jnp.zeros_like(state.u),
+                          w=jnp.zeros_like(state.w), used=jnp.zeros_like(state.used))
 
 
 def init_state(params, tx: optax.GradientTransformation, key, step: int = 0, weights: dict | None = None) -> dict:
