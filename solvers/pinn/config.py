@@ -194,6 +194,8 @@ class TrainingConfig:
     lbfgs: LbfgsConfig = field(default_factory=LbfgsConfig)
     windows: int = spec(1, ge=1, help="time windows trained one after another, each by the phases above and "
                                       "from the last one's network (space-time cases)")
+    overlap: float = spec(0.0, ge=0.0, le=1.0, help="windows but the last are trained this fraction of a window "
+                                                    "past their end; the next starts at the end all the same")
     curriculum: CurriculumConfig | None = spec(None, help="Reynolds curriculum: {Re: auto} (or a list)")
     log_every: int = spec(100, ge=1, help="steps between metrics rows, NaN checks and progress updates")
     checkpoint_every: int = spec(1000, ge=1)
@@ -414,6 +416,8 @@ class PinnCase:
             raise Invalid("loss.causal", "causal weighting needs a time interval (geometry.time)")
         if self.training.windows > 1 and domain.time is None:
             raise Invalid("training.windows", "time windows need a time interval (geometry.time)")
+        if self.training.overlap and self.training.windows == 1:
+            raise Invalid("training.overlap", "an overlap is of time windows: set training.windows > 1")
         if self.training.windows > 1 and self.training.curriculum is not None:
             raise Invalid("training.windows", "time windows and a Reynolds curriculum do not combine (train "
                                               "the steady flow at the target Re first, then march in time)")

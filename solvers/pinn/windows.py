@@ -15,6 +15,11 @@ The driver (:mod:`.run`) writes window :math:`k`'s parameters to ``checkpoints/w
 and, from the end of a window, goes on with the next one, also in a case given more windows of the same
 length (a longer interval). A time :math:`t` is predicted by the window holding it (:func:`index`: a time
 shared by two windows belongs to the earlier one, whose last time it is).
+
+``training.overlap: f`` trains each window but the last on :math:`f\Delta` more, past its end
+(:func:`bounds`); the next window still starts, and takes its initial values, at the end of the window's own
+interval, and times past it are still predicted by the next window. Causal weighting trains a window's last
+times least, and those are the ones handed over: with an overlap they lie inside the interval trained.
 """
 from __future__ import annotations
 
@@ -32,10 +37,12 @@ from .config import PinnCase
 
 
 def bounds(cfg: PinnCase, k: int) -> tuple[float, float]:
-    """The time interval of window ``k``."""
+    """The time interval window ``k`` is trained on: its own, and ``training.overlap`` of a window past its end
+    (module notes)."""
     t0, t1 = _interval(cfg)
-    step = (t1 - t0) / cfg.training.windows
-    return t0 + k * step, (t1 if k == cfg.training.windows - 1 else t0 + (k + 1) * step)
+    n = cfg.training.windows
+    step = (t1 - t0) / n
+    return t0 + k * step, (t1 if k == n - 1 else min(t1, t0 + (k + 1 + cfg.training.overlap) * step))
 
 
 def _interval(cfg: PinnCase) -> tuple[float, float]:

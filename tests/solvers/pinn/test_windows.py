@@ -10,6 +10,7 @@ import pytest
 
 from sciml import cases
 from sciml.errors import ConfigError, UserError
+from sciml.io import checkpoint
 from sciml.solvers.pinn import run as driver
 from sciml.solvers.pinn import windows
 from sciml.solvers.pinn.problem import Problem
@@ -119,6 +120,21 @@ def test_windows_march_and_resume_with_the_next_window_exactly(tmp_path):
     assert resumed["metrics"] == full["metrics"] and resumed["final_loss"] == full["final_loss"]  # bit-identical
     with pytest.raises(UserError, match=r"window_0.h5: window 0 covered t in \[0.0, 0.25\]; in this case"):
         train(tmp_path, "part", "geometry.time=[0.0,0.6]", "training.windows=2", resume=True)
+
+
+def test_overlapping_windows_train_past_their_end_and_hand_over_at_it(tmp_path):
+    cfg = load("geometry.time=[1.0,2.0]", "training.windows=4", "training.overlap=0.2")
+    np.testing.assert_allclose([windows.bounds(cfg, k) for k in range(4)],
+                               [(1.0, 1.3), (1.25, 1.55), (1.5, 1.8), (1.75, 2.0)], rtol=1e-12)
+    np.testing.assert_array_equal(windows.index(cfg, [1.25, 1.2500001, 1.3, 2.0]), [0, 1, 1, 3])  # as without
+    summary, folder = train(tmp_path, "overlap", "geometry.time=[0.0,0.5]", "training.windows=2",
+                            "training.overlap=0.4")
+    assert summary["status"] == "completed" and summary["windows"] == 2
+    np.testing.assert_allclose(checkpoint.attrs(windows.path(folder, 0))["time"], [0.0, 0.35], rtol=1e-12)
+    cfg = load("geometry.time=[0.0,0.5]", "training.windows=2", "training.overlap=0.4")
+    assert windows.case(cfg, 1).geometry.time == (0.25, 0.5)  # the next window starts at the first one's own end
+    with pytest.raises(UserError, match="training.overlap: an overlap is of time windows"):
+        load("training.overlap=0.1")
 
 
 def test_windows_need_time_and_an_initial_condition(tmp_path):
