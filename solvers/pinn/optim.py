@@ -120,9 +120,10 @@ def scale_by_ssbfgs(eps: float = 1e-10, max_scaling: float = 100.0, rank: int = 
         s, y = w - state.params, g - state.gradient
         ys = jnp.vdot(y, s)
         first = (state.steps == 1) | (value >= state.loss)
-        kept = _times(state, jnp.stack([y, g], axis=1))  # H y, H g with the estimate as it is
+        yg = jnp.stack([y, g], axis=1)
+        kept = _times(state, yg)  # H y, H g with the estimate as it is
         restart = ys / jnp.maximum(jnp.vdot(y, y), eps)
-        hy, hg = jnp.where(first, restart * jnp.stack([y, g], axis=1), kept).T
+        hy, hg = jnp.where(first, restart * yg, kept).T
         yhy = jnp.vdot(y, hy)
         alpha = jnp.vdot(s, state.direction) / jnp.maximum(jnp.vdot(state.direction, state.direction), eps)
         sbs = -alpha * jnp.vdot(s, state.gradient)
@@ -133,11 +134,11 @@ def scale_by_ssbfgs(eps: float = 1e-10, max_scaling: float = 100.0, rank: int = 
         u, ws, used = (jnp.where(first, 0.0, state.u), jnp.where(first, 0.0, state.w),
                        jnp.where(first, jnp.zeros_like(state.used), state.used))
         at = (jnp.zeros_like(used), used)
-        updated = state._replace(
+        updated = dict(
             scale=jnp.where(first, restart, state.scale) / tau, identity=first | state.identity,
             u=jax.lax.dynamic_update_slice(u / tau, jnp.stack([-hy / (yhy * tau), v / tau, s / ys], 1), at),
             w=jax.lax.dynamic_update_slice(ws, jnp.stack([hy, v, s], 1), at), used=used + 3)
-        new = jax.tree.map(lambda a, b: jnp.where(ok, a, b), updated, state)
+        new = state._replace(**{k: jnp.where(ok, a, getattr(state, k)) for k, a in updated.items()})  # B as is
         new = jax.lax.cond(new.used + 3 > rank, _fold, lambda st: st, new)
         # H g after the update, from its parts
         new_hg = (hg - hy * jnp.vdot(hy, g) / yhy + v * jnp.vdot(v, g)) / tau + s * jnp.vdot(s, g) / ys
