@@ -143,6 +143,9 @@ ROWS = [
      "ensemble: an ensemble does not combine with training.lbfgs.method: bfgs from seeds"),
     ("lbfgs-method-unknown", None, ["training.lbfgs.method=newton"],
      "training.lbfgs.method: must be one of ['lbfgs', 'bfgs']"),
+    ("lbfgs-keep-curvature-limited", None, ["training.lbfgs.resample_every=10", "training.lbfgs.keep_curvature=true"],
+     "training.lbfgs.keep_curvature: keeps the dense estimate over new points: it needs method bfgs and "
+     "resample_every > 0"),
     ("ensemble-with-refinement", None, ["ensemble={members: 2}", "sampling.adaptive={every: 10}"],
      "ensemble: an ensemble does not combine with sampling.adaptive"),
     ("ensemble-with-field-unknown", None, ["ensemble={members: 2}",

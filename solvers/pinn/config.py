@@ -154,6 +154,13 @@ class LbfgsConfig:
                                                           "small networks)")
     resample_every: int = spec(0, ge=0, help="new collocation points every k steps, each time with a fresh "
                                              "L-BFGS memory (0: the same points throughout)")
+    keep_curvature: bool = spec(False, help="method bfgs: on new points keep the inverse-Hessian estimate (its "
+                                            "next pair taken on the new points) instead of a fresh one")
+
+    def check(self):
+        if self.keep_curvature and (self.method != "bfgs" or not self.resample_every):
+            raise Invalid("keep_curvature", "keeps the dense estimate over new points: it needs method bfgs and "
+                                            "resample_every > 0")
 
 
 @dataclass

@@ -156,6 +156,31 @@ def _fold(state: SsbfgsState) -> SsbfgsState:
                           w=jnp.zeros_like(state.w), used=jnp.zeros_like(state.used))
 
 
+def new_objective(state) -> dict:
+    """A quasi-Newton ``state`` told that its objective changed: the line search's stored value dropped, so that
+    the next step takes the value and gradient again (and :func:`rebase` the curvature's last pair)."""
+    return {**state, "opt": optax.tree.set(state["opt"], value=jnp.asarray(jnp.inf, _dtype(state)))}
+
+
+def rebase(opt, fn: Callable, params, fresh) -> object:
+    """``opt`` with each :func:`scale_by_ssbfgs` state's last loss and gradient taken again on the objective
+    ``fn`` when ``fresh`` (the objective changed: the causal weights a chunk holds, new points), so that the next
+    curvature pair ``(s, y)`` is of one objective; the estimate of the inverse Hessian is kept."""
+    _, unravel = ravel_pytree(params)
+
+    def one(st):
+        if not isinstance(st, SsbfgsState):
+            return st
+
+        def again(st):
+            value, grad = jax.value_and_grad(fn)(unravel(st.params))
+            return st._replace(loss=jnp.asarray(value, st.loss.dtype), gradient=ravel_pytree(grad)[0])
+
+        return jax.lax.cond(fresh & (st.steps > 0), again, lambda st: st, st)
+
+    return jax.tree_util.tree_map(one, opt, is_leaf=lambda x: isinstance(x, SsbfgsState))
+
+
 def init_state(params, tx: optax.GradientTransformation, key, step: int = 0, weights: dict | None = None) -> dict:
     state = {"params": params, "opt": tx.init(params), "step": jnp.asarray(step, jnp.int32), "key": key}
     if weights is not None:
@@ -232,7 +257,10 @@ def lbfgs_chunk(loss: Callable, tx: optax.GradientTransformation, length: int,
         held = None
         if hold is not None:
             held = hold(state["params"], batch, state["key"])
-            state = {**state, "opt": optax.tree.set(state["opt"], value=jnp.asarray(jnp.inf, _dtype(state)))}
+            state = new_objective(state)
+        fresh = ~jnp.isfinite(optax.tree.get(state["opt"], "value"))  # a new objective: new weights or points
+        objective = _objective(loss, state, batch, state["key"], **({} if held is None else {"causal": held}))
+        state = {**state, "opt": rebase(state["opt"], lambda p: objective(p)[0], state["params"], fresh)}
         return _scan(lambda s, b: step(s, b, held), length)(state, batch, n)
 
     return jax.jit(run)

@@ -295,10 +295,12 @@ class _Pinn:
             self._new_points(new, n)
         elif self.step < phase.end and _crossed(self.plan[phase.stage].lbfgs.resample_every,
                                                 self.step - phase.start, n):
-            # new points, and a fresh memory: the curvature pairs and line search were of the old points' loss
+            # new points, and a fresh memory (the curvature pairs and line search were of the old points' loss)
+            # or the dense estimate kept, its next pair rebased on the new points (optim.rebase)
             self.base = self.problem.sample(self.rng, self.share)
             self._place()
-            chunk.state = self._fresh_optimizer(new, phase)
+            kept = self.plan[phase.stage].lbfgs.keep_curvature
+            chunk.state = optim.new_objective(new) if kept else self._fresh_optimizer(new, phase)
         every = self.cfg.evaluation.every
         if every and self.step % every < n and self.reference is not None:
             ev, window = self.ev, self.plan[self.stage].window

@@ -60,6 +60,29 @@ def test_bfgs_kept_as_columns_makes_the_dense_updates_steps():
         x = x - 0.5 * step
 
 
+def test_a_new_objective_rebases_the_last_pair_and_keeps_the_estimate():
+    """When a chunk's objective changes (new causal weights, new points), :func:`optim.rebase` takes the last
+    loss and gradient again on the new objective, so the next pair ``(s, y)`` is of one function (the secant
+    equation holds for it); the inverse-Hessian estimate is kept. Without a change, nothing moves."""
+    a, b, fn = _quadratic(n=6, cond=50.0)
+    shifted = lambda x: fn(x) + jnp.sum(jnp.sin(x))  # "new points": another objective near the old one
+    tx = optim.scale_by_ssbfgs(rank=6)
+    xs = [jnp.asarray(np.random.default_rng(k).normal(size=6)) for k in range(4)]
+    state = tx.init(xs[0])
+    for k, x in enumerate(xs[:3]):
+        _, state = tx.update(jax.grad(fn)(x), state, x, value=fn(x) - k)
+    h = optim.inverse_hessian(state)
+    same, = optim.rebase((state,), shifted, xs[2], jnp.asarray(False))
+    assert np.array_equal(same.gradient, state.gradient) and same.loss == state.loss
+    new, = optim.rebase((state,), shifted, xs[2], jnp.asarray(True))
+    np.testing.assert_allclose(new.gradient, jax.grad(shifted)(xs[2]), rtol=1e-12)
+    np.testing.assert_allclose(new.loss, shifted(xs[2]), rtol=1e-12)
+    np.testing.assert_array_equal(optim.inverse_hessian(new), h)  # the estimate kept
+    _, after = tx.update(jax.grad(shifted)(xs[3]), new, xs[3], value=new.loss - 1.0)
+    s, y = xs[3] - xs[2], jax.grad(shifted)(xs[3]) - jax.grad(shifted)(xs[2])
+    np.testing.assert_allclose(optim.inverse_hessian(after) @ y, s, rtol=1e-9, atol=1e-12)
+
+
 def test_bfgs_beats_lbfgs_on_an_ill_conditioned_quadratic():
     a, b, fn = _quadratic(n=40, cond=1e6)
     best = float(fn(jnp.linalg.solve(a, b)))

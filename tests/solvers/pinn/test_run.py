@@ -110,6 +110,19 @@ def test_lbfgs_restarts_on_new_points(tmp_path, monkeypatch):
     assert s["steps"] == 50 and np.isfinite(losses).all() and losses[-1] < losses[0]
 
 
+def test_dense_bfgs_keeps_its_curvature_on_new_points(tmp_path, monkeypatch):
+    """``training.lbfgs.keep_curvature``: new points every k dense BFGS steps with the estimate kept (no fresh
+    optimizer state after the BFGS phase's first), its last pair rebased on the new points; the loss falls."""
+    fresh, init_state = [], driver.optim.init_state
+    monkeypatch.setattr(driver.optim, "init_state", lambda *a, **k: fresh.append(1) or init_state(*a, **k))
+    s, folder = train(tmp_path, "keep", training__adam__steps=10, training__lbfgs__steps=40,
+                      training__lbfgs__method="bfgs", training__lbfgs__resample_every=20,
+                      training__lbfgs__keep_curvature=True, training__log_every=10, model__hidden=[8, 8])
+    assert len(fresh) == 2  # Adam's and the BFGS phase's: none on the new points
+    losses = [float(r.split(",")[1]) for r in (folder / "metrics.csv").read_text().splitlines()[1:]]
+    assert s["steps"] == 50 and np.isfinite(losses).all() and losses[-1] < losses[1]
+
+
 def test_sigterm_mid_run_checkpoints_and_resume_continues_exactly(tmp_path):
     """A real ``sciml run`` process receives SIGTERM (what a scheduler sends before it kills a job) while it
     trains: it finishes the chunk, writes latest.h5 (none was due) and an interrupted summary, exits 143;
