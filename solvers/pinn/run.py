@@ -185,7 +185,8 @@ class _Pinn:
         if first or stage.window is not None:
             self.rng = parallel.rng(self.cfg.seed, *((stage.window,) if stage.window else ()))
             self.refiner = Refiner(self.cfg.sampling.adaptive, self.rng, self.share)
-            self.base = problem.sample(self.rng, self.share)
+            self.draws = 0
+            self._draw()
         self._place()
 
     def _leave(self, params) -> None:
@@ -249,11 +250,16 @@ class _Pinn:
                 self.trained.append((self.problem, windows.load(self.out, self.cfg, j, template)))
         if k:
             self._enter(k)
+        if (missing := int(attrs.get("draws", 1)) - self.draws) > 0:  # the points in use at the save
+            for _ in range(missing):
+                self._draw()
+            self._place()
         return parallel.replicate(state, self.mesh), self.step
 
     def attrs(self) -> dict:
         stage, name = self.phase if self.phase is not None else (0, None)
-        return {"step": self.step, "phase": name, **({"stage": stage} if len(self.plan) > 1 else {})}
+        return {"step": self.step, "phase": name, "draws": self.draws,
+                **({"stage": stage} if len(self.plan) > 1 else {})}
 
     def advance(self, state, run: loop.Run) -> loop.Chunk | None:
         phase = next((p for p in self.phases if self.step < p.end), None)
@@ -297,7 +303,7 @@ class _Pinn:
                                                 self.step - phase.start, n):
             # new points, and a fresh memory (the curvature pairs and line search were of the old points' loss)
             # or the dense estimate kept, its next pair rebased on the new points (optim.rebase)
-            self.base = self.problem.sample(self.rng, self.share)
+            self._draw()
             self._place()
             kept = self.plan[phase.stage].lbfgs.keep_curvature
             chunk.state = optim.new_objective(new) if kept else self._fresh_optimizer(new, phase)
@@ -335,11 +341,16 @@ class _Pinn:
         resample = _crossed(self.cfg.sampling.resample_every, self.step, n)
         refine = _crossed(self.refiner.every, self.step, n)
         if resample:
-            self.base = self.problem.sample(self.rng, self.share)
+            self._draw()
         if refine:
             self.refiner.refine(self.problem, parallel.to_host(state["params"]))
         if resample or refine:
             self._place()
+
+    def _draw(self) -> None:
+        """New base points from the stage's stream, counted (``attrs``: a resume draws as many again)."""
+        self.base = self.problem.sample(self.rng, self.share)
+        self.draws += 1
 
     def _place(self) -> None:
         """The batch: the base points and the refined ones (with an ensemble's resamples of the observations),

@@ -67,6 +67,26 @@ def test_resume_continues_exactly(tmp_path):
     np.testing.assert_allclose(resumed["metrics"]["rel_l2_w"], full["metrics"]["rel_l2_w"], rtol=1e-9)
 
 
+@pytest.mark.parametrize("where", ["adam", "bfgs"])
+def test_resume_continues_exactly_on_the_points_drawn_since(tmp_path, where):
+    """New points during Adam (``sampling.resample_every``) or the dense BFGS (``training.lbfgs.resample_every``,
+    the estimate kept): a resume draws as many batches again from the stage's stream (the checkpoint's
+    ``draws``), so it trains on the points in use at the save and ends where an uninterrupted run does."""
+    each = {"adam": dict(sampling__resample_every=10),
+            "bfgs": dict(training__lbfgs__method="bfgs", training__lbfgs__resample_every=10,
+                         training__lbfgs__keep_curvature=True)}[where]
+    steps = lambda n: dict(training__adam__steps=n, training__lbfgs__steps=0) if where == "adam" else \
+        dict(training__adam__steps=10, training__lbfgs__steps=n)
+    common = dict(training__log_every=5, model__hidden=[8, 8], **each)
+    full, _ = train(tmp_path, "full", **steps(50), **common)
+    _, folder = train(tmp_path, "resumed", **steps(25), **common)  # saved after two new draws, before a third
+    case = cases.load(write_case(tmp_path, name="again.yaml", **steps(50), **common))
+    resumed = driver.train(case.config, str(folder), resume=str(folder), quiet=True)
+    assert resumed["steps"] == full["steps"]
+    np.testing.assert_allclose(resumed["final_loss"], full["final_loss"], rtol=1e-9)
+    np.testing.assert_allclose(resumed["metrics"]["rel_l2_w"], full["metrics"]["rel_l2_w"], rtol=1e-9)
+
+
 def test_same_seed_same_numbers(tmp_path):
     a, _ = train(tmp_path, "a")
     b, _ = train(tmp_path, "b")
