@@ -306,7 +306,8 @@ class _Pinn:
             self._draw()
             self._place()
             kept = self.plan[phase.stage].lbfgs.keep_curvature
-            chunk.state = optim.new_objective(new) if kept else self._fresh_optimizer(new, phase)
+            chunk.state = parallel.replicate(optim.new_objective(parallel.to_host(new)), self.mesh) if kept \
+                else self._fresh_optimizer(new, phase)
         every = self.cfg.evaluation.every
         if every and self.step % every < n and self.reference is not None:
             ev, window = self.ev, self.plan[self.stage].window
