@@ -245,9 +245,13 @@ def lbfgs_chunk(loss: Callable, tx: optax.GradientTransformation, length: int,
     sees one objective and its gradient; the value the line search stored in the last chunk is dropped
     (optax recomputes it when it is not finite)."""
 
-    def step(state, batch, held):
+    def total(state, batch, held) -> Callable:
+        """``params -> loss`` of the chunk: its batch, its fixed key and the weights it holds."""
         objective = _objective(loss, state, batch, state["key"], **({} if held is None else {"causal": held}))
-        fn = lambda p: objective(p)[0]
+        return lambda p: objective(p)[0]
+
+    def step(state, batch, held):
+        fn = total(state, batch, held)
         value, grads = optax.value_and_grad_from_state(fn)(state["params"], state=state["opt"])
         updates, opt = tx.update(grads, state["opt"], state["params"], value=value, grad=grads, value_fn=fn)
         params = optax.apply_updates(state["params"], updates)
@@ -259,8 +263,7 @@ def lbfgs_chunk(loss: Callable, tx: optax.GradientTransformation, length: int,
             held = hold(state["params"], batch, state["key"])
             state = new_objective(state)
         fresh = ~jnp.isfinite(optax.tree.get(state["opt"], "value"))  # a new objective: new weights or points
-        objective = _objective(loss, state, batch, state["key"], **({} if held is None else {"causal": held}))
-        state = {**state, "opt": rebase(state["opt"], lambda p: objective(p)[0], state["params"], fresh)}
+        state = {**state, "opt": rebase(state["opt"], total(state, batch, held), state["params"], fresh)}
         return _scan(lambda s, b: step(s, b, held), length)(state, batch, n)
 
     return jax.jit(run)
