@@ -143,10 +143,12 @@ def test_exact_initial_values_beside_an_exact_hole_are_refused(tmp_path):
     with pytest.raises(ConfigError, match=r"conditions.enforce.initial: the exact values of 'initial' and of the "
                                           r"hole 'cylinder' meet .* give conditions.spacing"):
         cases.load(os.path.join(CASES, "dfg_2d2.yaml"),
-                   ["training.windows=1", "loss.weights={}", "equation.start.path=" + str(tmp_path / "none.h5"),
+                   ["training.windows=1", "training.overlap=0", "loss.weights={}",
+                    "equation.start.path=" + str(tmp_path / "none.h5"),
                     "conditions={enforce: {walls: exact, cylinder: exact, initial: exact}, length: 0.05}"])
     cases.load(os.path.join(CASES, "dfg_2d2.yaml"),  # the initial values exact beside exact walls alone: accepted
-               ["training.windows=1", "loss.weights={}", "equation.start.path=" + str(tmp_path / "none.h5"),
+               ["training.windows=1", "training.overlap=0", "loss.weights={}",
+                "equation.start.path=" + str(tmp_path / "none.h5"),
                 "conditions={enforce: {walls: exact, initial: exact}, length: 0.05}"])
 
 
@@ -157,7 +159,7 @@ def start_beside_the_cylinder(tmp_path, *overrides):
     """DFG 2D-2 with smooth initial values (no start file) that vanish on the walls and the cylinder, the walls,
     cylinder and initial values exact, the initial values a spline on a grid of 0.01."""
     return cases.load(os.path.join(CASES, "dfg_2d2.yaml"), [
-        *TINY_NS, "training.windows=1", "loss.weights={}", "geometry.time=[0.0, 0.1]",
+        *TINY_NS, "training.windows=1", "training.overlap=0", "loss.weights={}", "geometry.time=[0.0, 0.1]",
         "sampling.parts={cylinder: 16, initial: 16}", "sampling.near.cylinder.points=16",
         "equation.start.path=" + str(tmp_path / "none.h5"),
         f"equation.conditions.initial={{u: '{U0} * (1 + 0.3 * sin(3 * x))', v: '{U0} * 0.2 * cos(2 * y)'}}",
