@@ -104,14 +104,23 @@ def _quantities(eq, snap, center, radius, outer: float | None) -> dict[str, floa
     return out
 
 
+def _sections(eq, center) -> dict[str, float]:
+    """The cross-sections ``x = const`` whose flux the unsteady check follows."""
+    (x0, x1) = eq.domain.bounds[0]
+    return {"inlet": x0, f"x = {center[0]:.3g} (the cylinder)": center[0], "outlet": x1}
+
+
 def _history(eq, predict, center, radius, outer, count: int = 201) -> tuple[dict, list, dict]:
     """``(metrics, notes, series)`` of an unsteady flow: the quantities at ``count`` times, the Strouhal
     number and the maxima over the last two periods of the lift (over all times if it has fewer)."""
+    from .ns_checks import section_flux  # that module lists this check
+
     t0, t1 = eq.domain.time
     t = np.linspace(t0, t1, count)
     history = [_quantities(eq, _snapshot(predict, ti), center, radius, outer) for ti in t]
     c = {k: np.array([h[k] for h in history])
          for k in ("c_D", "c_L", "c_D_surface", "c_L_surface", "delta_p", "cylinder_slip")}
+    flux = {name: section_flux(eq, predict, x, t) for name, x in _sections(eq, center).items()}
     notes: list[str] = []
     try:
         metrics = oscillation(t, c["c_L"], c["c_D"], 2 * radius, eq.U)
@@ -134,8 +143,13 @@ def _history(eq, predict, center, radius, outer, count: int = 201) -> tuple[dict
             metrics.update({f"{k}_lbm": ref[k] for k in ("St", "c_D_max", "c_L_max")})
         except ValueError:
             pass  # fewer than two periods: the rms differences say it
+    if dfg_setup(eq, (center, radius)) is not None:  # the set-ups' inflow carries U_mean times the height
+        inflow = eq.U * float(np.diff(eq.domain.bounds[1])[0])
+        metrics["mass_flux_error"] = max(float(np.max(np.abs(q - inflow))) for q in flux.values()) / inflow
     series = {"cylinder_forces": {"t": t, "curves": curves, "xlabel": "t", "ylabel": "coefficient",
-                                  "title": "drag and lift coefficients"}}
+                                  "title": "drag and lift coefficients"},
+              "mass_flux": {"t": t, "curves": flux, "xlabel": "t", "ylabel": "flux through x = const",
+                            "title": "mass flux through the inlet, the cylinder's section and the outlet"}}
     return metrics, notes, series
 
 

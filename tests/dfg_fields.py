@@ -18,6 +18,12 @@ def oscillating_potential(f: float, e: float, gamma: float, rho: float = 1.0, de
         u, v = jnp.real(dw), -jnp.imag(dw)
         return jnp.stack([u, v, -rho * (jax.grad(U)(t) * jnp.real(z + A**2 / z) + (u**2 + v**2) / 2)])
 
+    return predict_of(fields)
+
+
+def predict_of(fields):
+    """``predict(points (N, 3), of=None) -> fields`` of ``fields(point (3,)) -> (u, v, p)`` (with first derivatives
+    when ``of`` is given)."""
     # called at 201 times, on a few shapes: compiled once each
     values = jax.jit(lambda pts: (jax.vmap(fields)(pts), jax.vmap(jax.jacfwd(fields))(pts)))
 
@@ -30,3 +36,20 @@ def oscillating_potential(f: float, e: float, gamma: float, rho: float = 1.0, de
         return {k: np.asarray(v) for k, v in out.items()}
 
     return predict
+
+
+def channel_stream(e: float, H: float = 0.41):
+    """A divergence-free flow in the DFG channel that goes round the cylinder, carrying ``Q(t) = H (1 + e sin(2 pi
+    t))`` through every section: ``psi = Q(t) g(y)``, ``g`` rising 0 -> 1/2 below the cylinder and 1/2 -> 1 above
+    it (smooth steps) and 1/2 across it, so the cylinder is a streamline."""
+    step = lambda s: 3 * s**2 - 2 * s**3
+    low, high = C[1] - A, C[1] + A
+    g = lambda y: jnp.where(y < low, step(jnp.clip(y / low, 0, 1)) / 2,
+                            0.5 + jnp.where(y > high, step(jnp.clip((y - high) / (H - high), 0, 1)) / 2, 0.0))
+
+    def fields(pt):
+        psi = lambda q: H * (1 + e * jnp.sin(2 * jnp.pi * q[2])) * g(q[1])
+        d = jax.grad(psi)(pt)
+        return jnp.stack([d[1], -d[0], 0.0 * pt[0]])
+
+    return predict_of(fields)

@@ -11,7 +11,7 @@ from sciml.equations.ns_dfg import DFG, dfg_cylinder
 from sciml.errors import Invalid
 from sciml.solvers.pinn.geometry import Rectangle, SpaceTime
 
-from dfg_fields import oscillating_potential
+from dfg_fields import channel_stream, oscillating_potential
 
 C, A = (0.2, 0.2), 0.05
 PARTS = {"inlet": ["left"], "outlet": ["right"], "walls": ["bottom", "top"]}
@@ -154,6 +154,21 @@ def test_dfg_2d2_strouhal_number_and_maxima_of_an_oscillating_field():
     assert "t = 1" in check.maps["cylinder_vorticity"]["where"]
     short = dfg_cylinder(make(SpaceTime(channel(), (0.0, 0.3)), Re=100, velocity=1.0, length=0.1), predict)
     assert "St" not in short.metrics and "no Strouhal number" in short.notes[0]
+
+
+@pytest.mark.parametrize("e", [0.0, 0.03])
+def test_dfg_2d2_mass_flux_through_the_sections_in_time(e):
+    """A flow round the cylinder (a stream function constant on it) carrying ``Q(t) = H (1 + e sin 2 pi t)``:
+    that flux through the inlet, the cylinder's section and the outlet at every time, and ``mass_flux_error``
+    (against the inflow's ``U_mean H``) e."""
+    eq = make(SpaceTime(channel(), (0.0, 1.0)), Re=100, velocity=1.0, length=0.1)
+    check = dfg_cylinder(eq, channel_stream(e))
+    flux = check.series["mass_flux"]
+    exact = 0.41 * (1 + e * np.sin(2 * np.pi * flux["t"]))
+    assert len(flux["curves"]) == 3 and "x = 0.2 (the cylinder)" in flux["curves"]
+    for q in flux["curves"].values():
+        np.testing.assert_allclose(q, exact, rtol=1e-5)
+    assert check.metrics["mass_flux_error"] == pytest.approx(e, abs=1e-5)
 
 
 @pytest.mark.parametrize("domain", [
