@@ -24,9 +24,9 @@ first, middle and last times, and its mass flux through the inlet, the cylinder'
 time (a plot; for a DFG set-up ``mass_flux_error``, the largest departure from the inflow's :math:`U_{mean} H`
 over the sections and times, H the channel's height: a network that lets the inflow leak loses drag); a case
 that starts from a developed flow (``equation.start``, :mod:`.ns_start`) is also compared with the classical
-solver's forces over the same interval (``c_D_lbm_rms_diff``, ``c_L_lbm_rms_diff``, the same of the line integral's ``c_D_surface_lbm_rms_diff`` and
-``c_L_surface_lbm_rms_diff``, which does not read the time derivatives, and ``St_lbm``, ``c_D_max_lbm``,
-``c_L_max_lbm`` when the interval holds two periods).
+solver's forces over the same interval (``c_D_lbm_rms_diff``, ``c_L_lbm_rms_diff``, the same of the line
+integral's ``c_D_surface_lbm_rms_diff`` and ``c_L_surface_lbm_rms_diff``, which does not read the time
+derivatives, and ``St_lbm``, ``c_D_max_lbm``, ``c_L_max_lbm`` when the interval holds two periods).
 """
 from __future__ import annotations
 

@@ -87,6 +87,12 @@ ROWS = [
      "data.fields[0]: 'pressure' is not a field of the equation"),
     ("data-grid-counts", None, ["data={path: d.csv, fields: [w], sensors: {layout: grid, points: [5]}}"],
      "data.sensors.points: a grid needs 2 counts"),
+    ("box-wrong-dimension", None, ["sampling.boxes={wake: {points: 10, lower: [0], upper: [1, 1]}}"],
+     "sampling.boxes.wake.lower: expected 2 coordinates ['x', 'y'], got [0.0]"),
+    ("box-reversed", None, ["sampling.boxes={wake: {points: 10, lower: [0.5, 0], upper: [0.2, 1]}}"],
+     "sampling.boxes.wake: needs lower < upper in every coordinate, got [0.5, 0.0] and [0.2, 1.0]"),
+    ("box-outside", None, ["sampling.boxes={wake: {points: 10, lower: [3, 0], upper: [4, 1]}}"],
+     "sampling.boxes.wake: the box [3.0, 0.0] to [4.0, 1.0] holds no point of the domain"),
     ("avoid-wrong-dimension", None, ["sampling.avoid={points: [[0, 1, 2]], radius: 0.1}"],
      "sampling.avoid.points[0]: expected 2 coordinates ['x', 'y'], got [0.0, 1.0, 2.0]"),
     # a patch load (the tiny plate's load replaced), its numbers as unknowns

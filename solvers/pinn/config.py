@@ -104,6 +104,16 @@ class NearConfig:
 
 
 @dataclass
+class BoxConfig:
+    """Extra interior points in a box of space (over the whole time interval of an unsteady case): where the
+    residual stays large, e.g. a cylinder's near wake."""
+
+    points: int = spec(ge=1, help="points in the box (those of its part outside the domain are redrawn)")
+    lower: list[float] = spec(help="its lower corner, physical coordinates, e.g. [0.25, 0.1]")
+    upper: list[float] = spec(help="its upper corner, e.g. [0.6, 0.3]")
+
+
+@dataclass
 class AvoidConfig:
     """Balls (disks in 2D) kept free of collocation points: where no smooth field can meet the conditions,
     e.g. a cavity's lid corners, at which the lid's speed jumps from 1 to the walls' 0 (jaxpi samples no
@@ -122,6 +132,8 @@ class SamplingConfig:
     parts: dict[str, int] = spec(factory=dict, ge=1, help="points on given parts, e.g. {initial: 1000}")
     near: dict[str, NearConfig] = spec(factory=dict, help="extra interior points near given parts, e.g. "
                                                           "{cylinder: {points: 2000, distance: 0.05}}")
+    boxes: dict[str, BoxConfig] = spec(factory=dict, help="extra interior points in named boxes of space, e.g. {wake: "
+                                                          "{points: 2000, lower: [0.25, 0.1], upper: [0.6, 0.3]}}")
     method: Method = "sobol"
     resample_every: int = spec(0, ge=0, help="draw new points every k steps (0: never)")
     adaptive: AdaptiveConfig | None = spec(None, help="residual-based adaptive refinement")
@@ -404,6 +416,16 @@ class PinnCase:
             raise Invalid("model.fourier.inputs", f"expected some of this case's coordinates {list(domain.coords)}, "
                                                   f"got {embedded}")
         space = [c for c in domain.coords if c != "t"]
+        for name, box in self.sampling.boxes.items():
+            key = f"sampling.boxes.{name}"
+            for corner in ("lower", "upper"):
+                if len(getattr(box, corner)) != len(space):
+                    raise Invalid(f"{key}.{corner}", f"expected {len(space)} coordinates {space}, "
+                                                     f"got {getattr(box, corner)}")
+            if not all(a < b for a, b in zip(box.lower, box.upper)):
+                raise Invalid(key, f"needs lower < upper in every coordinate, got {box.lower} and {box.upper}")
+            if not domain.in_box(box.lower, box.upper, 4096).any():
+                raise Invalid(key, f"the box {box.lower} to {box.upper} holds no point of the domain")
         for i, centre in enumerate(self.sampling.avoid.points if self.sampling.avoid is not None else ()):
             if len(centre) != len(space):
                 raise Invalid(f"sampling.avoid.points[{i}]", f"expected {len(space)} coordinates {space}, got {centre}")

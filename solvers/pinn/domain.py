@@ -4,6 +4,7 @@ A domain answers:
 
 - ``coords`` (e.g. ``("x", "y")`` or ``("x", "y", "z", "t")``), ``bounds`` (its bounding box per coordinate);
 - ``interior(n, rng, method)``: ``n`` points inside; ``near(part, n, distance, rng, method)``: inside, near a part;
+  ``box(lower, upper, n, rng, method)``: inside, within a box of space;
 - ``parts`` and ``boundary(part, n, rng, method)``: ``(points, outward unit normals)`` on a named part;
 - ``contains(points)``, ``on_part(part, points)``: membership tests (for tests and masks);
 - ``evaluation_points(grid)``: a tensor grid over the bounding box with a mask of the points inside (a
@@ -27,7 +28,7 @@ import numpy as np
 from sciml.config import suggest
 from sciml.errors import Invalid
 
-from .sampling import Keep, Method, draw, kept
+from .sampling import Keep, Method, draw, kept, unit_cube
 
 
 @dataclass(frozen=True)
@@ -184,6 +185,28 @@ class Domain:
             return pts, None, valid & self.contains(pts, 0.0)
 
         return draw(kept(moved, keep), k + 1, n, rng, method)[0]
+
+    def box_map(self, lower, upper):
+        """``u (m, dim) -> (points, None, valid)``: the box ``[lower, upper]`` of the first ``len(lower)``
+        coordinates, the others (an unsteady domain's time) over the domain's bounds; valid: inside the domain."""
+        rest = self.bounds[len(lower):]
+        lo = np.array([*lower, *(b[0] for b in rest)], float)
+        hi = np.array([*upper, *(b[1] for b in rest)], float)
+
+        def mapped(u):
+            pts = lo + (hi - lo) * u
+            return pts, None, self.contains(pts, 0.0)
+
+        return mapped
+
+    def in_box(self, lower, upper, m: int) -> np.ndarray:
+        """Which of ``m`` evenly spread points of the box (:meth:`box_map`) lie inside the domain."""
+        return self.box_map(lower, upper)(unit_cube(m, self.dim, np.random.default_rng(0), "sobol"))[2]
+
+    def box(self, lower, upper, n: int, rng: np.random.Generator, method: Method = "uniform",
+            keep: Keep | None = None) -> np.ndarray:
+        """``n`` points inside the domain and the box ``[lower, upper]`` (:meth:`box_map`)."""
+        return draw(kept(self.box_map(lower, upper), keep), self.dim, n, rng, method)[0]
 
     def on_part(self, part: str, pts: np.ndarray, tol: float = 1e-9) -> np.ndarray:
         pieces = self._check_part(part)

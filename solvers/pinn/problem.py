@@ -269,6 +269,7 @@ class Problem:
             inside = keep if s.avoid.interior else None
         interior = [geo.interior(share(s.interior), rng, s.method, inside)]
         interior += [geo.near(p, share(c.points), c.distance, rng, s.method, inside) for p, c in s.near.items()]
+        interior += [geo.box(b.lower, b.upper, share(b.points), rng, s.method, inside) for b in s.boxes.values()]
         batch: dict = {"interior": eq.to_nondim(np.concatenate(interior)),
                        "parts": {}, "points": {}, "periodic": {}}
         for p in self._parts:

@@ -77,6 +77,22 @@ def test_near_points_lie_in_a_layer_along_the_part():
     assert st.contains(pts).all() and r.min() >= 0.25 and r.max() <= 0.35 and np.ptp(pts[:, 2]) > 2.5
 
 
+def test_box_points_lie_in_the_box_and_the_domain_over_the_whole_time():
+    """``box(lower, upper, ...)``: points inside the domain (not in a hole the box covers) and the box of space,
+    uniform in it; an unsteady domain's over its whole interval."""
+    dom = DOMAINS["rect_hole"]()
+    pts = dom.box([0.1, 0.1], [0.5, 0.3], 2000, np.random.default_rng(0), "sobol")
+    assert pts.shape == (2000, 2) and dom.contains(pts).all()
+    assert np.all((pts >= [0.1, 0.1]) & (pts <= [0.5, 0.3])) and np.linalg.norm(pts - 0.2, axis=1).min() >= 0.05
+    assert abs(np.mean(pts[:, 0] < 0.3) - (0.2 * 0.2 - np.pi * 0.05**2) / (0.4 * 0.2 - np.pi * 0.05**2)) < 0.02
+    st = DOMAINS["spacetime"]()
+    pts = st.box([0.0, 0.5], [1.0, 1.5], 500, np.random.default_rng(1), "halton")
+    lo, hi = st.time
+    assert st.contains(pts).all() and np.all((pts[:, :2] >= [0.0, 0.5]) & (pts[:, :2] <= [1.0, 1.5]))
+    assert np.linalg.norm(pts[:, :2] - [0.5, 1.0], axis=1).min() >= 0.25 and np.ptp(pts[:, 2]) > 0.9 * (hi - lo)
+    assert not dom.in_box([3.0, 0.0], [4.0, 1.0], 256).any() and not dom.in_box([0.1, 0.1], [0.3, 0.3], 256).all()
+
+
 def test_sphere_of_a_hole_part():
     assert DOMAINS["rect_hole"]().sphere("hole") == ((0.2, 0.2), 0.05)
     assert DOMAINS["spacetime"]().sphere("hole") == ((0.5, 1.0), 0.25)

@@ -208,6 +208,21 @@ def test_extend_adds_physical_points_to_the_interior(problem):
     assert len(more["interior"]) == 65 and prob.extend(batch, None) is batch
 
 
+def test_box_points_join_the_interior_over_the_window():
+    """``sampling.boxes.<name>``: that many more interior points in the box of space (a wake), at every time of
+    the interval, after the layer's."""
+    overrides = ["sampling.interior=64", "sampling.boundary=16", "sampling.parts={cylinder: 16, initial: 16}",
+                 "sampling.near={cylinder: {points: 8, distance: 0.05}}", "geometry.time=[0.5, 0.6]",
+                 "equation.conditions.initial={u: 1, v: 0, p: 0}",
+                 "sampling.boxes={wake: {points: 50, lower: [0.25, 0.1], upper: [0.6, 0.3]}}"]
+    prob = Problem(cases.load("dfg_2d2", overrides).config)
+    physical = np.asarray(prob.equation.to_physical(prob.sample(np.random.default_rng(0))["interior"]))
+    box = physical[72:]
+    assert physical.shape == (122, 3) and np.all((box[:, :2] >= [0.25, 0.1]) & (box[:, :2] <= [0.6, 0.3]))
+    assert np.all((box[:, 2] >= 0.5) & (box[:, 2] <= 0.6)) and np.ptp(box[:, 2]) > 0.08
+    assert np.mean((physical[:72, 0] >= 0.25) & (physical[:72, 0] <= 0.6)) < 0.5
+
+
 def test_initial_points_in_a_layer_along_a_part():
     """``sampling.near.<part>.initial``: that many more points of the part ``initial`` at the first time, within
     the layer's distance of the part (a start flow's wall layer), each with its initial residuals; a steady case
