@@ -108,7 +108,7 @@ class BoxConfig:
     """Extra interior points in a box of space (over the whole time interval of an unsteady case): where the
     residual stays large, e.g. a cylinder's near wake."""
 
-    points: int = spec(ge=1, help="points in the box (those of its part outside the domain are redrawn)")
+    points: int = spec(ge=1, help="points in the box (draws outside the domain, e.g. in a hole, are redrawn)")
     lower: list[float] = spec(help="its lower corner, physical coordinates, e.g. [0.25, 0.1]")
     upper: list[float] = spec(help="its upper corner, e.g. [0.6, 0.3]")
 
