@@ -416,19 +416,21 @@ class PinnCase:
             raise Invalid("model.fourier.inputs", f"expected some of this case's coordinates {list(domain.coords)}, "
                                                   f"got {embedded}")
         space = [c for c in domain.coords if c != "t"]
+
+        def spatial(key: str, point: list[float]) -> None:  # a point of space: one number per coordinate
+            if len(point) != len(space):
+                raise Invalid(key, f"expected {len(space)} coordinates {space}, got {point}")
+
         for name, box in self.sampling.boxes.items():
             key = f"sampling.boxes.{name}"
-            for corner in ("lower", "upper"):
-                if len(getattr(box, corner)) != len(space):
-                    raise Invalid(f"{key}.{corner}", f"expected {len(space)} coordinates {space}, "
-                                                     f"got {getattr(box, corner)}")
+            spatial(f"{key}.lower", box.lower)
+            spatial(f"{key}.upper", box.upper)
             if not all(a < b for a, b in zip(box.lower, box.upper)):
                 raise Invalid(key, f"needs lower < upper in every coordinate, got {box.lower} and {box.upper}")
             if not domain.in_box(box.lower, box.upper, 4096).any():
                 raise Invalid(key, f"the box {box.lower} to {box.upper} holds no point of the domain")
         for i, centre in enumerate(self.sampling.avoid.points if self.sampling.avoid is not None else ()):
-            if len(centre) != len(space):
-                raise Invalid(f"sampling.avoid.points[{i}]", f"expected {len(space)} coordinates {space}, got {centre}")
+            spatial(f"sampling.avoid.points[{i}]", centre)
         for part in self.conditions.enforce:
             if part not in domain.parts:
                 raise _unknown_part(f"conditions.enforce.{part}", part, domain.parts)
