@@ -42,7 +42,7 @@ from sciml import expr
 from sciml.config import spec, suggest
 from sciml.errors import Invalid
 
-from . import ns_start
+from . import ns_flux, ns_start
 from .base import Equation
 from .fields import Fields
 from .ns_checks import GHIA_RE, ghia_re
@@ -79,6 +79,8 @@ class NavierStokesConfig:
         factory=dict, help="by boundary part: {u: 1, v: 0}, {p: 0, u_n: 0, v_n: 0}, {u: exact, ...}")
     periodic: list[tuple[str, str]] = spec(factory=list, help="pairs of opposite parts, e.g. [[left, right]]")
     gauge: GaugeConfig | None = None
+    flux: ns_flux.FluxConfig | None = spec(None, help="the flux through sections x = const held at the inflow's "
+                                                     "(equations/ns_flux.py): {value: U_mean H}")
     start: StartConfig | None = spec(None, help="a developed flow whose fields the initial part's 'start' values "
                                                 "take (equations/ns_start.py)")
     force: dict[str, str | float] = spec(factory=dict, help="body force per unit mass by component (u, v, w)")
@@ -217,6 +219,7 @@ class NavierStokes(Equation):
         if ("mass_flux" in config.checks or "symmetry" in config.checks) and (dim != 2 or unsteady):
             raise Invalid("checks", "mass_flux and symmetry are computed for steady 2D flows")
         ns_start.check(config, domain)
+        ns_flux.check(config.flux, domain)
         if "dfg_cylinder" in config.checks:
             if dim != 2:
                 raise Invalid("checks", "dfg_cylinder is computed for 2D flows")
@@ -350,17 +353,18 @@ class NavierStokes(Equation):
         return out
 
     def point_sets(self) -> dict:
-        """``name -> (physical points, residual)``: the pressure gauge."""
+        """``name -> (physical points, residual)``: the pressure gauge, the flux through sections."""
+        out = {} if self.config.flux is None else {"flux": ns_flux.point_set(self.config.flux, self.domain, self.U)}
         g = self.config.gauge
         if g is None:
-            return {}
+            return out
         pts = np.asarray([g.point], float)
         if self.unsteady:
             t0, t1 = self.domain.time
             t = np.linspace(t0, t1, 17)
             pts = np.concatenate([np.repeat(pts, len(t), 0), t[:, None]], -1)
         value = self._value(g.p)
-        return {"gauge": (pts, lambda d: {"p": d["p"] - self._target("p", value, d.points)})}
+        return {**out, "gauge": (pts, lambda d: {"p": d["p"] - self._target("p", value, d.points)})}
 
     # --- physical output ----------------------------------------------------------------------
     @property

@@ -103,3 +103,21 @@ def test_case_file_errors_are_one_line_naming_the_key(capsys, name, overrides, e
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
     assert expected in err, err
+
+
+def test_flux_term_is_each_sections_relative_flux_error_of_the_network():
+    """equation.flux: the loss term flux.u, through the problem's scaling, against the check's own quadrature of
+    the predicted u on the same sections (equations/ns_checks.py:section_flux)."""
+    from sciml.equations.ns_checks import section_flux
+    from sciml.equations.ns_flux import section_xs
+
+    cfg = cases.load(case_path("dfg_2d1"), [*TINY, "equation.flux={value: 0.41, sections: 6, points: 24}"]).config
+    problem = assemble(cfg)
+    key = jax.random.PRNGKey(0)
+    params = problem.init(key)
+    term = float(problem.term_losses(params, problem.sample(np.random.default_rng(0)), key)["flux.u"])
+    eq = problem.equation
+    xs = section_xs(cfg.equation.flux, eq.domain)
+    errors = [section_flux(eq, lambda pts: problem.predict(params, pts), x, n=4001) / 0.41 - 1 for x in xs]
+    np.testing.assert_allclose(term, np.mean(np.square(errors)), rtol=1e-4)
+    assert term > 1e-4  # an untrained network carries the wrong flux
