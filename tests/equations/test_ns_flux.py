@@ -57,6 +57,7 @@ def test_the_equation_adds_the_flux_point_set():
     eq = make(channel(), {"value": H, "sections": 4, "points": 5})
     pts, residual = eq.point_sets()["flux"]
     assert pts.shape == (20, 2)
+    np.testing.assert_allclose(residual({"u": profile(pts[:, 1])})["u"], 0.0, atol=1e-13)  # u in units of U = 1
 
 
 @pytest.mark.parametrize("domain, flux, key", [
