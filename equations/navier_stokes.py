@@ -197,7 +197,7 @@ class NavierStokes(Equation):
         if config.gauge is not None:
             if len(config.gauge.point) != dim:
                 raise Invalid("gauge.point", f"expected {dim} coordinates {list(space)}, got {config.gauge.point}")
-            space_dom = getattr(domain, "space", domain)
+            space_dom = domain.space
             if not space_dom.contains(np.asarray([config.gauge.point], float), 1e-9)[0]:
                 raise Invalid("gauge.point", f"{config.gauge.point} is outside the domain")
             _check_value(config.gauge.p, ("t",) if unsteady else (), config.solution, "gauge.p")

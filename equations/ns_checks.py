@@ -114,7 +114,7 @@ def section_flux(eq, predict, x: float, times=None, n: int = 801):
     (y0, y1) = eq.domain.bounds[1]
     y = np.linspace(y0, y1, n)
     pts = np.stack([np.full_like(y, x), y], -1)
-    inside = getattr(eq.domain, "space", eq.domain).contains(pts, 1e-12)
+    inside = eq.domain.space.contains(pts, 1e-12)
     if times is None:
         return float(np.trapezoid(np.where(inside, predict(pts)["u"], 0.0), y))
     times = np.asarray(times, float)

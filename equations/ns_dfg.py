@@ -19,14 +19,16 @@ of the set-ups (channel, cylinder, Reynolds number, steady or not, to 1e-9) it a
 made. Maps of the pressure and the vorticity near the cylinder go to the run's plots.
 
 An unsteady flow is scored over its interval (:func:`_history`: the Strouhal number and the maxima of the
-coefficients over its last two periods, their curves in time) with the vorticity over the channel at its
+coefficients over its last two periods, or its one if it holds one, with ``periods`` how many; their curves
+in time) with the vorticity over the channel at its
 first, middle and last times, and its mass flux through the inlet, the cylinder's section and the outlet in
 time (a plot; for a DFG set-up ``mass_flux_error``, the largest departure from the inflow's :math:`U_{mean} H`
 over the sections and times, H the channel's height: a network that lets the inflow leak loses drag); a case
 that starts from a developed flow (``equation.start``, :mod:`.ns_start`) is also compared with the classical
 solver's forces over the same interval (``c_D_lbm_rms_diff``, ``c_L_lbm_rms_diff``, the same of the line
 integral's ``c_D_surface_lbm_rms_diff`` and ``c_L_surface_lbm_rms_diff``, which does not read the time
-derivatives, and ``St_lbm``, ``c_D_max_lbm``, ``c_L_max_lbm`` when the interval holds two periods).
+derivatives, and ``St_lbm``, ``c_D_max_lbm``, ``c_L_max_lbm``: the solver's over the same interval and the
+same number of periods).
 """
 from __future__ import annotations
 
@@ -35,7 +37,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import ns_start
-from .ns_forces import circle, coefficient, oscillation, pressure_difference, ring, surface_forces, volume_forces
+from .ns_forces import (
+    circle,
+    coefficient,
+    oscillation,
+    pressure_difference,
+    ring,
+    surface_forces,
+    volume_forces,
+    whole_periods,
+)
 
 
 @dataclass(frozen=True)
@@ -85,7 +96,7 @@ def ring_outer(eq, center, radius) -> float | None:
     box = np.asarray(eq.domain.bounds[:2], float)
     outer = min(3 * radius, float(np.min(np.abs(box - np.asarray(center, float)[:, None]))))
     pts = ring(center, radius, outer, 8, 64)[0]
-    inside = getattr(eq.domain, "space", eq.domain).contains(pts, 1e-12)
+    inside = eq.domain.space.contains(pts, 1e-12)
     return outer if outer > radius and bool(np.all(inside)) else None
 
 
@@ -114,7 +125,7 @@ def _sections(eq, center) -> dict[str, float]:
 
 def _history(eq, predict, center, radius, outer, count: int = 201) -> tuple[dict, list, dict]:
     """``(metrics, notes, series)`` of an unsteady flow: the quantities at ``count`` times, the Strouhal
-    number and the maxima over the last two periods of the lift (over all times if it has fewer)."""
+    number and the maxima over the last two periods of the lift, or its one (over all times if it has none)."""
     from .ns_checks import section_flux  # that module lists this check
 
     t0, t1 = eq.domain.time
@@ -124,10 +135,13 @@ def _history(eq, predict, center, radius, outer, count: int = 201) -> tuple[dict
          for k in ("c_D", "c_L", "c_D_surface", "c_L_surface", "delta_p", "cylinder_slip")}
     flux = {name: section_flux(eq, predict, x, t) for name, x in _sections(eq, center).items()}
     notes: list[str] = []
-    try:
-        metrics = oscillation(t, c["c_L"], c["c_D"], 2 * radius, eq.U)
-    except ValueError as e:
-        notes.append(f"dfg_cylinder: no Strouhal number ({e}); maxima over all times")
+    periods = whole_periods(t, c["c_L"])
+    if periods:
+        metrics = oscillation(t, c["c_L"], c["c_D"], 2 * radius, eq.U, periods)
+        metrics["periods"] = float(periods)
+    else:
+        notes.append("dfg_cylinder: no Strouhal number (c_L completes no period over the interval); "
+                     "maxima over all times")
         metrics = {"c_D_max": float(c["c_D"].max()), "c_L_max": float(c["c_L"].max())}
     metrics["cylinder_slip"] = float(c["cylinder_slip"].max())
     curves = {"c_D": c["c_D"], "c_L": c["c_L"]}
@@ -140,11 +154,10 @@ def _history(eq, predict, center, radius, outer, count: int = 201) -> tuple[dict
             curves[f"{k} (lattice Boltzmann)"] = ref
             for name in (k, f"{k}_surface"):
                 metrics[f"{name}_lbm_rms_diff"] = float(np.sqrt(np.mean((c[name] - ref) ** 2)))
-        try:
-            ref = oscillation(lbm["t"], lbm["c_L"], lbm["c_D"], 2 * radius, eq.U)
+        inside = lbm["t"] <= t1 + 1e-12  # the solver's over the same interval and periods as the network's
+        if periods and whole_periods(lbm["t"][inside], lbm["c_L"][inside]) >= periods:
+            ref = oscillation(lbm["t"][inside], lbm["c_L"][inside], lbm["c_D"][inside], 2 * radius, eq.U, periods)
             metrics.update({f"{k}_lbm": ref[k] for k in ("St", "c_D_max", "c_L_max")})
-        except ValueError:
-            pass  # fewer than two periods: the rms differences say it
     series = {"cylinder_forces": {"t": t, "curves": curves, "xlabel": "t", "ylabel": "coefficient",
                                   "title": "drag and lift coefficients"},
               "mass_flux": {"t": t, "curves": flux, "xlabel": "t", "ylabel": "flux through x = const",
@@ -158,7 +171,7 @@ def _near_cylinder(eq, snap, center, radius) -> dict:
     X, Y = np.meshgrid(np.linspace(center[0] - 3 * radius, center[0] + 9 * radius, 241),
                        np.linspace(y0, y1, 165), indexing="ij")
     pts = np.stack([X.ravel(), Y.ravel()], -1)
-    inside = getattr(eq.domain, "space", eq.domain).contains(pts, 1e-12).reshape(X.shape)
+    inside = eq.domain.space.contains(pts, 1e-12).reshape(X.shape)
     pred = snap(pts)
     where = "near the cylinder" + (f", t = {eq.domain.time[1]:.3g}" if eq.unsteady else "")
     return {f"cylinder_{f}": {"X": X, "Y": Y, "values": np.where(inside, pred[f].reshape(X.shape), np.nan),

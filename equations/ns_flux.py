@@ -35,16 +35,12 @@ class FluxConfig:
     times: int = spec(17, ge=1, help="times evenly over a space-time domain's interval")
 
 
-def _space(domain):
-    return getattr(domain, "space", domain)
-
-
 def section_xs(config: FluxConfig, domain) -> np.ndarray:
     """The sections' ``x``: ``sections`` evenly inside the x range, less those that cross a hole."""
     (x0, x1), (y0, y1) = np.asarray(domain.bounds, float)[:2]
     xs = np.linspace(x0, x1, config.sections + 2)[1:-1]
     y = np.linspace(y0, y1, 2001)[1:-1]
-    clear = [bool(np.all(_space(domain).contains(np.stack([np.full_like(y, x), y], -1), 0.0))) for x in xs]
+    clear = [bool(np.all(domain.space.contains(np.stack([np.full_like(y, x), y], -1), 0.0))) for x in xs]
     return xs[np.asarray(clear, bool)]
 
 
@@ -52,7 +48,7 @@ def check(config: FluxConfig | None, domain) -> None:
     """Cross-checks against the domain; :class:`Invalid` keys are relative to ``equation``."""
     if config is None:
         return
-    if len(_space(domain).bounds) != 2:
+    if len(domain.space.bounds) != 2:
         raise Invalid("flux", "the flux through sections is computed for 2D channels")
     if config.value == 0:
         raise Invalid("flux.value", "the flux is held relative to its value: give a nonzero one")

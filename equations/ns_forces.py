@@ -160,11 +160,22 @@ def _peak(t: np.ndarray, y: np.ndarray) -> float:
     return float(y0 + d1 * (tv - t0) + a * (tv - t0) * (tv - t1))
 
 
+def _upcrossings(t, c_l) -> np.ndarray:
+    """Times where ``c_L`` crosses its mean (the middle of its range) upwards."""
+    return _crossings(t, c_l - (c_l.max() + c_l.min()) / 2)
+
+
+def whole_periods(t, c_l, most: int = 2) -> int:
+    """How many whole periods of ``c_L(t)`` were sampled (its upward crossings less one), at most ``most``."""
+    t, c_l = np.asarray(t, float), np.asarray(c_l, float)
+    return int(min(most, max(0, len(_upcrossings(t, c_l)) - 1)))
+
+
 def oscillation(t, c_l, c_d, diameter: float, u_mean: float, periods: int = 2) -> dict[str, float]:
     """``{period, St, c_D_max, c_L_max}`` over the last ``periods`` periods of ``c_L(t)``, ``c_D(t)``
     (samples in increasing time; module notes). Raises ``ValueError`` when fewer periods were sampled."""
     t, c_l, c_d = (np.asarray(a, float) for a in (t, c_l, c_d))
-    ups = _crossings(t, c_l - (c_l.max() + c_l.min()) / 2)
+    ups = _upcrossings(t, c_l)
     if len(ups) < periods + 1:
         raise ValueError(f"c_L crosses its mean upwards {len(ups)} times; {periods} periods need {periods + 1}")
     start, end = ups[-1 - periods], ups[-1]

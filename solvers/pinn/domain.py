@@ -3,6 +3,7 @@
 A domain answers:
 
 - ``coords`` (e.g. ``("x", "y")`` or ``("x", "y", "z", "t")``), ``bounds`` (its bounding box per coordinate);
+  ``time`` (a space-time domain's interval, else None) and ``space`` (its spatial domain, else itself);
 - ``interior(n, rng, method)``: ``n`` points inside; ``near(part, n, distance, rng, method)``: inside, near a part;
   ``box(lower, upper, n, rng, method)``: inside, within a box of space;
 - ``parts`` and ``boundary(part, n, rng, method)``: ``(points, outward unit normals)`` on a named part;
@@ -119,6 +120,11 @@ class Domain:
     def time(self) -> tuple[float, float] | None:
         """The time interval, for space-time domains."""
         return None
+
+    @property
+    def space(self) -> Domain:
+        """The spatial domain: this one, or a space-time domain's space."""
+        return self
 
     # --- to implement ---------------------------------------------------------------------------
     def interior_map(self, u: np.ndarray):

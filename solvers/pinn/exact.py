@@ -294,7 +294,7 @@ class _Grid:
         pts, xh, cells, spacing = nodes.pts, nodes.xh, nodes.cells, nodes.spacing
         b = nodes.given[f] if nodes.given is not None else initial.values[f](eq, xh)
         b = np.broadcast_to(np.asarray(b, float), (len(pts),))
-        near = ~np.asarray(getattr(geometry, "space", geometry).contains(pts[:, :-1], 0.0))  # outside the domain, or
+        near = ~np.asarray(geometry.space.contains(pts[:, :-1], 0.0))  # outside the domain, or
         for piece in (piece for c in others for piece in geometry.pieces_of(c.name)):  # within a cell of the others
             near |= np.asarray(piece.distance(pts)) < spacing
         if near.all():

@@ -19,12 +19,16 @@ class SpaceTime(Domain):
             raise Invalid("time", f"needs t0 < t1, got [{t0}, {t1}]")
         if "t" in space.coords:
             raise ValueError("the spatial domain already has a time coordinate")
-        self.space, self.t0, self.t1 = space, t0, t1
+        self._space, self.t0, self.t1 = space, t0, t1
         self.coords = space.coords + ("t",)
         self.bounds = space.bounds + ((t0, t1),)
         self.pieces = {name: self._lift(p) for name, p in space.pieces.items()}
         self.pieces["initial"] = self._initial()
         self.groups = {**space.groups, "initial": ("initial",)}
+
+    @property
+    def space(self) -> Domain:
+        return self._space
 
     @property
     def time(self):

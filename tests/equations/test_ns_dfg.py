@@ -152,6 +152,10 @@ def test_dfg_2d2_strouhal_number_and_maxima_of_an_oscillating_field():
     assert len(forces["t"]) == 201 and set(forces["curves"]) == {"c_D", "c_L", "c_D (surface)", "c_L (surface)"}
     np.testing.assert_allclose(forces["curves"]["c_L (surface)"], forces["curves"]["c_L"], rtol=1e-3)
     assert "t = 1" in check.maps["cylinder_vorticity"]["where"]
+    assert m["periods"] == 2
+    one = dfg_cylinder(make(SpaceTime(channel(), (0.1, 0.75)), Re=100, velocity=1.0, length=0.1), predict)
+    assert one.metrics["periods"] == 1 and one.metrics["St"] == pytest.approx(f * 0.1 / 1.0, rel=1e-3)
+    assert one.metrics["c_L_max"] == pytest.approx(m["c_L_max"], rel=1e-3)
     short = dfg_cylinder(make(SpaceTime(channel(), (0.0, 0.3)), Re=100, velocity=1.0, length=0.1), predict)
     assert "St" not in short.metrics and "no Strouhal number" in short.notes[0]
 

@@ -14,6 +14,7 @@ from sciml.equations.ns_forces import (
     ring,
     surface_forces,
     volume_forces,
+    whole_periods,
 )
 
 CENTER, A = np.array([0.2, 0.2]), 0.05
@@ -189,6 +190,12 @@ def test_strouhal_number_and_maxima_of_a_known_sine():
     assert out["St"] == pytest.approx(f * D / U, rel=1e-5)
     assert out["c_L_max"] == pytest.approx(1.02, abs=1e-6)
     assert out["c_D_max"] == pytest.approx(3.23, abs=1e-6)
+
+
+@pytest.mark.parametrize("length, most, whole", [(0.5, 2, 0), (0.9, 2, 1), (2.5, 2, 2), (2.5, 3, 3)])
+def test_whole_periods_are_the_upward_crossings_less_one(length, most, whole):
+    t = np.linspace(0.0, length, 500)
+    assert whole_periods(t, np.sin(2 * np.pi * 1.5 * t - 0.3), most) == whole
 
 
 def test_oscillation_needs_the_periods_it_is_asked_for():
