@@ -1,8 +1,22 @@
-"""Test-wide settings: float64 available (validation runs in float64), a headless matplotlib backend."""
+"""Test-wide settings: float64 available (validation runs in float64), a headless matplotlib backend, and the
+persistent compilation cache, as every ``sciml run`` has one, in a fresh folder of each pytest process's own
+(each xdist worker too: no two write one folder; removed at exit; subprocesses that tests start inherit it): the
+many tests that build the same small programs (a run, then the same run resumed; an ensemble's members) compile
+each once. ``SCIML_CACHE_DIR`` set by the caller is kept (``off`` turns the cache off)."""
+import atexit
 import os
+import shutil
+import tempfile
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+if os.environ.get("SCIML_CACHE_DIR", os.environ.get("SCIML_TEST_CACHE")) == os.environ.get("SCIML_TEST_CACHE"):
+    # unset, or this folder inherited from the pytest process that started this one
+    os.environ["SCIML_CACHE_DIR"] = os.environ["SCIML_TEST_CACHE"] = tempfile.mkdtemp(prefix="sciml-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["SCIML_TEST_CACHE"], True)
 
 import jax  # noqa: E402
 
+from sciml.compile import enable_cache  # noqa: E402
+
 jax.config.update("jax_enable_x64", True)
+enable_cache()
