@@ -155,8 +155,9 @@ def _history(eq, predict, center, radius, outer, count: int = 201) -> tuple[dict
             for name in (k, f"{k}_surface"):
                 metrics[f"{name}_lbm_rms_diff"] = float(np.sqrt(np.mean((c[name] - ref) ** 2)))
         inside = lbm["t"] <= t1 + 1e-12  # the solver's over the same interval and periods as the network's
-        if periods and whole_periods(lbm["t"][inside], lbm["c_L"][inside]) >= periods:
-            ref = oscillation(lbm["t"][inside], lbm["c_L"][inside], lbm["c_D"][inside], 2 * radius, eq.U, periods)
+        lt, l_l, l_d = lbm["t"][inside], lbm["c_L"][inside], lbm["c_D"][inside]
+        if periods and whole_periods(lt, l_l) >= periods:
+            ref = oscillation(lt, l_l, l_d, 2 * radius, eq.U, periods)
             metrics.update({f"{k}_lbm": ref[k] for k in ("St", "c_D_max", "c_L_max")})
     series = {"cylinder_forces": {"t": t, "curves": curves, "xlabel": "t", "ylabel": "coefficient",
                                   "title": "drag and lift coefficients"},
