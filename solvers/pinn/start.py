@@ -10,7 +10,7 @@ import numpy as np
 
 from sciml.compile import Policy
 from sciml.equations import ns_start
-from sciml.errors import UserError
+from sciml.errors import ConfigError, UserError
 from sciml.io.atomic import atomic_h5
 
 from ..classical import lbm
@@ -55,8 +55,13 @@ def make(cfg: PinnCase, quiet: bool = False, force: bool = False) -> str:
                   flush=True)
             mark[0] = next(marks, np.inf)
 
-    with Policy.of("float64").precision():
-        history, _ = lbm.simulate(lat, end, RECORD, snapshots=(s.time,), ramp=s.ramp, progress=progress)
+    try:
+        with Policy.of("float64").precision():
+            history, _ = lbm.simulate(lat, end, RECORD, snapshots=(s.time,), ramp=s.ramp, progress=progress)
+    except FloatingPointError as e:  # a lattice too coarse for the Reynolds number: the user's setting
+        raise ConfigError(f"{e}: {lat.nx} x {lat.ny} cells, relaxation time {1 / lat.omega[0]:.3f} (the collision "
+                          f"grows unstable as it nears 1/2, and 1/2 + 3 u_lat cells_per_diameter / Re is it): raise it",
+                          key="equation.start.cells_per_diameter") from None
     snap = history.snapshots[s.time]
     keep = history.t >= s.time - 0.5 * RECORD
     if os.path.dirname(s.path):

@@ -50,3 +50,14 @@ def test_datagen_makes_the_start_and_a_run_begins_from_it(tmp_path, capsys):
     assert os.path.isfile(tmp_path / "run" / "plots" / "vorticity_1.png")
     header = (tmp_path / "run" / "plots" / "cylinder_forces.csv").read_text().splitlines()[0]
     assert header == "t,c_D,c_L,c_D (surface),c_L (surface),c_D (lattice Boltzmann),c_L (lattice Boltzmann)"
+
+
+def test_a_lattice_too_coarse_for_the_flow_is_one_line_naming_the_key_and_writes_nothing(tmp_path, capsys):
+    path = tmp_path / "start.h5"
+    # 10 cells a diameter at Re 100: relaxation time 0.515, which the shedding flow does not survive past t ~ 1
+    overrides = [f"equation.start.path={path}", *TINY, "geometry.time=[0.0, 0.8]"]
+    assert cli.main(["datagen", CASE, *overrides, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {CASE}: equation.start.cells_per_diameter: the lattice blew up at t = "), err
+    assert "relaxation time 0.515" in err and "raise it" in err and "Traceback" not in err
+    assert not path.exists() and os.listdir(tmp_path) == []
