@@ -59,8 +59,9 @@ def make(cfg: PinnCase, quiet: bool = False, force: bool = False) -> str:
         with Policy.of("float64").precision():
             history, _ = lbm.simulate(lat, end, RECORD, snapshots=(s.time,), ramp=s.ramp, progress=progress)
     except FloatingPointError as e:  # a lattice too coarse for the Reynolds number: the user's setting
-        raise ConfigError(f"{e}: {lat.nx} x {lat.ny} cells, relaxation time {1 / lat.omega[0]:.3f} (the collision "
-                          f"grows unstable as it nears 1/2, and 1/2 + 3 u_lat cells_per_diameter / Re is it): raise it",
+        raise ConfigError(f"{e}: {lat.nx} x {lat.ny} cells, relaxation time {1 / lat.omega[0]:.3f} "
+                          f"(= 1/2 + 3 u_lat cells_per_diameter / Re; the collision grows unstable as it nears 1/2): "
+                          f"raise it",
                           key="equation.start.cells_per_diameter") from None
     snap = history.snapshots[s.time]
     keep = history.t >= s.time - 0.5 * RECORD
