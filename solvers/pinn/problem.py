@@ -16,9 +16,10 @@ planned call of the autodiff engine.
 A batch holds nondimensional points (host NumPy arrays; the driver places them on the devices): ``interior``
 (N, D); ``parts[part] = {"x", "n"}`` (points and outward normals) for every part whose condition has
 residuals; ``points[name]`` for the equation's point sets (plate corners, a pressure gauge);
-``periodic["a|b"] = {"a", "b"}`` (paired points on periodic parts). Loss terms are named ``<interior
-residual>`` (group ``pde``), ``<part>.<quantity>``, ``<point set>.<q>`` and ``periodic.<a|b>.<q>`` (group
-``bc``).
+``periodic["a|b"] = {"a", "b"}`` (paired points on periodic parts); ``constants``, where given, the equation's
+numbers to pose it at (:meth:`Problem.at_constants`: a Reynolds curriculum's Re, so that its stages share one
+compiled step). Loss terms are named ``<interior residual>`` (group ``pde``), ``<part>.<quantity>``, ``<point
+set>.<q>`` and ``periodic.<a|b>.<q>`` (group ``bc``).
 
 **Inverse problems**: with ``unknowns`` (:mod:`.unknowns`) the parameters are ``{"net", "unknowns"}`` and every
 residual and derived field is the equation's at the unknowns' values (:meth:`Problem.equation_at`); with
@@ -50,6 +51,7 @@ several processes ``sample(rng, share)`` draws this process's share of every cou
 """
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 
 import jax
@@ -72,7 +74,7 @@ from .observations import Observations
 from .parameters import Parameters
 from .sampling import SOBOL_MAX_DIM, avoiding, probe_method
 from .spacetime import SpaceTime
-from .unknowns import PRIOR, Unknowns
+from .unknowns import PRIOR, Unknowns, replace
 
 _TRACER_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
                   jax.errors.TracerIntegerConversionError)
@@ -88,6 +90,7 @@ class Problem:
     def __init__(self, cfg: PinnCase, initial: Callable[[np.ndarray], dict] | None = None, observe: bool = True):
         self.geometry = build_geometry(cfg.geometry)
         self.equation = eq = equations.create(cfg.equation, self.geometry)
+        self._section = cfg.equation
         self.dtype = Policy.of(cfg.dtype).param_dtype
         self._sampling, self._autodiff = cfg.sampling, cfg.autodiff
         self.parameters = Parameters(cfg, EQUATIONS[cfg.equation.type][1], self.geometry) if cfg.parameters else None
@@ -194,6 +197,16 @@ class Problem:
         if self.parameters is not None and z is not None:
             return self.parameters.equation(z[..., self._dim:])
         return self.equation if self.unknowns is None else self.unknowns.equation(params)
+
+    def at_constants(self, constants: dict) -> Problem:
+        """This problem with the equation's numbers ``constants`` (``{dotted name: value}``, traced or not) in
+        place of its section's: a batch's ``constants``, which its residuals read this way (a curriculum's Re,
+        an argument of the step rather than a number compiled into it, so that every stage runs one program)."""
+        other = copy.copy(self)
+        other.equation = type(self.equation)(replace(self._section, constants), self.geometry)
+        sets = other.equation.point_sets()
+        other._point_sets = {name: (pts, sets[name][1], req) for name, (pts, _, req) in self._point_sets.items()}
+        return other
 
     def unknown_values(self, params) -> dict[str, float]:
         """``{name: value}`` of the unknowns in (host) ``params``; empty without unknowns."""
@@ -317,14 +330,18 @@ class Problem:
 
     def place(self, batch: dict, mesh) -> dict:
         """The batch on the devices of ``mesh``: sampled points sharded along the data axis (each process
-        gives its share), the fixed point sets replicated."""
-        fixed = ("points", "data")
+        gives its share), the fixed point sets and the constants replicated."""
+        fixed = ("points", "data", "constants")
         sampled = {k: v for k, v in batch.items() if k not in fixed}
         return {**parallel.shard(sampled, mesh), **{k: parallel.replicate(batch[k], mesh) for k in fixed if k in batch}}
 
     # --- loss ---------------------------------------------------------------------------------
     def residuals(self, params, batch: dict, key) -> dict:
-        """``{term: per-point residual}`` on ``batch``; ``key`` feeds the stochastic autodiff mode."""
+        """``{term: per-point residual}`` on ``batch``; ``key`` feeds the stochastic autodiff mode; the
+        equation at the batch's ``constants`` when it has them (:meth:`at_constants`)."""
+        if "constants" in batch:
+            rest = {k: v for k, v in batch.items() if k != "constants"}
+            return self.at_constants(batch["constants"]).residuals(params, rest, key)
         eq, f = self.equation_at(params), self._net(params)
         at = (lambda x: eq) if self.parameters is None else (lambda x: self.equation_at(params, x))
         keys = iter(jax.random.split(key, self._n_keys))

@@ -14,9 +14,10 @@ weights) the last one ended with; the step count runs on, and checkpoints carry 
 continues the stage it stopped in.
 
 - A Reynolds curriculum (``training.curriculum``, :mod:`.curriculum`) keeps one set of points (refined points
-  carry over). Rows carry the stage's ``Re``; the row that ends a stage also its ``residual_rms`` and the
-  equation's check metrics (Ghia's errors), which the summary lists as ``stages``, with whether the run
-  ``converged``.
+  carry over). The stage's Re rides in the batch (``constants``), so the stages' chunks are one program
+  (compiled once; the later stages' read from the compilation cache). Rows carry the stage's ``Re``; the row
+  that ends a stage also its ``residual_rms`` and the equation's check metrics (Ghia's errors), which the
+  summary lists as ``stages``, with whether the run ``converged``.
 - Time windows (``training.windows``, :mod:`.windows`): each window draws its own points; a window's
   parameters go to ``checkpoints/window_<k>.h5`` when it ends (``--resume`` reads those of the windows before
   the one it continues), and evaluation takes each time from its window's network.
@@ -354,9 +355,11 @@ class _Pinn:
         self.draws += 1
 
     def _place(self) -> None:
-        """The batch: the base points and the refined ones (with an ensemble's resamples of the observations),
-        placed on the devices."""
+        """The batch: the base points and the refined ones (with an ensemble's resamples of the observations;
+        a curriculum stage's Re as a constant), placed on the devices."""
         batch = self.problem.extend(self.base, self.refiner.points)
+        if (re := self.plan[self.stage].Re) is not None:  # an argument: the stages' steps are one program
+            batch = {**batch, "constants": {"Re": np.asarray(re, batch["interior"].dtype)}}
         e = self.cfg.ensemble
         if self.members > 1 and e is not None and e.bootstrap and "data" in batch:
             n = len(batch["data"]["x"])

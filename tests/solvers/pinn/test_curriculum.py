@@ -127,3 +127,26 @@ def test_the_residual_is_measured_in_the_core_of_the_cavity():
     assert pts.shape == (58 * 58, 2)
     assert pts[:, 0].min() > 0.1 and pts[:, 0].max() < 1.9 and pts[:, 1].min() > -0.95 and pts[:, 1].max() < -0.05
     assert np.allclose(np.sort(np.unique(pts[:, 1])), -1 + (np.arange(3, 61) + 0.5) / 64)
+
+
+def test_the_stages_step_is_one_program_with_re_as_an_argument():
+    """The stage's Re rides in the batch: stage 2's chunk lowers to the same program as stage 1's (so it is read
+    from the compilation cache), and the loss with Re 400 given is the loss of the problem posed at Re 400."""
+    pinn = driver._Pinn(cases.load(LDC, TINY).config)
+    state, texts, batches = pinn.init(), [], []
+    for k in (0, 1):
+        pinn._enter(k)
+        phase = next(p for p in pinn.phases if p.stage == k)
+        texts.append(driver._chunk(pinn.cfg, phase, pinn.problem, 1).lower(state, pinn.batch, 10).as_text())
+        batches.append(pinn.batch)
+    assert [float(b["constants"]["Re"]) for b in batches] == [100.0, 400.0]
+    assert texts[0] == texts[1]
+
+    params, key = state["params"], jax.random.PRNGKey(1)
+    at_400, bare = pinn.problem, {k: v for k, v in batches[1].items() if k != "constants"}
+    pinn._enter(0)
+    at_100 = pinn.problem
+    assert at_100.equation.config.Re == 100
+    given = at_100.loss(params, batches[1], key)[0]
+    assert float(given) == pytest.approx(float(at_400.loss(params, bare, key)[0]), rel=1e-12)
+    assert abs(float(given) - float(at_100.loss(params, bare, key)[0])) > 1e-6 * float(given)  # Re matters
