@@ -14,8 +14,8 @@ weights) the last one ended with; the step count runs on, and checkpoints carry 
 continues the stage it stopped in.
 
 - A Reynolds curriculum (``training.curriculum``, :mod:`.curriculum`) keeps one set of points (refined points
-  carry over). The stage's Re rides in the batch (``constants``), so the stages' chunks are one program
-  (compiled once; the later stages' read from the compilation cache). Rows carry the stage's ``Re``; the row
+  carry over). The stage's Re rides in the batch (``constants``), so the stages' chunks are one program: a
+  later stage's phase with an earlier one's settings runs the chunk that one compiled. Rows carry the stage's ``Re``; the row
   that ends a stage also its ``residual_rms`` and the equation's check metrics (Ghia's errors), which the
   summary lists as ``stages``, with whether the run ``converged``.
 - Time windows (``training.windows``, :mod:`.windows`): each window draws its own points; a window's
@@ -142,6 +142,7 @@ class _Pinn:
         self.stage, self.step, self.shapes, self.members = -1, 0, None, 1
         self.phase: tuple[int, str] | None = None
         self.compiled: jax.stages.Compiled | None = None  # the phase's chunk for the batch's shapes
+        self.programs: list[tuple[tuple, jax.stages.Compiled]] = []  # a curriculum's chunks, by what they need
         self._enter(0)
         self._check_dense()
         # the whole case (every stage's Re is the same flow's, every window a part of its interval) is evaluated
@@ -274,10 +275,8 @@ class _Pinn:
             return loop.Chunk(self._fresh_optimizer(state, phase))
         length = self.cfg.training.log_every
         if _shapes(self.batch) != self.shapes:  # first chunk of the phase, or a refined batch
-            with run.compiling():
-                chunk_fn = _chunk(self.cfg, phase, self.problem, self.members)
-                self.compiled = chunk_fn.lower(state, self.batch, length).compile()
-                self.shapes = _shapes(self.batch)
+            self.shapes = _shapes(self.batch)
+            self.compiled = self._program(phase, state, length, run)
         step, n = self.step, min(length, phase.end - self.step)
         assert self.compiled is not None  # compiled above for these shapes
         new, losses = self.compiled(state, self.batch, n)
@@ -324,6 +323,19 @@ class _Pinn:
             run.write(f"step {self.step}: " + ", ".join(f"{k} {v:.3e}" for k, v in m.items()))
             chunk.row.update(m)  # the loss plot shows them
         return chunk
+
+    def _program(self, phase: _Phase, state, length: int, run: loop.Run) -> jax.stages.Compiled:
+        """The phase's chunk compiled for the batch's shapes. A curriculum's stages differ by the Re in their
+        batch alone: a later stage's phase with the settings and shapes of an earlier one's runs its program."""
+        stage = self.plan[phase.stage]
+        key = (phase.name, stage.adam if phase.name == "adam" else stage.lbfgs, self.shapes)
+        if done := [c for k, c in self.programs if k == key]:
+            return done[0]
+        with run.compiling():
+            compiled = _chunk(self.cfg, phase, self.problem, self.members).lower(state, self.batch, length).compile()
+        if stage.Re is not None:
+            self.programs.append((key, compiled))
+        return compiled
 
     def _last_of(self, stage: int) -> _Phase:
         return [p for p in self.phases if p.stage == stage][-1]

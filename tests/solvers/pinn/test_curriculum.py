@@ -86,6 +86,8 @@ def test_each_stage_starts_from_the_parameters_the_last_one_ended_with(full):
         assert second[k] == pytest.approx(summary["metrics"][k], rel=1e-7)  # the same parameters, at Re 400
         assert first[k] != second[k]
     assert summary["converged"] is False  # 40 steps of a tiny net
+    # stage 2's Adam phase has stage 1's settings: it runs the program stage 1 compiled (Re is in the batch)
+    assert (full["folder"] / "log.txt").read_text().count("compiled in") == 1
     assert summary["convergence"].startswith("residual_rms ") and "> 0.05" in summary["convergence"]
 
 
@@ -98,7 +100,8 @@ def test_resume_in_the_middle_of_a_stage_continues_it_exactly(tmp_path, monkeypa
         assert (int(f.attrs["step"]), int(f.attrs["stage"]), f.attrs["phase"]) == (30, 1, "adam")
     monkeypatch.undo()
     resumed = train(tmp_path / "cut", resume=True)
-    assert resumed["steps"] == 40 and resumed["metrics"] == full["summary"]["metrics"]  # bit-identical
+    # bit-identical, though the resumed run compiled stage 2's program itself (the full run took stage 1's)
+    assert resumed["steps"] == 40 and resumed["metrics"] == full["summary"]["metrics"]
     assert len(resumed["stages"]) == len(full["summary"]["stages"]) == 2
     for a, b in zip(resumed["stages"], full["summary"]["stages"]):  # stage 1's record read back from metrics.csv
         assert a.keys() == b.keys() and all(a[k] == pytest.approx(b[k], rel=1e-7) for k in a if k != "wall_time_s")
