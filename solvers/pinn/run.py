@@ -15,9 +15,9 @@ continues the stage it stopped in.
 
 - A Reynolds curriculum (``training.curriculum``, :mod:`.curriculum`) keeps one set of points (refined points
   carry over). The stage's Re rides in the batch (``constants``), so the stages' chunks are one program: a
-  later stage's phase with an earlier one's settings runs the chunk that one compiled. Rows carry the stage's ``Re``; the row
-  that ends a stage also its ``residual_rms`` and the equation's check metrics (Ghia's errors), which the
-  summary lists as ``stages``, with whether the run ``converged``.
+  later stage's phase with an earlier one's settings runs the chunk that one compiled. Rows carry the stage's
+  ``Re``; the row that ends a stage also its ``residual_rms`` and the equation's check metrics (Ghia's
+  errors), which the summary lists as ``stages``, with whether the run ``converged``.
 - Time windows (``training.windows``, :mod:`.windows`): each window draws its own points; a window's
   parameters go to ``checkpoints/window_<k>.h5`` when it ends (``--resume`` reads those of the windows before
   the one it continues), and evaluation takes each time from its window's network.
