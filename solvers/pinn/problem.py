@@ -202,8 +202,11 @@ class Problem:
         """This problem with the equation's numbers ``constants`` (``{dotted name: value}``, traced or not) in
         place of its section's: a batch's ``constants``, which its residuals read this way (a curriculum's Re,
         an argument of the step rather than a number compiled into it, so that every stage runs one program)."""
-        other = copy.copy(self)
-        other.equation = type(self.equation)(replace(self._section, constants), self.geometry)
+        other, section = copy.copy(self), replace(self._section, constants)
+        other.equation = type(self.equation)(section, self.geometry)
+        if self.unknowns is not None:  # which pose the equation from the section too (equation_at)
+            other.unknowns = copy.copy(self.unknowns)
+            other.unknowns.section = section
         sets = other.equation.point_sets()
         other._point_sets = {name: (pts, sets[name][1], req) for name, (pts, _, req) in self._point_sets.items()}
         return other

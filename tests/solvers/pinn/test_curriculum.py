@@ -13,6 +13,7 @@ from sciml.cli import main
 from sciml.errors import Interrupted
 from sciml.solvers.pinn import curriculum
 from sciml.solvers.pinn import run as driver
+from sciml.solvers.pinn.problem import Problem
 
 LDC = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cases", "ldc.yaml")
 # two stages (Re 100, then 400) of 20 Adam steps each, a tiny plain MLP in u, v, p (quicker to compile)
@@ -133,8 +134,8 @@ def test_the_residual_is_measured_in_the_core_of_the_cavity():
 
 
 def test_the_stages_step_is_one_program_with_re_as_an_argument():
-    """The stage's Re rides in the batch: stage 2's chunk lowers to the same program as stage 1's (so it is read
-    from the compilation cache), and the loss with Re 400 given is the loss of the problem posed at Re 400."""
+    """The stage's Re rides in the batch: stage 2's chunk lowers to the same program as stage 1's (so stage 2 may
+    run the chunk stage 1 compiled), and the loss with Re 400 given is the loss of the problem posed at Re 400."""
     pinn = driver._Pinn(cases.load(LDC, TINY).config)
     state, texts, batches = pinn.init(), [], []
     for k in (0, 1):
@@ -153,3 +154,15 @@ def test_the_stages_step_is_one_program_with_re_as_an_argument():
     given = at_100.loss(params, batches[1], key)[0]
     assert float(given) == pytest.approx(float(at_400.loss(params, bare, key)[0]), rel=1e-12)
     assert abs(float(given) - float(at_100.loss(params, bare, key)[0])) > 1e-6 * float(given)  # Re matters
+
+
+def test_re_in_the_batch_reaches_an_equation_posed_at_unknowns():
+    """With unknowns the residuals take the equation from the unknowns (``Problem.equation_at``): the batch's Re
+    must reach it there too, else a later stage running an earlier stage's program would train at its Re."""
+    cfg = cases.load(LDC, TINY + ["unknowns={rho: {initial: 1.0, bounds: [0.5, 2.0]}}"]).config
+    at_400, at_100 = Problem(cfg), Problem(curriculum.stage_case(cfg, 100))
+    params, key = at_100.init(jax.random.PRNGKey(0)), jax.random.PRNGKey(1)
+    bare = at_400.sample(np.random.default_rng(0))
+    given = at_100.loss(params, {**bare, "constants": {"Re": np.asarray(400.0)}}, key)[0]
+    assert float(given) == pytest.approx(float(at_400.loss(params, bare, key)[0]), rel=1e-12)
+    assert abs(float(given) - float(at_100.loss(params, bare, key)[0])) > 1e-6 * float(given)
