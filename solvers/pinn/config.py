@@ -215,6 +215,9 @@ class TrainingConfig:
                                       "from the last one's network (space-time cases)")
     overlap: float = spec(0.0, ge=0.0, le=1.0, help="windows but the last are trained this fraction of a window "
                                                     "past their end; the next starts at the end all the same")
+    continued: bool = spec(False, help="time windows: each starts as the last one continued (its network's time "
+                                       "input rescaled to the window's, so that it begins with the fields the last "
+                                       "one hands over) rather than from its parameters on a time axis restarted")
     curriculum: CurriculumConfig | None = spec(None, help="Reynolds curriculum: {Re: auto} (or a list)")
     log_every: int = spec(100, ge=1, help="steps between metrics rows, NaN checks and progress updates")
     checkpoint_every: int = spec(1000, ge=1)
@@ -449,6 +452,8 @@ class PinnCase:
             raise Invalid("training.windows", "time windows need a time interval (geometry.time)")
         if self.training.overlap and self.training.windows == 1:
             raise Invalid("training.overlap", "an overlap is of time windows: set training.windows > 1")
+        if self.training.continued:
+            self._check_continued(domain)
         if self.training.windows > 1 and self.training.curriculum is not None:
             raise Invalid("training.windows", "time windows and a Reynolds curriculum do not combine (train "
                                               "the steady flow at the target Re first, then march in time)")
@@ -458,3 +463,17 @@ class PinnCase:
         unknowns.check(self, domain)
         observations.check(self, domain)
         parameters.check(self, domain)
+
+    def _check_continued(self, domain) -> None:
+        """``training.continued`` rewrites the network's time input: time windows, the time not in the Fourier
+        embedding, the initial values not in the output (a window's network is then not its fields)."""
+        if self.training.windows == 1:
+            raise Invalid("training.continued", "continues one time window into the next: set training.windows > 1")
+        emb = self.model.fourier
+        if emb is not None and (emb.inputs is None or domain.coords[-1] in emb.inputs):
+            raise Invalid("training.continued", "the time goes through the Fourier embedding, where a window's "
+                                                "shift is no change of the first layer: list the space alone in "
+                                                "model.fourier.inputs")
+        if self.conditions.enforce.get("initial", "penalty") != "penalty":
+            raise Invalid("training.continued", "the initial values are in the network's output "
+                                                "(conditions.enforce.initial): continue with them as a penalty")

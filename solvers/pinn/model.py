@@ -5,6 +5,9 @@ plain pytree ``{"net": ..., ["fourier": {"B": ...}]}`` (the plain MLP keeps its 
 embedding takes the inputs ``embedded`` (indices; default: all) and the others go on beside its features
 (``model.fourier.inputs``: e.g. the space embedded and the time not, whose features of a random frequency would
 make the fields oscillate in time).
+
+:func:`shift_input` rewrites parameters so that the network reads one raw input on a new affine scale (a time
+window's network continued from the last one's, :mod:`.windows`): the layers that read the inputs take the change.
 """
 from __future__ import annotations
 
@@ -44,3 +47,35 @@ def build(cfg, n_in: int, n_out: int, dtype, embedded: list[int] | None = None):
         return net.apply(params["net"], h, cfg.activation)
 
     return init, apply
+
+
+def _rescaled(layer: dict, i: int, alpha, beta) -> dict:
+    """A dense layer ``x W + b`` reading ``alpha x'_i + beta`` where it read ``x_i``."""
+    w = jnp.asarray(layer["W"])
+    return {**layer, "W": w.at[i].multiply(alpha), "b": layer["b"] + beta * w[i]}
+
+
+# the layers of each network that read its inputs, rewritten by f
+READS_INPUTS = {
+    "mlp": lambda net, f: [f(net[0]), *net[1:]],
+    "modified_mlp": lambda net, f: {**net, "u": f(net["u"]), "v": f(net["v"]),
+                                    "layers": [f(net["layers"][0]), *net["layers"][1:]]},
+}
+
+
+def shift_input(cfg, params, i: int, alpha: float, beta: float, embedded: list[int] | None = None):
+    """``params`` of :func:`build`'s network (``cfg``, the same ``embedded``) such that, fed ``x'``, it gives
+    what ``params`` gave at ``x`` with ``x_i = alpha x'_i + beta``: exact, input ``i`` entering affine layers
+    only. None when input ``i`` goes through the Fourier embedding (a shift there is no affine map of its
+    features)."""
+    emb = cfg.fourier
+    if emb is None:
+        column = i
+    elif embedded is None or i in embedded:
+        return None
+    else:  # after the features, among the inputs passed on
+        column = 2 * emb.features + len([j for j in range(i) if j not in embedded])
+    rewrite = lambda net: READS_INPUTS[cfg.type](net, lambda layer: _rescaled(layer, column, alpha, beta))
+    if cfg.type == "mlp" and emb is None:  # the bare list of layers (build)
+        return rewrite(params)
+    return {**params, "net": rewrite(params["net"])}

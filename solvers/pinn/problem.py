@@ -97,8 +97,9 @@ class Problem:
         self._extra = len(self.parameters) if self.parameters is not None else 0
         self._dim = len(eq.coords)
         embedded = cfg.model.fourier.inputs if cfg.model.fourier is not None else None
+        self._model = cfg.model, None if embedded is None else [eq.coords.index(c) for c in embedded]
         self._init, self._apply = model.build(cfg.model, len(eq.coords) + self._extra, len(eq.fields), self.dtype,
-                                              None if embedded is None else [eq.coords.index(c) for c in embedded])
+                                              self._model[1])
         self.unknowns = Unknowns(cfg, self.geometry) if cfg.unknowns else None
         if self.unknowns is not None:  # the unknowns ride beside the network's parameters
             self._init, self._apply = self.unknowns.wrap(self._init, self._apply, self.dtype, len(eq.coords))
@@ -210,6 +211,18 @@ class Problem:
         sets = other.equation.point_sets()
         other._point_sets = {name: (pts, sets[name][1], req) for name, (pts, _, req) in self._point_sets.items()}
         return other
+
+    def continued(self, params, previous: Problem):
+        """``params`` of ``previous``, the time window before this one's, such that this problem's network gives
+        at every time what ``previous``'s gave (at its first time, the fields ``previous`` hands over): the time
+        input rescaled from ``previous``'s nondimensional time to this one's (:func:`.model.shift_input`; scalar
+        unknowns as they are). None where the time goes through the Fourier embedding (refused with the case)."""
+        (c0, s0), (c1, s1) = previous.equation.scaling(), self.equation.scaling()
+        t = self._dim - 1
+        alpha, beta = float(s1[t] / s0[t]), float((c1[t] - c0[t]) / s0[t])
+        net = model.shift_input(self._model[0], params if self.unknowns is None else params["net"], t, alpha, beta,
+                                self._model[1])
+        return net if net is None or self.unknowns is None else {**params, "net": net}
 
     def unknown_values(self, params) -> dict[str, float]:
         """``{name: value}`` of the unknowns in (host) ``params``; empty without unknowns."""

@@ -270,6 +270,9 @@ class _Pinn:
         if phase.stage != self.stage:  # the next stage, from this one's parameters
             self._leave(parallel.to_host(state)["params"])
             self._enter(phase.stage)
+            if self.cfg.training.continued:  # a time window: the last one's network continued in time
+                previous, params = self.trained[-1]  # (no ensemble has windows)
+                state = {**state, "params": parallel.replicate(self.problem.continued(params, previous), self.mesh)}
         if phase.key != self.phase:  # a new phase starts a fresh optimizer state from the params
             self.phase, self.shapes = phase.key, None
             return loop.Chunk(self._fresh_optimizer(state, phase))

@@ -6,7 +6,10 @@ The case's interval :math:`[t_0, t_1]` is cut into :math:`N` windows of equal le
 (``loss.causal``) acts inside it. Window 0 keeps the case's initial condition; window :math:`k > 0` matches
 the fields of window :math:`k-1` at its first time instead (:class:`~.problem.Problem` with ``initial``; as a
 penalty, or exactly or as a base through a spline of them on the grid of ``conditions.spacing``, :mod:`.exact`) and
-starts from the parameters window :math:`k-1` ended with (each of its phases with a fresh optimizer). Window
+starts from the parameters window :math:`k-1` ended with (each of its phases with a fresh optimizer); with
+``training.continued`` those are first rewritten so that its network, on its own time axis, gives window
+:math:`k-1`'s fields at every time (:meth:`~.problem.Problem.continued`: the time input's shift and scale taken up
+by the first layers), so that it starts where the last one ends, its initial terms at zero. Window
 :math:`k` draws its points from a stream of its own, ``(seed, k)``, so a run resumed at any window gives the
 numbers of one never stopped.
 

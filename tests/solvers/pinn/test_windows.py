@@ -1,6 +1,7 @@
 """Time windows: intervals and dispatch, a window's initial values from the last one, runs that march windows
 and resume at the next one exactly."""
 import os
+import shutil
 import types
 from pathlib import Path
 
@@ -100,6 +101,43 @@ def test_exact_initial_values_of_a_later_window_are_a_spline_of_the_previous_fie
     assert np.max(np.abs(later["u"] - ours["u"])) > 1e-3
 
 
+@pytest.mark.parametrize("net", [["model={type: mlp, hidden: [8, 8], activation: tanh}"], [],
+                                 ["model.fourier={features: 4, scale: 1.0, inputs: [x, y]}"]],
+                         ids=["mlp", "modified_mlp", "fourier_of_space"])
+def test_a_continued_window_starts_as_the_last_one_ended(net):
+    """``training.continued``: window k's network, rewritten from window k-1's, gives window k-1's fields (and
+    their time derivatives) at every time; so its initial terms start at zero. Windows of unequal length (the
+    overlap) rescale the time as well as shift it."""
+    cfg = load("geometry.time=[0.0,0.6]", "training.windows=3", "training.overlap=0.5", "training.continued=true",
+               *net)
+    problems = [Problem(windows.case(cfg, k)) for k in range(3)]
+    params = problems[1].init(jax.random.PRNGKey(3))
+    later = problems[2].continued(params, problems[1])
+    np.testing.assert_allclose([windows.bounds(cfg, k) for k in (1, 2)], [(0.2, 0.5), (0.4, 0.6)])  # spans differ
+    rng = np.random.default_rng(0)
+    pts = np.column_stack([rng.uniform(0.5, 5.5, (9, 2)), [0.4, 0.4, 0.45, 0.5, 0.55, 0.6, 0.6, 0.42, 0.58]])
+    for of in (None, problems[1].equation.gradients):
+        theirs = problems[1].predict(params, pts, of=of)
+        ours = problems[2].predict(later, pts, of=windows._own(problems[2], of))
+        for q in ("u", "v", "p", *(("u_t", "v_t") if of else ())):
+            np.testing.assert_allclose(ours[q], theirs[q], rtol=1e-10, atol=1e-12)
+    assert np.max(np.abs(problems[2].predict(params, pts)["u"] - theirs["u"])) > 1e-3  # not so unchanged
+    second = Problem(windows.case(cfg, 2), lambda x: problems[1].predict(params, x, of=problems[1].network_fields))
+    res = second.residuals(later, second.sample(np.random.default_rng(1)), jax.random.PRNGKey(0))
+    for q in ("u", "v"):
+        np.testing.assert_allclose(res[f"initial.{q}"], 0.0, atol=1e-12)
+
+
+def test_continued_windows_need_the_time_outside_the_embedding_and_initial_values_as_a_penalty():
+    for overrides, message in [
+            ([], "training.continued: continues one time window into the next"),
+            (["training.windows=2", "model.fourier={features: 4}"], "training.continued: the time goes through"),
+            (["training.windows=2", "conditions={enforce: {initial: exact}, length: 0.5, spacing: 0.2}"],
+             "training.continued: the initial values are in the network's output")]:
+        with pytest.raises(UserError, match=message):
+            load("training.continued=true", *overrides)
+
+
 def train(tmp_path, name, *overrides, resume=False):
     folder = str(tmp_path / name)
     return driver.train(load(*overrides), folder, resume=folder if resume else None, quiet=True), folder
@@ -115,11 +153,29 @@ def test_windows_march_and_resume_with_the_next_window_exactly(tmp_path):
     # the first window alone, then resumed in the case of two windows of its length: it goes on with the second
     part, folder = train(tmp_path, "part", "geometry.time=[0.0,0.25]")
     assert part["steps"] == 10 and "windows" not in part
+    shutil.copytree(folder, tmp_path / "part_continued")
     resumed, _ = train(tmp_path, "part", "geometry.time=[0.0,0.5]", "training.windows=2", resume=True)
     assert resumed["steps"] == 20 and resumed["windows"] == 2
     assert resumed["metrics"] == full["metrics"] and resumed["final_loss"] == full["final_loss"]  # bit-identical
     with pytest.raises(UserError, match=r"window_0.h5: window 0 covered t in \[0.0, 0.25\]; in this case"):
         train(tmp_path, "part", "geometry.time=[0.0,0.6]", "training.windows=2", resume=True)
+    # continued (training.continued): window 1 starts with its initial terms at zero, not at the jump between
+    # window 0's fields at its two ends; resumed, the same to the bit
+    on = ("geometry.time=[0.0,0.5]", "training.windows=2", "training.continued=true")
+    continued, folder = train(tmp_path, "continued", *on)
+    assert continued["steps"] == 20 and continued["status"] == "completed"
+    first = [_row(f, 15) for f in (tmp_path / "full", Path(folder))]  # window 1, 5 steps in
+    for q in ("u", "v"):
+        assert first[1][f"loss.initial.{q}"] < 1e-2 * first[0][f"loss.initial.{q}"]
+    resumed, _ = train(tmp_path, "part_continued", *on, resume=True)
+    assert resumed["metrics"] == continued["metrics"] and resumed["final_loss"] == continued["final_loss"]
+
+
+def _row(folder, step: int) -> dict:
+    """The metrics row of ``step``."""
+    head, *rows = Path(folder, "metrics.csv").read_text().splitlines()
+    row = next(r for r in rows if int(r.split(",")[0]) == step)
+    return dict(zip(head.split(","), map(float, row.split(","))))
 
 
 def test_overlapping_windows_train_past_their_end_and_hand_over_at_it(tmp_path):
