@@ -97,9 +97,9 @@ class Problem:
         self._extra = len(self.parameters) if self.parameters is not None else 0
         self._dim = len(eq.coords)
         embedded = cfg.model.fourier.inputs if cfg.model.fourier is not None else None
-        self._model = cfg.model, None if embedded is None else [eq.coords.index(c) for c in embedded]
+        self._model, self._embedded = cfg.model, None if embedded is None else [eq.coords.index(c) for c in embedded]
         self._init, self._apply = model.build(cfg.model, len(eq.coords) + self._extra, len(eq.fields), self.dtype,
-                                              self._model[1])
+                                              self._embedded)
         self.unknowns = Unknowns(cfg, self.geometry) if cfg.unknowns else None
         if self.unknowns is not None:  # the unknowns ride beside the network's parameters
             self._init, self._apply = self.unknowns.wrap(self._init, self._apply, self.dtype, len(eq.coords))
@@ -220,8 +220,8 @@ class Problem:
         (c0, s0), (c1, s1) = previous.equation.scaling(), self.equation.scaling()
         t = self._dim - 1
         alpha, beta = float(s1[t] / s0[t]), float((c1[t] - c0[t]) / s0[t])
-        net = model.shift_input(self._model[0], params if self.unknowns is None else params["net"], t, alpha, beta,
-                                self._model[1])
+        net = model.shift_input(self._model, params if self.unknowns is None else params["net"], t, alpha, beta,
+                                self._embedded)
         return net if net is None or self.unknowns is None else {**params, "net": net}
 
     def unknown_values(self, params) -> dict[str, float]:

@@ -9,7 +9,7 @@ import jax
 import numpy as np
 import pytest
 
-from sciml import cases
+from sciml import cases, rundir
 from sciml.errors import ConfigError, UserError
 from sciml.io import checkpoint
 from sciml.solvers.pinn import run as driver
@@ -164,18 +164,12 @@ def test_windows_march_and_resume_with_the_next_window_exactly(tmp_path):
     on = ("geometry.time=[0.0,0.5]", "training.windows=2", "training.continued=true")
     continued, folder = train(tmp_path, "continued", *on)
     assert continued["steps"] == 20 and continued["status"] == "completed"
-    first = [_row(f, 15) for f in (tmp_path / "full", Path(folder))]  # window 1, 5 steps in
+    first = [next(r for r in rundir.Metrics.read(str(Path(f, "metrics.csv"))) if r["step"] == 15)
+             for f in (tmp_path / "full", folder)]  # window 1, 5 steps in
     for q in ("u", "v"):
         assert first[1][f"loss.initial.{q}"] < 1e-2 * first[0][f"loss.initial.{q}"]
     resumed, _ = train(tmp_path, "part_continued", *on, resume=True)
     assert resumed["metrics"] == continued["metrics"] and resumed["final_loss"] == continued["final_loss"]
-
-
-def _row(folder, step: int) -> dict:
-    """The metrics row of ``step``."""
-    head, *rows = Path(folder, "metrics.csv").read_text().splitlines()
-    row = next(r for r in rows if int(r.split(",")[0]) == step)
-    return dict(zip(head.split(","), map(float, row.split(","))))
 
 
 def test_overlapping_windows_train_past_their_end_and_hand_over_at_it(tmp_path):
