@@ -117,6 +117,7 @@ class Problem:
         if self.observations is not None:
             self._data_requests = self._requests(lambda d: self._observed(d, self._probe_eq))
 
+        self._traced = jax.jit(self._residuals)  # traced once per batch layout (residuals)
         try:
             probe_terms = self._collect(cfg, initial)
         except _TRACER_ERRORS + (TypeError,) as e:  # an equation that takes a number of its section as a constant
@@ -210,6 +211,7 @@ class Problem:
             other.unknowns.section = section
         sets = other.equation.point_sets()
         other._point_sets = {name: (pts, sets[name][1], req) for name, (pts, _, req) in self._point_sets.items()}
+        other._traced = jax.jit(other._residuals)
         return other
 
     def continued(self, params, previous: Problem):
@@ -354,10 +356,17 @@ class Problem:
     # --- loss ---------------------------------------------------------------------------------
     def residuals(self, params, batch: dict, key) -> dict:
         """``{term: per-point residual}`` on ``batch``; ``key`` feeds the stochastic autodiff mode; the
-        equation at the batch's ``constants`` when it has them (:meth:`at_constants`)."""
+        equation at the batch's ``constants`` when it has them (:meth:`at_constants`).
+
+        Under ``jit``, traced once per layout of the batch and reused by every program that asks again (the
+        optimisers' steps, line searches and weights each trace the loss): the autodiff engine's propagation
+        is traced in Python once, not once per caller."""
+        return self._traced(params, batch, key)
+
+    def _residuals(self, params, batch: dict, key) -> dict:
         if "constants" in batch:
             rest = {k: v for k, v in batch.items() if k != "constants"}
-            return self.at_constants(batch["constants"]).residuals(params, rest, key)
+            return self.at_constants(batch["constants"])._residuals(params, rest, key)
         eq, f = self.equation_at(params), self._net(params)
         at = (lambda x: eq) if self.parameters is None else (lambda x: self.equation_at(params, x))
         keys = iter(jax.random.split(key, self._n_keys))

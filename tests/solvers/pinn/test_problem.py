@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from sciml import cases, equations
+from sciml.autodiff import api
 from sciml.errors import ConfigError
 from sciml.solvers.pinn import model
 from sciml.solvers.pinn.problem import Problem
@@ -94,6 +95,26 @@ def test_residuals_are_the_equation_on_the_batch(problem):
     for e in EDGES:
         np.testing.assert_allclose(res[f"{e}.u"], u(batch["parts"][e]["x"]), rtol=1e-12)
     np.testing.assert_allclose(res["pin.u"], u(jnp.zeros((1, 2))) - 1.0, rtol=1e-12)
+
+
+def test_the_engine_runs_once_per_batch_layout_however_many_programs_trace_the_loss(problem, monkeypatch):
+    """An optimiser's step, its line search and the causal weights each trace the loss: the residuals are traced
+    once per layout of the batch and the autodiff engine's propagation is not run again for each."""
+    _, cfg = problem
+    taylor, runs = api.MODES["taylor"], []
+    monkeypatch.setitem(api.MODES, "taylor", lambda *a, **k: runs.append(1) or taylor(*a, **k))
+    prob = Problem(cfg)
+    params, key = prob.init(jax.random.PRNGKey(1)), jax.random.PRNGKey(0)
+    batch = prob.sample(np.random.default_rng(0))
+    value = lambda p: prob.loss(p, batch, key)[0]
+    made = len(runs)
+    assert made > 0  # the problem's own probe of its terms
+    for program in (value, jax.value_and_grad(value), jax.grad(value)):
+        jax.jit(program).lower(params)
+    assert len(runs) == made
+    np.testing.assert_allclose(jax.jit(value)(params), value(params), rtol=1e-12)
+    prob.residuals(params, prob.sample(np.random.default_rng(0), share=lambda n: n // 2), key)
+    assert len(runs) > made  # a new layout is traced anew
 
 
 def test_term_losses_are_mean_squares_and_loss_weighs_them(problem):
