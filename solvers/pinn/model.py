@@ -19,15 +19,25 @@ from sciml.nn import fourier, mlp, modified_mlp
 NETS = {"mlp": mlp, "modified_mlp": modified_mlp}
 
 
+def _passed(embedded: list[int], n: int) -> list[int]:
+    """The inputs among the first ``n`` that go on beside the Fourier features (after them, in this order)."""
+    return [i for i in range(n) if i not in embedded]
+
+
+def _bare(cfg) -> bool:
+    """The plain MLP without an embedding: its parameters as before, a bare list of layers."""
+    return cfg.type == "mlp" and cfg.fourier is None
+
+
 def build(cfg, n_in: int, n_out: int, dtype, embedded: list[int] | None = None):
     net = NETS[cfg.type]
     emb = cfg.fourier
     embedded = list(range(n_in)) if embedded is None else embedded
-    passed = [i for i in range(n_in) if i not in embedded]  # beside the features
+    passed = _passed(embedded, n_in)
     width_in = 2 * emb.features + len(passed) if emb is not None else n_in
     sizes = [width_in, *cfg.hidden, n_out]
 
-    if cfg.type == "mlp" and emb is None:  # parameters as before: a list of layers
+    if _bare(cfg):
         return (lambda key: mlp.init(key, sizes, dtype)), (lambda p, x: mlp.apply(p, x, cfg.activation))
 
     def init(key):
@@ -74,8 +84,8 @@ def shift_input(cfg, params, i: int, alpha: float, beta: float, embedded: list[i
     elif embedded is None or i in embedded:
         return None
     else:  # after the features, among the inputs passed on
-        column = 2 * emb.features + len([j for j in range(i) if j not in embedded])
+        column = 2 * emb.features + len(_passed(embedded, i))
     rewrite = lambda net: READS_INPUTS[cfg.type](net, lambda layer: _rescaled(layer, column, alpha, beta))
-    if cfg.type == "mlp" and emb is None:  # the bare list of layers (build)
+    if _bare(cfg):
         return rewrite(params)
     return {**params, "net": rewrite(params["net"])}
