@@ -477,11 +477,28 @@ class Problem:
                 values: dict | None = None) -> dict:
         """``{field: values (N,)}``: the derived fields at physical ``points (N, D)``, ``chunk`` at a time;
         ``of``: another function of the fields to report (e.g. the equation's physical gradients); ``values``:
-        a family's parameters (:meth:`inputs`)."""
-        xh = jnp.asarray(self.inputs(points, values), self.dtype)
+        a family's parameters (:meth:`inputs`). Each piece is padded to one of a few sizes (:func:`bucket`), so
+        that the many calls of a run's evaluation and checks (grids, rings, sections; one snapshot per time)
+        compile a few shapes, not one per point count."""
+        xh = np.asarray(self.inputs(points, values), float)
         fn = self.derived if of is None else self._output(of)
-        pieces = [fn(params, xh[i:i + chunk]) for i in range(0, len(xh), chunk)]
-        return {k: np.concatenate([np.asarray(p[k]) for p in pieces]) for k in pieces[0]}
+        pieces = []
+        for i in range(0, len(xh), chunk):
+            piece = xh[i:i + chunk]
+            n = len(piece)
+            padded = np.concatenate([piece, np.repeat(piece[-1:], bucket(n, chunk) - n, axis=0)])
+            pieces.append((n, fn(params, jnp.asarray(padded, self.dtype))))
+        return {k: np.concatenate([np.asarray(p[k])[:n] for n, p in pieces]) for k in pieces[0][1]}
+
+
+def bucket(n: int, most: int, least: int = 256) -> int:
+    """The rows a piece of ``n`` points is padded to in :meth:`Problem.predict`: the least of ``least``,
+    ``4 least``, ``16 least``, ... that holds them, at most ``most`` (the chunk). Powers of four: a run's
+    evaluation meets at most a handful, for at most four times the work of its smallest calls."""
+    size = least
+    while size < n:
+        size *= 4
+    return min(most, size)
 
 
 def assemble(cfg: PinnCase, initial: Callable[[np.ndarray], dict] | None = None) -> Problem:

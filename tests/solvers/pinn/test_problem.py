@@ -13,7 +13,7 @@ from sciml import cases, equations
 from sciml.autodiff import api
 from sciml.errors import ConfigError
 from sciml.solvers.pinn import model
-from sciml.solvers.pinn.problem import Problem
+from sciml.solvers.pinn.problem import Problem, bucket
 
 from cli_cases import write_case
 
@@ -142,6 +142,20 @@ def test_predict_gives_the_derived_fields_at_physical_points(problem):
     assert set(got) == {"u"} and got["u"].shape == (50,)
     np.testing.assert_allclose(got["u"], _net(cfg, params)(jnp.asarray(pts - 1.0)), rtol=1e-12)
     np.testing.assert_array_equal(prob.predict(params, pts, chunk=7)["u"], got["u"])
+
+
+def test_predict_pads_pieces_to_a_few_sizes_and_gives_every_point_its_own_value(problem):
+    prob, _ = problem
+    params = prob.init(jax.random.PRNGKey(1))
+    pts = np.random.default_rng(3).uniform(0.0, 2.0, (3000, 2))
+    whole = prob.predict(params, pts)["u"]
+    for n in (1, 2, 100, 255, 256, 257, 1000, 1024, 1025, 2999):
+        got = prob.predict(params, pts[:n])["u"]
+        assert got.shape == (n,)
+        np.testing.assert_allclose(got, whole[:n], rtol=1e-13, atol=1e-15)
+    assert prob.derived._cache_size() == 3  # 256, 1024 and 4096 rows: one program each
+    assert [bucket(n, 16384) for n in (0, 256, 257, 4096, 4097, 20000)] == [256, 256, 1024, 4096, 16384, 16384]
+    assert bucket(300, 64) == 64  # never past the chunk
 
 
 def test_predict_of_another_function_of_the_fields(problem):
