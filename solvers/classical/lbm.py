@@ -28,15 +28,18 @@ straight wall exactly half-way, whatever the viscosity.
 and :math:`c = 2F/(\rho U_{mean}^2 D)`; the pressure :math:`p = (\rho - 1)/3` lattice units,
 :math:`\rho U_{mean}^2 (\rho_{lat} - 1)/(3 u_{lat}^2)` physical, bilinear between nodes.
 
-:func:`simulate` marches the lattice (``jax.lax.fori_loop`` chunks under ``jit``) and records ``c_D``,
-``c_L``, ``delta_p`` every ``record`` physical time units and the fields at the requested times. The tests
+:func:`marching` marches the lattice (``jax.lax.fori_loop`` chunks under ``jit``), records ``c_D``,
+``c_L``, ``delta_p`` every ``record`` physical time units and the fields at the requested times, and yields
+where it stands (a :class:`March`) after each chunk, which it can be continued from; :func:`simulate` runs it
+to the end. The tests
 (``tests/solvers/classical/test_lbm.py``) check the DFG 2D-1 numbers and the order of convergence; the
 benchmark entry ``dfg_2d2_lbm`` checks 2D-2's Strouhal number and force maxima against the published ranges.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -257,12 +260,29 @@ def _bilinear(lat: Lattice, a: np.ndarray, x: float, y: float) -> float:
                  + sy * ((1 - sx) * a[j + 1, i] + sx * a[j + 1, i + 1]))
 
 
-def simulate(lat: Lattice, t_end: float, record: float, snapshots=(), ramp: float = 0.0, dtype=jnp.float64,
-             progress: Callable[[float], None] | None = None, f0=None) -> tuple[History, np.ndarray]:
-    r"""March from rest (or ``f0``) to ``t_end`` (physical), recording every ``record`` time units; ``(history,
-    final populations)``. The inflow grows as :math:`\sin^2(\pi t / 2 t_r)` over ``ramp`` :math:`= t_r`
-    time units (0: at once), which keeps the start's pressure waves small. ``snapshots``: physical times
-    whose fields to keep (the nearest record)."""
+@dataclass(frozen=True)
+class March:
+    """Where a march stands after ``done`` chunks of ``record`` time units: the populations ``f``, the rows
+    ``(t, c_D, c_L, delta_p)`` recorded so far and the snapshots kept (time -> :func:`fields`). A march
+    continued from one gives the numbers of one never stopped (the chunks are the same programs on the same
+    values)."""
+
+    done: int
+    f: Any
+    rows: tuple[tuple[float, float, float, float], ...] = ()
+    snapshots: dict = field(default_factory=dict)
+
+    def history(self) -> History:
+        arr = np.array(self.rows, float).reshape(-1, 4)
+        return History(arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3], dict(self.snapshots))
+
+
+def marching(lat: Lattice, t_end: float, record: float, snapshots=(), ramp: float = 0.0, dtype=jnp.float64,
+             resume: March | None = None) -> Iterator[March]:
+    r"""March from rest (or from ``resume``) to ``t_end`` (physical), recording every ``record`` time units;
+    yields the :class:`March` after each chunk (its ``f`` a device array). The inflow grows as
+    :math:`\sin^2(\pi t / 2 t_r)` over ``ramp`` :math:`= t_r` time units (0: at once), which keeps the start's
+    pressure waves small. ``snapshots``: physical times whose fields to keep (the nearest record)."""
     step = make_step(lat, dtype)
     every = max(1, round(record / lat.dt))
     ramp_steps = ramp / lat.dt
@@ -277,17 +297,16 @@ def simulate(lat: Lattice, t_end: float, record: float, snapshots=(), ramp: floa
         f, force = jax.lax.fori_loop(0, every, body, (f, jnp.zeros(2, dtype)))
         return f, force / every  # the mean force over the chunk's steps
 
-    if f0 is None:
+    if resume is None:
         ny, nx = lat.ny, lat.nx
-        f = equilibrium(jnp.ones((ny, nx), dtype), jnp.zeros((ny, nx), dtype), jnp.zeros((ny, nx), dtype))
-    else:
-        f = jnp.asarray(f0, dtype)
+        resume = March(0, equilibrium(jnp.ones((ny, nx), dtype), jnp.zeros((ny, nx), dtype),
+                                      jnp.zeros((ny, nx), dtype)))
+    f, rows, snaps = jnp.asarray(resume.f, dtype), list(resume.rows), dict(resume.snapshots)
     k = 2 / (lat.u_lat**2 * 2 * lat.channel.radius / lat.h)
-    rows, snaps = [], {}
     scale = lat.channel.u_mean / lat.u_lat  # lattice to physical velocity
-    wanted = sorted(snapshots)
+    wanted = sorted(s for s in snapshots if s not in snaps)
     n = int(np.ceil(t_end / (every * lat.dt) - 1e-9))
-    for m in range(1, n + 1):
+    for m in range(resume.done + 1, n + 1):
         f, force = chunk(f, (m - 1) * every)
         t = m * every * lat.dt
         rho = np.asarray(f.sum(0))
@@ -299,8 +318,16 @@ def simulate(lat: Lattice, t_end: float, record: float, snapshots=(), ramp: floa
             raise FloatingPointError(f"the lattice blew up at t = {t:.4g}")
         rows.append(row)
         while wanted and wanted[0] <= t + 0.5 * every * lat.dt:
-            snaps[wanted.pop(0)] = fields(lat, f)
+            snaps = {**snaps, wanted.pop(0): fields(lat, f)}  # a new dict: a March yielded is never changed
+        yield March(m, f, tuple(rows), snaps)
+
+
+def simulate(lat: Lattice, t_end: float, record: float, snapshots=(), ramp: float = 0.0, dtype=jnp.float64,
+             progress: Callable[[float], None] | None = None) -> tuple[History, np.ndarray]:
+    """:func:`marching` from rest to ``t_end``: ``(history, final populations)``; ``progress(t)`` after each
+    chunk."""
+    state = March(0, None)
+    for state in marching(lat, t_end, record, snapshots, ramp, dtype):
         if progress is not None:
-            progress(t)
-    arr = np.array(rows)
-    return History(arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3], snaps), np.asarray(f)
+            progress(state.rows[-1][0])
+    return state.history(), np.asarray(state.f)

@@ -1,7 +1,9 @@
 """The lattice Boltzmann channel: its pieces exactly (equilibrium moments, cut links on the circle), then the
 DFG 2D-1 forces against the FeatFlow values at two resolutions (the error falls as the lattice refines). DFG
 2D-2 (Strouhal number and force maxima, 40 cells per diameter, about 8 minutes) is the benchmark entry
-``dfg_2d2_lbm``."""
+``dfg_2d2_lbm``. A march continued from where it stood gives the numbers of one never stopped."""
+import itertools
+
 import jax
 import numpy as np
 import pytest
@@ -41,6 +43,23 @@ def test_cut_links_end_on_the_circle():
 def test_a_channel_that_does_not_fit_the_lattice_is_refused():
     with pytest.raises(ValueError, match="whole cells"):
         lbm.lattice(lbm.dfg(0.3), 7)
+
+
+def test_a_march_continued_from_where_it_stood_is_the_march_never_stopped():
+    lat = lbm.lattice(lbm.dfg(0.3), 10)
+    with jax.enable_x64(True):
+        straight, f = lbm.simulate(lat, 0.2, 0.01, snapshots=(0.05, 0.15), ramp=0.1)
+        *_, stood = itertools.islice(lbm.marching(lat, 0.2, 0.01, (0.05, 0.15), 0.1), 8)  # 8 of the 20 chunks
+        stood = lbm.March(stood.done, np.asarray(stood.f), stood.rows, stood.snapshots)  # as read back: on the host
+        *_, last = lbm.marching(lat, 0.2, 0.01, (0.05, 0.15), 0.1, resume=stood)
+    got = last.history()
+    assert stood.done == 8 and set(stood.snapshots) == {0.05} and last.done == 20
+    for name in ("t", "c_D", "c_L", "delta_p"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(straight, name))
+    for t in (0.05, 0.15):
+        for q in ("u", "v", "p"):
+            np.testing.assert_array_equal(got.snapshots[t][q], straight.snapshots[t][q])
+    np.testing.assert_array_equal(np.asarray(last.f), f)
 
 
 def test_dfg_2d1_forces_approach_the_reference_as_the_lattice_refines():

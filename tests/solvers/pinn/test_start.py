@@ -2,13 +2,16 @@
 windows that begins from it: the initial targets are the file's fields, the check compares the forces with the
 file's."""
 import os
+import signal
 
 import h5py
 import jax
 import numpy as np
 
 from sciml import cases, cli
+from sciml.solvers.classical import lbm
 from sciml.solvers.pinn import run as driver
+from sciml.solvers.pinn import start
 from sciml.solvers.pinn.problem import Problem
 
 CASE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cases", "dfg_2d2.yaml")
@@ -61,3 +64,31 @@ def test_a_lattice_too_coarse_for_the_flow_is_one_line_naming_the_key_and_writes
     assert err.startswith(f"error: {CASE}: equation.start.cells_per_diameter: the lattice blew up at t = "), err
     assert "relaxation time 0.515" in err and "raise it" in err and "Traceback" not in err
     assert not path.exists() and os.listdir(tmp_path) == []
+
+
+def test_a_datagen_stopped_by_sigterm_keeps_its_march_and_the_same_command_ends_it_as_one_never_stopped(
+        tmp_path, monkeypatch, capsys):
+    straight, stopped = str(tmp_path / "straight.h5"), str(tmp_path / "stopped.h5")
+    assert cli.main(["datagen", CASE, f"equation.start.path={straight}", *TINY, "--quiet"]) == 0
+    marching = lbm.marching
+
+    def signalled(*args, **kwargs):  # SIGTERM to this process after the 31st and the 110th of the 120 chunks
+        for march in marching(*args, **kwargs):
+            if march.done in (31, 110):
+                os.kill(os.getpid(), signal.SIGTERM)
+            yield march
+
+    monkeypatch.setattr(lbm, "marching", signalled)
+    overrides = [f"equation.start.path={stopped}", *TINY]
+    kept = start.partial_path(stopped)
+    assert cli.main(["datagen", CASE, *overrides, "--quiet"]) == 143  # before the start's time 0.2 (chunk 100)
+    assert capsys.readouterr().err == (f"stopped by SIGTERM at t = 0.062 of 0.24: the lattice Boltzmann march is "
+                                       f"kept in {kept}; the same command continues from it\n")
+    assert os.path.exists(kept) and not os.path.exists(stopped)
+    assert cli.main(["datagen", CASE, *overrides]) == 143  # past it: the start's fields are kept too
+    assert f"continuing the lattice Boltzmann march from t = 0.062 ({kept})" in capsys.readouterr().out
+    assert cli.main(["datagen", CASE, *overrides, "--quiet"]) == 0
+    assert not os.path.exists(kept)
+    with h5py.File(straight) as a, h5py.File(stopped) as b:
+        for name in ("x", "y", "u", "v", "p", "history/t", "history/c_D", "history/c_L", "history/delta_p"):
+            np.testing.assert_array_equal(a[name][()], b[name][()], err_msg=name)
