@@ -39,7 +39,8 @@ def partial_path(path: str) -> str:
 
 
 def _settings(s: ns_start.StartConfig) -> dict:
-    return {**{k: getattr(s, k) for k in ns_start.MADE_WITH}, "record": RECORD}
+    """What a march depends on: not the start's time, which only says which fields to keep on the way."""
+    return {**{k: getattr(s, k) for k in ns_start.MADE_WITH if k != "time"}, "record": RECORD}
 
 
 def _save_march(path: str, s: ns_start.StartConfig, march: lbm.March) -> None:
@@ -55,7 +56,8 @@ def _save_march(path: str, s: ns_start.StartConfig, march: lbm.March) -> None:
 
 
 def _load_march(path: str, s: ns_start.StartConfig, quiet: bool) -> lbm.March | None:
-    """The march kept at ``path`` if it was made with ``s``'s settings (else None: it starts again)."""
+    """The march kept at ``path`` if it was made with ``s``'s settings and holds the start's fields or has not
+    reached its time (else None: it starts again)."""
     if not os.path.exists(path):
         return None
     with hdf5.opened(path, "lattice Boltzmann march", "; delete it to start the march again") as f:
@@ -63,9 +65,11 @@ def _load_march(path: str, s: ns_start.StartConfig, quiet: bool) -> lbm.March | 
         if same:
             snaps = {float(g.attrs["time"]): {q: g[q][()] for q in g} for g in f.get("snapshots", {}).values()}
             march = lbm.March(int(f.attrs["done"]), f["f"][()], tuple(map(tuple, f["rows"][()])), snaps)
+            same = s.time in snaps or not march.rows or march.rows[-1][0] < s.time - 0.5 * RECORD
     if not same:
         if not quiet:
-            print(f"{path} was made with other settings: the march starts again")
+            print(f"{path} was made with other settings, or is past the start's time without its fields: the "
+                  f"march starts again")
         return None
     if not quiet and march.rows:
         print(f"continuing the lattice Boltzmann march from t = {march.rows[-1][0]:.4g} ({path})")

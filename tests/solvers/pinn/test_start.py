@@ -92,3 +92,34 @@ def test_a_datagen_stopped_by_sigterm_keeps_its_march_and_the_same_command_ends_
     with h5py.File(straight) as a, h5py.File(stopped) as b:
         for name in ("x", "y", "u", "v", "p", "history/t", "history/c_D", "history/c_L", "history/delta_p"):
             np.testing.assert_array_equal(a[name][()], b[name][()], err_msg=name)
+
+
+def test_a_march_kept_before_the_start_s_time_serves_a_start_at_another_time(tmp_path, monkeypatch, capsys):
+    path = str(tmp_path / "start.h5")
+    kept = start.partial_path(path)
+    marching, kills = lbm.marching, []
+
+    def signalled(*args, **kwargs):  # SIGTERM after the chunk in kills
+        for march in marching(*args, **kwargs):
+            if kills and march.done == kills[0]:
+                kills.pop(0)
+                os.kill(os.getpid(), signal.SIGTERM)
+            yield march
+
+    monkeypatch.setattr(lbm, "marching", signalled)
+    made = lambda t, *more: cli.main(["datagen", CASE, f"equation.start.path={path}", *TINY, f"equation.start.time={t}",
+                                      *more])
+    kills.append(31)
+    assert made(0.2, "--quiet") == 143 and os.path.exists(kept)  # at t = 0.062
+    assert made(0.1) == 0 and not os.path.exists(kept)  # 0.1 not reached: the march goes on, keeping its fields
+    assert f"continuing the lattice Boltzmann march from t = 0.062 ({kept})" in capsys.readouterr().out
+    straight = str(tmp_path / "straight.h5")
+    assert cli.main(["datagen", CASE, f"equation.start.path={straight}", *TINY, "equation.start.time=0.1",
+                     "--quiet"]) == 0
+    with h5py.File(straight) as a, h5py.File(path) as b:
+        for name in ("u", "v", "p", "history/t", "history/c_L"):
+            np.testing.assert_array_equal(a[name][()], b[name][()], err_msg=name)
+    kills.append(31)
+    assert made(0.2, "--quiet") == 143
+    assert made(0.05) == 0  # past 0.05 without its fields: from rest again
+    assert "is past the start's time without its fields: the march starts again" in capsys.readouterr().out
