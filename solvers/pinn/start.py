@@ -6,7 +6,8 @@ populations, the forces recorded, the start's fields once reached) is written at
 ``<path>.partial.h5`` every ``SAVE_EVERY_S`` seconds and when SIGTERM or SIGINT asks the command to stop (after
 the chunk in progress; :class:`~sciml.errors.Interrupted` says where it is kept). The same command continues
 from that file when it was made with the same settings, with the numbers of a march never stopped; the file
-goes once the start file is written."""
+goes once the start file is written. The march does not depend on the start's time: a march kept short of it
+serves a case that starts at another time too (one that has passed it without its fields starts again)."""
 from __future__ import annotations
 
 import os
