@@ -104,7 +104,7 @@ def make(cfg: PinnCase, quiet: bool = False, force: bool = False) -> str:
     with Policy.of("float64").precision():
         history = _march(lat, s, end, quiet).history()
     snap = history.snapshots[s.time]
-    keep = (history.t >= s.time - 0.5 * RECORD) & (history.t <= end + 0.5 * RECORD)  # a march kept may go on
+    keep = (history.t >= s.time - 0.5 * RECORD) & (history.t <= end + 0.5 * RECORD)  # a kept one may go past
     if os.path.dirname(s.path):
         os.makedirs(os.path.dirname(s.path), exist_ok=True)
     with atomic_h5(s.path) as f:
