@@ -9,6 +9,7 @@ continues, and exits with 128 + the signal's number: 143 (SIGTERM), 130 (SIGINT)
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -29,14 +30,15 @@ EXIT_STATUSES = (
 
 
 def _run(args) -> int:
-    from . import cases
+    from . import cases, plots
 
     if args.force and args.resume:
         raise UserError("--force starts afresh and --resume continues: give one of them")
     case = cases.load(args.case, args.overrides) if args.case else _from_run(args.resume, args.overrides)
     if args.out and not args.resume:
         _claim(args.out, args.force)
-    summary = cases.run(case, args.out, args.resume, args.quiet)
+    with plots.disabled() if args.no_plots else contextlib.nullcontext():
+        summary = cases.run(case, args.out, args.resume, args.quiet)
     print(json.dumps({k: summary.get(k) for k in ("case", "steps", "wall_time_s", "steps_per_s", "metrics")}, indent=2))
     print(f"run folder: {summary.get('run_dir')}")
     return 0
@@ -207,6 +209,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its latest checkpoint (the case file "
                                                        "is then optional; overrides still apply)")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.add_argument("--no-plots", action="store_true", help="write no figures (the summary, metrics, fields and "
+                                                           "checkpoints as always)")
     r.set_defaults(func=_run)
 
     s = sub.add_parser("show", help="print the resolved config of a case (checked as run checks it)",

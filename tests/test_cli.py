@@ -91,10 +91,13 @@ def test_run_writes_run_folder(tmp_path, capsys):
 
 
 def test_resume_with_only_best_says_how_to_continue_from_it(tmp_path, capsys):
+    """(Its runs also show that --no-plots writes everything but the figures.)"""
     import shutil
 
     out = tmp_path / "r"
-    assert run_cli(capsys, "run", write_case(tmp_path, training__adam__steps=20), "--out", str(out), "--quiet")[0] == 0
+    assert run_cli(capsys, "run", write_case(tmp_path, training__adam__steps=20), "--out", str(out), "--quiet",
+                   "--no-plots")[0] == 0
+    assert (out / "fields.h5").is_file() and (out / "metrics.csv").is_file() and not list(out.glob("plots/*.png"))
     latest, best = out / "checkpoints" / "latest.h5", out / "checkpoints" / "best.h5"
     for f in (latest, out / "checkpoints" / "latest.prev.h5"):  # no latest version at all: best.h5 is left
         f.unlink(missing_ok=True)
@@ -103,7 +106,7 @@ def test_resume_with_only_best_says_how_to_continue_from_it(tmp_path, capsys):
     assert errtext == (f"error: {latest}: no checkpoint to resume from, but {best} exists (the lowest-loss state, "
                        f"step 20); to continue from it: cp {best} {latest} && sciml run --resume {out}\n")
     shutil.copy(best, latest)  # as the message says
-    code, printed, _ = run_cli(capsys, "run", "--resume", str(out), "--quiet")
+    code, printed, _ = run_cli(capsys, "run", "--resume", str(out), "--quiet", "--no-plots")
     assert code == 0 and json.loads(printed[:printed.rindex("}") + 1])["steps"] == 20
 
 

@@ -1,4 +1,5 @@
-"""Run-folder figures: centred diverging maps for signed values, the loss plot's phase switch and errors."""
+"""Run-folder figures: centred diverging maps for signed values, the loss plot's phase switch and errors, and
+no file within `plots.disabled`."""
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -52,3 +53,13 @@ def test_one_phase_and_no_evaluation_draw_neither():
 
 def test_labels_carry_units_when_known():
     assert plots.label("w", "m") == "w [m]" and plots.label("w", None) == "w"
+
+
+def test_within_disabled_save_writes_nothing_and_closes_the_figure(tmp_path):
+    with plots.disabled():
+        fig, _ = plots.figure()
+        plots.save(fig, str(tmp_path / "off.png"))
+    assert not plt.fignum_exists(fig.number) and not (tmp_path / "off.png").exists()
+    fig, _ = plots.figure()
+    plots.save(fig, str(tmp_path / "on.png"))  # and after it, as before
+    assert not plt.fignum_exists(fig.number) and (tmp_path / "on.png").read_bytes()[:4] == b"\x89PNG"
