@@ -301,23 +301,10 @@ def _attrs(path: str) -> dict:
         return {}
 
 
-class _Stop:
-    """SIGTERM and SIGINT while training: the first asks the loop to stop after the current chunk, and makes a
-    second one act at once (module notes). Handlers are set only from the main thread, and restored after."""
-
-    def __enter__(self) -> _Stop:
-        self.signum, self._handlers = 0, signals.handling(self._first)
-        self._handlers.__enter__()
-        return self
-
-    def _first(self, signum, frame) -> None:
-        self.signum = signum
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+class _Stop(signals.Deferred):
+    """SIGTERM and SIGINT while training (:class:`~sciml.signals.Deferred`): the loop stops after the current chunk
+    once every process has seen the first (module notes)."""
 
     def requested(self) -> int:
         """The signal that asked to stop (0: none), agreed by all processes."""
         return parallel.largest(self.signum)
-
-    def __exit__(self, *exc) -> None:
-        self._handlers.__exit__(*exc)

@@ -4,12 +4,14 @@ Boltzmann solver on the case's channel (:mod:`sciml.equations.ns_start` says wha
 The march from rest can take hours on a fine lattice: where it stands (:class:`~..classical.lbm.March`: the
 populations, the forces recorded, the start's fields once reached) is written atomically to
 ``<path>.partial.h5`` every ``SAVE_EVERY_S`` seconds and when SIGTERM or SIGINT asks the command to stop (after
-the chunk in progress; :class:`~sciml.errors.Interrupted` says where it is kept). The same command continues
-from that file when it was made with the same settings, with the numbers of a march never stopped; the file
-goes once the start file is written. The march does not depend on the start's time: a march kept short of it
-serves a case that starts at another time too (one that has passed it without its fields starts again)."""
+the chunk in progress, :class:`sciml.signals.Deferred`: a second signal acts at once;
+:class:`~sciml.errors.Interrupted` says where it is kept). The same command continues from that file when it was
+made with the same settings, with the numbers of a march never stopped; the file goes once the start file is
+written. The march does not depend on the start's time: a march kept short of it serves a case that starts at
+another time too (one that has passed it without its fields starts again)."""
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time as clock
@@ -115,7 +117,7 @@ def make(cfg: PinnCase, quiet: bool = False, force: bool = False) -> str:
         g["t"] = history.t[keep] - s.time + t0
         g["c_D"], g["c_L"], g["delta_p"] = history.c_D[keep], history.c_L[keep], history.delta_p[keep]
         f.attrs.update({k: getattr(s, k) for k in ns_start.MADE_WITH}, seconds=clock.time() - began)
-    if os.path.exists(partial_path(s.path)):
+    with contextlib.suppress(FileNotFoundError):  # the march kept on the way, now done
         os.remove(partial_path(s.path))
     if not quiet:
         print(f"start flow at t = {s.time:g} and forces over [{t0:g}, {t1:g}] in {s.path} "
@@ -132,24 +134,23 @@ def _march(lat: lbm.Lattice, s: ns_start.StartConfig, end: float, quiet: bool) -
     done = resumed.rows[-1][0] if resumed is not None and resumed.rows else 0.0
     marks = iter([m for m in np.linspace(0, end, 11)[1:] if m > done + 1e-9])
     mark = next(marks, np.inf)
-    stop: list[int] = []
     try:
-        with signals.handling(lambda signum, frame: stop.append(signum)):
+        with signals.Deferred() as stop:
             for march in lbm.marching(lat, end, RECORD, (s.time,), s.ramp, resume=resumed):
                 t = march.rows[-1][0]
                 if not quiet and t >= mark - 1e-9:
                     print(f"lattice Boltzmann {lat.nx} x {lat.ny}: t = {t:.3g} of {end:g} "
                           f"({clock.time() - began:.0f} s)", flush=True)
                     mark = next(marks, np.inf)
-                if stop or clock.time() - saved > SAVE_EVERY_S:
+                if stop.signum or clock.time() - saved > SAVE_EVERY_S:
                     _save_march(kept, s, march)
                     saved = clock.time()
-                if stop:
-                    raise Interrupted(f"stopped by {signal.Signals(stop[0]).name} at t = {t:.4g} of {end:g}: the "
+                if stop.signum:
+                    raise Interrupted(f"stopped by {signal.Signals(stop.signum).name} at t = {t:.4g} of {end:g}: the "
                                       f"lattice Boltzmann march is kept in {kept}; the same command continues from it",
-                                      stop[0])
+                                      stop.signum)
     except FloatingPointError as e:  # a lattice too coarse for the Reynolds number: the user's setting
-        if os.path.exists(kept):  # a march that blows up is not worth continuing
+        with contextlib.suppress(FileNotFoundError):  # a march that blows up is not worth continuing
             os.remove(kept)
         raise ConfigError(f"{e}: {lat.nx} x {lat.ny} cells, relaxation time {1 / lat.omega[0]:.3f} "
                           f"(= 1/2 + 3 u_lat cells_per_diameter / Re; the collision grows unstable as it nears 1/2): "
