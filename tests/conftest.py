@@ -8,6 +8,8 @@ import os
 import shutil
 import tempfile
 
+import pytest
+
 os.environ.setdefault("MPLBACKEND", "Agg")
 if os.environ.get("SCIML_CACHE_DIR", os.environ.get("SCIML_TEST_CACHE")) == os.environ.get("SCIML_TEST_CACHE"):
     # unset, or this folder inherited from the pytest process that started this one
@@ -20,3 +22,13 @@ from sciml.compile import enable_cache  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 enable_cache()
+
+
+@pytest.fixture
+def no_figures():
+    """Runs within the test write no figure (``sciml.plots.disabled``): for test files that read none of them
+    (``pytestmark = pytest.mark.usefixtures("no_figures")``; the run-folder tests read them)."""
+    from sciml import plots
+
+    with plots.disabled():
+        yield

@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from sciml import cases, plots
+from sciml import cases
 from sciml.errors import TrainingDiverged
 from sciml.solvers.pinn import run as driver
 
@@ -14,11 +14,7 @@ import xdmf_sidecar
 from cli_cases import write_case
 
 
-@pytest.fixture(autouse=True)
-def _no_figures():
-    """No test here reads a figure: their runs write none (the run-folder tests read them)."""
-    with plots.disabled():
-        yield
+pytestmark = pytest.mark.usefixtures("no_figures")  # no test here reads a figure
 
 
 def train(tmp_path, name="run", **changes):

@@ -66,19 +66,26 @@ def test_a_lattice_too_coarse_for_the_flow_is_one_line_naming_the_key_and_writes
     assert not path.exists() and os.listdir(tmp_path) == []
 
 
-def test_a_datagen_stopped_by_sigterm_keeps_its_march_and_the_same_command_ends_it_as_one_never_stopped(
-        tmp_path, monkeypatch, capsys):
-    straight, stopped = str(tmp_path / "straight.h5"), str(tmp_path / "stopped.h5")
-    assert cli.main(["datagen", CASE, f"equation.start.path={straight}", *TINY, "--quiet"]) == 0
+def sigterm_after(monkeypatch, chunks: list[int]) -> list[int]:
+    """``lbm.marching`` sends this process SIGTERM after each chunk of ``chunks`` (counted from rest) in turn;
+    ``chunks``, which a test may add to."""
     marching = lbm.marching
 
-    def signalled(*args, **kwargs):  # SIGTERM to this process after the 31st and the 110th of the 120 chunks
+    def signalled(*args, **kwargs):
         for march in marching(*args, **kwargs):
-            if march.done in (31, 110):
+            if chunks and march.done == chunks[0]:
+                chunks.pop(0)
                 os.kill(os.getpid(), signal.SIGTERM)
             yield march
 
     monkeypatch.setattr(lbm, "marching", signalled)
+    return chunks
+
+def test_a_datagen_stopped_by_sigterm_keeps_its_march_and_the_same_command_ends_it_as_one_never_stopped(
+        tmp_path, monkeypatch, capsys):
+    straight, stopped = str(tmp_path / "straight.h5"), str(tmp_path / "stopped.h5")
+    assert cli.main(["datagen", CASE, f"equation.start.path={straight}", *TINY, "--quiet"]) == 0
+    sigterm_after(monkeypatch, [31, 110])  # of the 120 chunks
     overrides = [f"equation.start.path={stopped}", *TINY]
     kept = start.partial_path(stopped)
     assert cli.main(["datagen", CASE, *overrides, "--quiet"]) == 143  # before the start's time 0.2 (chunk 100)
@@ -97,16 +104,7 @@ def test_a_datagen_stopped_by_sigterm_keeps_its_march_and_the_same_command_ends_
 def test_a_march_kept_before_the_start_s_time_serves_a_start_at_another_time(tmp_path, monkeypatch, capsys):
     path = str(tmp_path / "start.h5")
     kept = start.partial_path(path)
-    marching, kills = lbm.marching, []
-
-    def signalled(*args, **kwargs):  # SIGTERM after the chunk in kills
-        for march in marching(*args, **kwargs):
-            if kills and march.done == kills[0]:
-                kills.pop(0)
-                os.kill(os.getpid(), signal.SIGTERM)
-            yield march
-
-    monkeypatch.setattr(lbm, "marching", signalled)
+    kills = sigterm_after(monkeypatch, [])
     made = lambda t, *more: cli.main(["datagen", CASE, f"equation.start.path={path}", *TINY, f"equation.start.time={t}",
                                       *more])
     kills.append(31)

@@ -9,7 +9,7 @@ import jax
 import numpy as np
 import pytest
 
-from sciml import cases, plots, rundir
+from sciml import cases, rundir
 from sciml.errors import ConfigError, UserError
 from sciml.io import checkpoint
 from sciml.solvers.pinn import run as driver
@@ -21,11 +21,7 @@ TINY = ["model.hidden=[8,8]", "sampling.interior=64", "sampling.boundary=16", "s
         "training.adam.steps=10", "training.lbfgs.steps=0", "training.log_every=5", "evaluation.grid=[9,9,5]"]
 
 
-@pytest.fixture(autouse=True)
-def _no_figures():
-    """No test here reads a figure: their runs write none (the run-folder tests read them)."""
-    with plots.disabled():
-        yield
+pytestmark = pytest.mark.usefixtures("no_figures")  # no test here reads a figure
 
 
 def load(*overrides):
