@@ -81,6 +81,7 @@ def sigterm_after(monkeypatch, chunks: list[int]) -> list[int]:
     monkeypatch.setattr(lbm, "marching", signalled)
     return chunks
 
+
 def test_a_datagen_stopped_by_sigterm_keeps_its_march_and_the_same_command_ends_it_as_one_never_stopped(
         tmp_path, monkeypatch, capsys):
     straight, stopped = str(tmp_path / "straight.h5"), str(tmp_path / "stopped.h5")
