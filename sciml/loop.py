@@ -6,15 +6,25 @@ a jitted chunk of optimizer steps; the FNO: an epoch of minibatches) and how to 
 
 1. ``config.yaml`` in the run folder; the state fresh from ``driver.init()`` or, with ``resume``, restored
    from the folder's ``checkpoints/latest.h5`` into ``driver.template(attrs)`` (the metrics rows up to its
-   step are kept, the lowest loss among them is the best so far);
+   step are kept);
 2. ``driver.advance(state, run)`` until it returns None. After each chunk: if any loss in it is NaN or inf,
    the state *before* the chunk is written as ``latest`` and :class:`~sciml.errors.TrainingDiverged` names the
-   exact step; else its metrics row is written (``metrics.csv``), the progress bar moves, ``latest`` is written
-   when the driver says it is due, and ``best`` (the state of the lowest loss so far, held in memory meanwhile)
-   beside it, and whenever training ends, stops or fails (a state as large as a dense BFGS matrix took seconds to
-   write after every chunk that lowered the loss);
+   exact step; else its metrics row is written (``metrics.csv``), the progress bar moves, and ``latest`` is
+   written when the driver says it is due, and when training ends or stops;
 3. ``driver.finish`` (the final evaluation, its files), ``summary.json`` and a one-line summary (on the
    console unless ``quiet``).
+
+**The trained model** of a run is the state it ends with: the one ``driver.finish`` evaluates, the summary
+scores and ``fields.h5`` holds. Beside every ``latest`` the loop writes ``model``, that state without its
+optimizer (``state["opt"]``: the parameters or their averages, the statistics, the step, the stage), which
+``sciml export``, ``sciml predict`` and ``sciml.load_run`` read (:func:`sciml.io.checkpoint.trained`). Not the
+state of the lowest loss: the losses of a curriculum's stages, of time windows, of resampled points or of
+adaptive weights measure different problems, and a Re 1000 cavity exported its Re 100 stage that way. ``latest``
+keeps its version before as ``latest.prev`` without the optimizer's state when that holds an array of over
+:data:`ALONE_BYTES` (the dense BFGS matrix; :func:`sciml.io.checkpoint.save`), so the largest state is stored
+once; a resume from a checkpoint
+that leaves any of the optimizer out (that ``.prev``, or ``model`` copied to ``latest``) starts the optimizer
+afresh from its parameters, and says so.
 
 ``log.txt`` in the run folder holds what the run printed and every warning it raised
 (:func:`sciml.rundir.logging_to`, for the whole call); while a chunk compiles, the progress bar reads
@@ -51,12 +61,33 @@ from tqdm.auto import tqdm
 
 from . import parallel, rundir, signals
 from .config import to_dict
-from .errors import Interrupted, TrainingDiverged, UserError
+from .errors import Interrupted, TrainingDiverged, UserError, warn
 from .io import checkpoint
 from .io.atomic import write_json, write_yaml
 from .rundir import Metrics
 
 State = Any  # a pytree: parameters, optimizer state, counters, PRNG key
+OPTIMIZER = "opt"  # the entry of a state (a dict) that only resuming needs, left out of the model
+ALONE_BYTES = 1 << 26  # an optimizer with an array larger than this is stored in latest.h5 alone, not in its .prev
+
+
+def _optimizer(name: str, array: np.ndarray) -> bool:
+    return name.startswith(f"['{OPTIMIZER}']")
+
+
+def _alone(state: State) -> Callable[[str, np.ndarray], bool] | None:
+    """The leaves of ``state`` kept in ``latest.h5`` alone: its optimizer's, when one of them is over
+    :data:`ALONE_BYTES` (module notes)."""
+    heavy = isinstance(state, dict) and any(np.asarray(a).nbytes > ALONE_BYTES
+                                            for a in jax.tree_util.tree_leaves(state.get(OPTIMIZER)))
+    return _optimizer if heavy else None
+
+
+def model(state: State) -> tuple[State, list[str]]:
+    """``(the model part of state, the names of the leaves it leaves out)``: a dict state without its optimizer."""
+    if isinstance(state, dict) and OPTIMIZER in state:
+        return checkpoint.part(state, OPTIMIZER)
+    return state, []
 
 
 @dataclass
@@ -190,10 +221,15 @@ def _train(cfg, make: Callable[[], Driver], out: str, resume: str | None, quiet:
     driver = make()
     path = lambda name: os.path.join(out, "checkpoints", f"{name}.h5")
 
-    def save(name: str, state: State, **attrs) -> None:
+    def save(state: State, **attrs) -> None:
+        """``latest`` and ``model`` (module notes)."""
         host = parallel.to_host(state)  # on every process (a gather, if anything is sharded across them)
         if writer:
-            checkpoint.save(path(name), host, **{k: v for k, v in attrs.items() if v is not None})
+            attrs = {k: v for k, v in attrs.items() if v is not None}
+            checkpoint.save(path("latest"), host, alone=_alone(host), **attrs)
+            part, without = model(host)
+            checkpoint.save(path("model"), part, without=without, **attrs)
+        saved.append(attrs.get("step"))
 
     if writer:
         write_yaml(os.path.join(out, "config.yaml"), to_dict(cfg))
@@ -204,18 +240,12 @@ def _train(cfg, make: Callable[[], Driver], out: str, resume: str | None, quiet:
     rows = [r for r in Metrics.read(os.path.join(resume, "metrics.csv")) if r["step"] <= position] if resume else []
     metrics = Metrics(os.path.join(out, "metrics.csv"), rows)
     record = metrics.append if writer else metrics.rows.append
-    best = min((r["loss"] for r in rows), default=float("inf"))
     started, stopped = position, 0
+    saved: list = [position] if resume else []  # the steps written as latest (and model) in this call
     bar = tqdm(total=driver.total, initial=position, disable=quiet, unit=driver.unit, dynamic_ncols=True, leave=True,
                file=log.console)
     lent = Run(bar, metrics.rows, rows[-1]["wall_time_s"] if rows else 0.0, log)
     setup_s = time.perf_counter() - t_setup
-    held: dict = {}  # the lowest-loss state not yet written ("state") and its attributes ("attrs")
-
-    def write_best() -> None:
-        if held:
-            save("best", held.pop("state"), **held.pop("attrs"))
-
     try:
         with _Stop() as stop:
             while True:
@@ -225,7 +255,7 @@ def _train(cfg, make: Callable[[], Driver], out: str, resume: str | None, quiet:
                     break
                 bad = np.flatnonzero(~np.isfinite(chunk.losses))
                 if bad.size:
-                    save("latest", state, **before)
+                    save(state, **before)
                     raise TrainingDiverged(f"loss became {chunk.losses[bad[0]]} {chunk.where(int(bad[0]))}; training "
                                            f"stopped. The last good state ({chunk.good}) is in {path('latest')}")
                 state, row = chunk.state, chunk.row
@@ -235,25 +265,15 @@ def _train(cfg, make: Callable[[], Driver], out: str, resume: str | None, quiet:
                 bar.update(row["step"] - position - lent.ticked)
                 bar.set_postfix(loss=f"{row['loss']:.3e}", **chunk.postfix, refresh=False)
                 position = row["step"]
-                if row["loss"] < best:  # held (a new tree of the same immutable leaves), written with latest
-                    best = row["loss"]
-                    held.update(state=jax.tree_util.tree_map(lambda a: a, state),
-                                attrs={**driver.attrs(), "loss": best})
                 stopped = stop.requested()
                 if chunk.latest or stopped:
-                    save("latest", state, **driver.attrs(), loss=row["loss"])
-                    write_best()
+                    save(state, **driver.attrs(), loss=row["loss"])
                 if stopped:
                     break
-    except BaseException:  # keep the best state if it can be kept; the first error is the one to tell
-        with contextlib.suppress(Exception):
-            write_best()
-        raise
     finally:
         bar.close()
-    write_best()
-    if position == started and not stopped:  # nothing trained in this call: still leave a checkpoint
-        save("latest", state, **driver.attrs(), loss=metrics.rows[-1]["loss"] if metrics.rows else None)
+    if not saved or saved[-1] != position:  # the state the run ends with is its model: always on disk
+        save(state, **driver.attrs(), loss=metrics.rows[-1]["loss"] if metrics.rows else None)
     wall = lent.wall()
     summary = {
         "case": cfg.case, "status": "interrupted" if stopped else "completed", "steps": position,
@@ -276,20 +296,27 @@ def _train(cfg, make: Callable[[], Driver], out: str, resume: str | None, quiet:
 
 
 def _restore(driver: Driver, folder: str) -> tuple[State, dict]:
-    """The state and attributes of ``folder``'s latest checkpoint, restored into the driver's template."""
-    latest, best = (os.path.join(folder, "checkpoints", f"{n}.h5") for n in ("latest", "best"))
+    """The state and attributes of ``folder``'s latest checkpoint, restored into the driver's template (with the
+    template's fresh optimizer when the checkpoint leaves any of it out: module notes)."""
+    latest, trained = (os.path.join(folder, "checkpoints", f"{n}.h5") for n in ("latest", "model"))
     if not checkpoint.exists(latest):
-        if checkpoint.exists(best):
-            step = _attrs(best).get("step")
+        if checkpoint.exists(trained):
+            step = _attrs(trained).get("step")
             at = f", step {step}" if step is not None else ""
-            raise UserError(f"{latest}: no checkpoint to resume from, but {best} exists (the lowest-loss state"
-                            f"{at}); to continue from it: cp {best} {latest} && sciml run --resume {folder}")
+            raise UserError(f"{latest}: no checkpoint to resume from, but {trained} exists (the model{at}, without "
+                            f"the optimizer's state); to continue from it, the optimizer starting afresh: "
+                            f"cp {trained} {latest} && sciml run --resume {folder}")
         raise UserError(f"{latest}: no checkpoint to resume from")
     try:
         template = driver.template(_attrs(latest))
     except UserError as e:
         raise UserError(f"{latest}: {e}") from None
-    return checkpoint.load(latest, template)
+    state, attrs = checkpoint.load(latest, template)
+    if any(name.startswith(f"['{OPTIMIZER}']") for name in checkpoint.left_out(attrs)):
+        warn(f"{latest}: the checkpoint resumed from holds no optimizer state (or only part of it): the optimizer "
+             f"starts afresh from its parameters at step {attrs.get('step', '?')}")
+        state = {**state, OPTIMIZER: template[OPTIMIZER]}
+    return state, attrs
 
 
 def _attrs(path: str) -> dict:

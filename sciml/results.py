@@ -6,8 +6,9 @@
 - ``metrics``: ``metrics.csv`` as ``{column: float array}``, one value per logged row (NaN where a row has no
   value of that column: evaluation errors are logged only every so often);
 - ``fields``: ``fields.h5`` as nested dicts of arrays (:func:`sciml.rundir.read_fields`), read when first used;
-- ``predict(x)``: the trained model, built when first used from the run's best checkpoint (its latest if
-  there is no best) exactly as ``sciml export`` builds it (:func:`sciml.cases.trained`): a PINN maps physical
+- ``predict(x)``: the trained model, built when first used from the run's model (``checkpoints/model.h5``: the
+  state the run ended with, which its summary scores) exactly as ``sciml export`` builds it
+  (:func:`sciml.cases.trained`): a PINN maps physical
   points ``(n, d)`` to ``{field: (n,)}``, an FNO inputs in its dataset's layout to ``{"prediction": ...}``;
   numpy in, numpy out, computed in the case's dtype;
 - ``derived(x)``: an operator's derived fields for inputs ``x`` in its dataset's layout (the plate operator's

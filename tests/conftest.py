@@ -2,8 +2,12 @@
 persistent compilation cache, as every ``sciml run`` has one, in a fresh folder of each pytest process's own
 (each xdist worker too: no two write one folder; removed at exit; subprocesses that tests start inherit it): the
 many tests that build the same small programs (a run, then the same run resumed; an ensemble's members) compile
-each once. ``SCIML_CACHE_DIR`` set by the caller is kept (``off`` turns the cache off)."""
+each once. ``SCIML_CACHE_DIR`` set by the caller is kept (``off`` turns the cache off).
+
+The run ends with the ten test files that took longest (the sum of their tests' set-up, call and tear-down), so
+that a file that grew slower is seen in the CI log the day it lands."""
 import atexit
+import collections
 import os
 import shutil
 import tempfile
@@ -32,3 +36,19 @@ def no_figures():
 
     with plots.disabled():
         yield
+
+
+_seconds: collections.Counter = collections.Counter()  # test file -> seconds (the controller's view under xdist)
+
+
+def pytest_runtest_logreport(report):
+    _seconds[report.nodeid.split("::")[0]] += report.duration
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _seconds:
+        return
+    terminalreporter.section("slowest test files")
+    for name, s in _seconds.most_common(10):
+        terminalreporter.write_line(f"{s:8.1f} s  {name}")
+    terminalreporter.write_line(f"{sum(_seconds.values()):8.1f} s  in all ({len(_seconds)} files)")

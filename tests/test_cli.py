@@ -84,13 +84,13 @@ def test_run_writes_run_folder(tmp_path, capsys):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["case"] == "tiny_plate" and summary["steps"] == 40
     assert {"rel_l2_w", "rel_l2_mx", "rel_l2_my"} <= set(summary["metrics"])
-    for f in ("config.yaml", "metrics.csv", "fields.h5", "checkpoints/latest.h5", "checkpoints/best.h5",
+    for f in ("config.yaml", "metrics.csv", "fields.h5", "checkpoints/latest.h5", "checkpoints/model.h5",
               "plots/loss.png", "plots/w.png", "plots/mx.png"):
         assert (out / f).is_file(), f
     assert not [f for f in os.listdir(out) if f.endswith(".tmp")]
 
 
-def test_resume_with_only_best_says_how_to_continue_from_it(tmp_path, capsys):
+def test_resume_with_only_the_model_says_how_to_continue_from_it(tmp_path, capsys):
     """(Its runs also show that --no-plots writes everything but the figures.)"""
     import shutil
 
@@ -98,14 +98,15 @@ def test_resume_with_only_best_says_how_to_continue_from_it(tmp_path, capsys):
     assert run_cli(capsys, "run", write_case(tmp_path, training__adam__steps=20), "--out", str(out), "--quiet",
                    "--no-plots")[0] == 0
     assert (out / "fields.h5").is_file() and (out / "metrics.csv").is_file() and not list(out.glob("plots/*.png"))
-    latest, best = out / "checkpoints" / "latest.h5", out / "checkpoints" / "best.h5"
-    for f in (latest, out / "checkpoints" / "latest.prev.h5"):  # no latest version at all: best.h5 is left
+    latest, model = out / "checkpoints" / "latest.h5", out / "checkpoints" / "model.h5"
+    for f in (latest, out / "checkpoints" / "latest.prev.h5"):  # no latest version at all: model.h5 is left
         f.unlink(missing_ok=True)
     code, _, errtext = run_cli(capsys, "run", "--resume", str(out), "--quiet")
     assert code == 2 and errtext.count("\n") == 1 and "Traceback" not in errtext
-    assert errtext == (f"error: {latest}: no checkpoint to resume from, but {best} exists (the lowest-loss state, "
-                       f"step 20); to continue from it: cp {best} {latest} && sciml run --resume {out}\n")
-    shutil.copy(best, latest)  # as the message says
+    assert errtext == (f"error: {latest}: no checkpoint to resume from, but {model} exists (the model, step 20, "
+                       f"without the optimizer's state); to continue from it, the optimizer starting afresh: "
+                       f"cp {model} {latest} && sciml run --resume {out}\n")
+    shutil.copy(model, latest)  # as the message says
     code, printed, _ = run_cli(capsys, "run", "--resume", str(out), "--quiet", "--no-plots")
     assert code == 0 and json.loads(printed[:printed.rindex("}") + 1])["steps"] == 20
 

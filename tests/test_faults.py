@@ -11,7 +11,7 @@ line in a fresh process), with the exit status and the first line it prints.
 | a second ``sciml run`` on a folder a live run holds | exit 2, one line naming the holder's PID |
 | ``sciml datagen`` killed (SIGKILL) half-way, then started again | it continues after the last complete chunk; the dataset equals one made in one go |
 
-(Graceful stops on SIGTERM/SIGINT, and resuming when only ``best.h5`` is left, have their rows with the
+(Graceful stops on SIGTERM/SIGINT, and resuming when only ``model.h5`` is left, have their rows with the
 training loop's tests.)
 """
 import json
@@ -128,8 +128,8 @@ def damaged_dataset(env):
 
 
 def full_disk(env):
-    """Each file has room for 4 kB: config.yaml and metrics.csv fit, the checkpoint at step 30 (latest: the loss
-    did not improve on best) does not."""
+    """Each file has room for 4 kB: config.yaml and metrics.csv fit, the checkpoint at step 30 (latest) does
+    not."""
     ckpt = env.run / "checkpoints"
     before = {f: (ckpt / f).read_bytes() for f in os.listdir(ckpt)}
 

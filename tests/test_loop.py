@@ -34,7 +34,7 @@ class Toy:
         self.warn_at, self.step = warn_at, 0
 
     def init(self):
-        return {"x": np.zeros(3), "step": np.int32(0)}
+        return {"x": np.zeros(3), "opt": {"m": np.zeros(4)}, "step": np.int32(0)}
 
     def template(self, attrs):
         return self.init()
@@ -61,7 +61,7 @@ class Toy:
         losses = 1.0 / (1.0 + step + np.arange(n))
         if self.nan_at is not None and step <= self.nan_at < step + n:
             losses[self.nan_at - step] = np.nan
-        chunk = loop.Chunk({"x": state["x"] + 1, "step": np.int32(step + n)}, losses,
+        chunk = loop.Chunk({"x": state["x"] + 1, "opt": {"m": state["opt"]["m"] + n}, "step": np.int32(step + n)}, losses,
                            where=lambda i: f"at step {step + i}", good=f"step {step}")
         if not np.isfinite(losses).all():
             return chunk
@@ -76,7 +76,7 @@ class Toy:
         return {"toy": True}
 
     def finish(self, state, run, out):
-        return {"metrics": {"x": float(state["x"][0])}}
+        return {"metrics": {"x": float(state["x"][0]), "m": float(state["opt"]["m"][0])}}
 
 
 def train(folder, driver, resume=False):
@@ -94,12 +94,18 @@ def attrs(folder, name):
         return dict(f.attrs), x[0]
 
 
+def stored(folder, name):
+    """The tree paths a checkpoint file holds."""
+    with h5py.File(folder / "checkpoints" / f"{name}.h5") as f:
+        return [d.attrs["path"] for d in f["state"].values()]
+
+
 def test_a_run_writes_rows_checkpoints_and_a_summary(tmp_path):
     s = train(tmp_path, Toy())
-    assert s["status"] == "completed" and s["steps"] == 12 and s["metrics"] == {"x": 4.0} and s["toy"]
+    assert s["status"] == "completed" and s["steps"] == 12 and s["metrics"] == {"x": 4.0, "m": 12.0} and s["toy"]
     assert s["final_loss"] == pytest.approx(1 / 12) and s["case"] == "toy"
     assert rows(tmp_path) == [3, 6, 9, 12]
-    assert attrs(tmp_path, "latest")[0]["step"] == 12 and attrs(tmp_path, "best")[0]["step"] == 12
+    assert attrs(tmp_path, "latest")[0]["step"] == 12 and attrs(tmp_path, "model")[0]["step"] == 12
     assert (tmp_path / "config.yaml").read_text().startswith("case: toy")
 
 
@@ -112,7 +118,7 @@ def test_the_log_has_what_the_console_showed_the_warnings_and_the_summary_line(t
     console = capsys.readouterr()
     summary = loop.headline(s)
     assert summary == f"toy: completed, 12 steps in {s['wall_time_s']:.1f} s (compiling " \
-                      f"{s['compile_time_s']:.1f} s); x 4; run folder {tmp_path}"
+                      f"{s['compile_time_s']:.1f} s); x 4, m 12; run folder {tmp_path}"
     for text in ("step 6: about to warn", summary):
         assert text in console.out and log.count(text) == 1
     assert log.count("UserWarning: toy warning at step 6") == 1
@@ -155,7 +161,7 @@ def test_a_signal_stops_after_the_chunk_and_resume_continues(tmp_path, signum, c
     assert summary["status"] == "interrupted" and summary["steps"] == 3 and summary["metrics"] == {}
     assert attrs(tmp_path, "latest")[0]["step"] == 3  # written although not due (every 6)
     done = train(tmp_path, Toy(), resume=True)
-    assert done["status"] == "completed" and done["steps"] == 12 and done["metrics"] == {"x": 4.0}
+    assert done["status"] == "completed" and done["steps"] == 12 and done["metrics"] == {"x": 4.0, "m": 12.0}
     assert rows(tmp_path) == [3, 6, 9, 12]
 
 
@@ -164,41 +170,71 @@ def test_resume_drops_rows_after_the_checkpoint(tmp_path):
         train(tmp_path, Toy(crash_at=9))  # rows 3, 6, 9 written; latest at 6
     assert rows(tmp_path) == [3, 6, 9] and attrs(tmp_path, "latest")[0]["step"] == 6
     s = train(tmp_path, Toy(), resume=True)
-    assert rows(tmp_path) == [3, 6, 9, 12] and s["metrics"] == {"x": 4.0}
+    assert rows(tmp_path) == [3, 6, 9, 12] and s["metrics"] == {"x": 4.0, "m": 12.0}
 
 
-def test_best_is_held_and_written_beside_latest_and_when_a_run_fails(tmp_path, monkeypatch):
-    """The lowest-loss state is written as ``best`` when ``latest`` is (every 6 steps here), not after every
-    chunk that lowers the loss (a dense BFGS state takes seconds to write); a crash or a NaN still leaves the
-    best state the run reached on disk."""
+def test_the_model_is_the_final_state_written_beside_latest(tmp_path, monkeypatch):
+    """``model`` (the state without its optimizer: what prediction reads) is written with every ``latest``, so the
+    state a run ends, stops or fails with is the model its summary scores; a crash leaves the last written."""
     written = []
     save = loop.checkpoint.save
     monkeypatch.setattr(loop.checkpoint, "save",
                         lambda path, state, **a: (written.append((os.path.basename(path), a["step"])),
                                                   save(path, state, **a)))
     train(tmp_path / "whole", Toy())
-    assert written == [("latest.h5", 6), ("best.h5", 6), ("latest.h5", 12), ("best.h5", 12)]
+    assert written == [("latest.h5", 6), ("model.h5", 6), ("latest.h5", 12), ("model.h5", 12)]
+    assert stored(tmp_path / "whole", "model") == ["['step']", "['x']"]
+    assert stored(tmp_path / "whole", "latest") == ["['opt']['m']", "['step']", "['x']"]
+    assert loop.checkpoint.left_out(attrs(tmp_path / "whole", "model")[0]) == ["['opt']['m']"]
     written.clear()
     with pytest.raises(RuntimeError):
         train(tmp_path / "crash", Toy(crash_at=9))  # rows at 3, 6, 9; latest due at 6
-    assert written == [("latest.h5", 6), ("best.h5", 6), ("best.h5", 9)]
-    assert attrs(tmp_path / "crash", "best")[0]["step"] == 9 and list(attrs(tmp_path / "crash", "best")[1]) == [3.0] * 3
+    assert written == [("latest.h5", 6), ("model.h5", 6)]
     written.clear()
     with pytest.raises(TrainingDiverged):
         train(tmp_path / "nan", Toy(nan_at=10))
-    assert written == [("latest.h5", 6), ("best.h5", 6), ("latest.h5", 9), ("best.h5", 9)]
+    assert written == [("latest.h5", 6), ("model.h5", 6), ("latest.h5", 9), ("model.h5", 9)]
+    written.clear()
+    toy = Toy()
+    toy.total = 9  # the last chunk is not a multiple of 6: the end still writes both
+    train(tmp_path / "odd", toy)
+    assert written == [("latest.h5", 6), ("model.h5", 6), ("latest.h5", 9), ("model.h5", 9)]
 
 
-def test_resume_with_only_best_says_how_to_continue_from_it(tmp_path):
+def test_the_large_optimizer_arrays_are_kept_once_and_a_resume_without_them_starts_it_afresh(tmp_path, monkeypatch,
+                                                                                             capsys):
+    """``latest.prev`` holds no optimizer when it has an array larger than ``ALONE_BYTES`` (the dense BFGS matrix): a
+    resume from it (``latest`` damaged) takes the template's optimizer, and says so; the rest is exact."""
+    monkeypatch.setattr(loop, "ALONE_BYTES", 16)  # the toy's m (4 float64) counts as large
+    train(tmp_path, Toy())  # latest at 6 and 12
+    assert stored(tmp_path, "latest.prev") == ["['step']", "['x']"] and attrs(tmp_path, "latest.prev")[0]["step"] == 6
+    assert stored(tmp_path, "latest") == ["['opt']['m']", "['step']", "['x']"]
+    (tmp_path / "checkpoints" / "latest.h5").write_bytes(b"damaged")
+    toy = Toy()
+    toy.total = 15
+    s = train(tmp_path, toy, resume=True)
+    err = capsys.readouterr().err
+    assert "using the previous checkpoint" in err and "the optimizer starts afresh from its parameters at step 6" in err
+    assert s["metrics"] == {"x": 5.0, "m": 9.0}  # x continued from step 6; m from the template's zeros
+
+
+def test_resume_with_only_the_model_says_how_to_continue_from_it(tmp_path, capsys):
     train(tmp_path, Toy())
-    for name in ("latest.h5", "latest.prev.h5", "best.prev.h5"):  # best.h5 alone is left
+    for name in ("latest.h5", "latest.prev.h5", "model.prev.h5"):  # model.h5 alone is left
         (tmp_path / "checkpoints" / name).unlink()
-    latest, best = tmp_path / "checkpoints" / "latest.h5", tmp_path / "checkpoints" / "best.h5"
+    latest, model = tmp_path / "checkpoints" / "latest.h5", tmp_path / "checkpoints" / "model.h5"
     with pytest.raises(UserError) as e:
         train(tmp_path, Toy(), resume=True)
-    assert str(e.value) == (f"{latest}: no checkpoint to resume from, but {best} exists (the lowest-loss state, "
-                            f"step 12); to continue from it: cp {best} {latest} && sciml run --resume {tmp_path}")
-    best.unlink()
+    assert str(e.value) == (f"{latest}: no checkpoint to resume from, but {model} exists (the model, step 12, "
+                            f"without the optimizer's state); to continue from it, the optimizer starting afresh: "
+                            f"cp {model} {latest} && sciml run --resume {tmp_path}")
+    os.rename(model, latest)  # as the message says (a copy)
+    toy = Toy()
+    toy.total = 15
+    assert train(tmp_path, toy, resume=True)["metrics"] == {"x": 5.0, "m": 3.0}
+    assert "the optimizer starts afresh from its parameters at step 12" in capsys.readouterr().err
+    for f in (tmp_path / "checkpoints").iterdir():
+        f.unlink()
     with pytest.raises(UserError, match="latest.h5: no checkpoint to resume from$"):
         train(tmp_path, Toy(), resume=True)
 

@@ -12,11 +12,12 @@ import sciml
 from sciml.errors import BadFile, UserError
 
 from cli_cases import write_case
+from export_check import assert_exported_model_scores_as_summary
 
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
-    """A tiny plate trained under umask 022 (two logged rows; the best checkpoint is the last)."""
+    """A tiny plate trained under umask 022 (two logged rows)."""
     tmp = tmp_path_factory.mktemp("results")
     before = os.umask(0o022)
     try:
@@ -55,6 +56,12 @@ def test_predict_reproduces_the_fields_the_run_wrote(run_dir):
     for name in ("w", "mx", "qy"):
         want = f[name]["prediction"]
         np.testing.assert_allclose(out[name].reshape(want.shape), want, rtol=1e-9, atol=1e-12 * np.abs(want).max())
+
+
+def test_the_exported_model_scores_as_the_summary(run_dir, tmp_path):
+    """A plain run (issue 74): ``sciml export`` and ``sciml predict`` give the summary's errors and checks."""
+    got = assert_exported_model_scores_as_summary(run_dir, tmp_path)
+    assert {"rel_l2_w", "rel_l2_mx", "center_w_err"} <= set(got)
 
 
 def test_not_a_run_folder_is_one_line(tmp_path):

@@ -11,10 +11,20 @@ before it, ``NAME.prev.h5``: a save writes the new file beside, then moves a *go
 the only good version is never overwritten). Loading takes the newest good version: ``NAME.h5``, else
 ``NAME.prev.h5`` with a one-line warning naming both, else a :class:`~sciml.errors.BadFile` naming the file
 and what is wrong. Files written before checksums (no ``sha256``) load unchecked.
+
+Leaving out. A file may hold fewer leaves than its state: ``save(..., alone=rule)`` keeps the leaves the rule
+picks (the dense BFGS matrix of a training state, P² numbers) in ``NAME.h5`` alone, so the version before is
+written to ``NAME.prev.h5`` without them instead of being moved there (the largest state is stored once, not
+twice); :func:`part` gives a state without one of its entries (a run's model: the state without its
+optimizer). Either file names what it leaves out in its ``without`` attribute (:func:`left_out`), and
+:func:`load` fills those leaves from the template: the caller decides what they then mean (the training loop
+starts the optimizer afresh).
 """
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Callable, Sequence
 
 import jax
 import numpy as np
@@ -52,23 +62,49 @@ def _read(path: str) -> tuple[list[tuple[str, np.ndarray]], dict]:
     return arrays, attrs
 
 
-def _good(path: str) -> bool:
+def _stored(path: str) -> tuple[list[tuple[str, np.ndarray]], dict] | None:
+    """The leaves and attributes of ``path`` if it is a good checkpoint, else None."""
     try:
-        _read(path)
+        return _read(path)
     except UserError:
-        return False
-    return True
+        return None
 
 
-def save(path: str, state, **attrs) -> None:
-    """Write every leaf of ``state`` (in tree order) atomically; a good previous version becomes ``.prev``."""
+def save(path: str, state, alone: Callable[[str, np.ndarray], bool] | None = None,
+         without: Sequence[str] = (), **attrs) -> None:
+    """Write every leaf of ``state`` (in tree order) atomically; a good previous version becomes ``.prev``, written
+    without the leaves ``alone(name, array)`` picks when it holds any (module notes). ``without``: the names of the
+    leaves of the whole state that ``state`` leaves out (:func:`part`), recorded for :func:`load`."""
     arrays = [(name, np.asarray(leaf)) for name, leaf in zip(_names(state), jax.tree_util.tree_leaves(state))]
-    with atomic_h5(path, keep=previous(path) if _good(path) else None) as f:
+    old = _stored(path)
+    dropped = [] if old is None or alone is None else [n for n, a in old[0] if alone(n, a)]
+    if old is not None and dropped:
+        _write(previous(path), [(n, a) for n, a in old[0] if n not in dropped],
+               {**old[1], "without": json.dumps([*left_out(old[1]), *dropped])})
+    _write(path, arrays, {**attrs, **({"without": json.dumps(list(without))} if without else {})},
+           keep=previous(path) if old is not None and not dropped else None)
+
+
+def _write(path: str, arrays: list[tuple[str, np.ndarray]], attrs: dict, keep: str | None = None) -> None:
+    with atomic_h5(path, keep=keep) as f:
         g = f.create_group("state")
         for i, (name, a) in enumerate(arrays):
             g.create_dataset(f"{i:05d}", data=a).attrs["path"] = name
         f.attrs.update(attrs)
         f.attrs["sha256"] = hdf5.digest(arrays)
+
+
+def part(state: dict, leave: str) -> tuple[dict, list[str]]:
+    """``(state without its entry leave, the names of the leaves that entry holds)``: what :func:`save` takes
+    as ``state`` and ``without`` to store a part of a state that :func:`load` fills back into the whole."""
+    prefix = jax.tree_util.keystr((jax.tree_util.DictKey(leave),))
+    names = _names(state.get(leave)) if state.get(leave) is not None else []
+    return {k: v for k, v in state.items() if k != leave}, [prefix + n if n != "root" else prefix for n in names]
+
+
+def left_out(attrs: dict) -> list[str]:
+    """The names of the leaves a checkpoint with attributes ``attrs`` leaves out (module notes)."""
+    return list(json.loads(attrs.get("without", "[]")))
 
 
 def _newest_good(path: str, quiet: bool = False) -> tuple[str, list[tuple[str, np.ndarray]], dict]:
@@ -96,17 +132,21 @@ def attrs(path: str) -> dict:
 
 def load(path: str, template):
     """``(state, attrs)``: the newest good version of ``path``, with the structure of ``template`` (checked
-    leaf by leaf)."""
+    leaf by leaf); the leaves it leaves out (:func:`left_out` of ``attrs``) are the template's."""
     file, stored, attributes = _newest_good(path)
     names, (leaves, treedef) = _names(template), jax.tree_util.tree_flatten(template)
-    if len(stored) != len(leaves):
-        raise UserError(f"{file}: checkpoint holds {len(stored)} arrays, this case needs {len(leaves)}; "
+    missing = set(left_out(attributes))
+    held = [(name, leaf) for name, leaf in zip(names, leaves) if name not in missing]
+    if len(stored) != len(held):
+        raise UserError(f"{file}: checkpoint holds {len(stored)} arrays, this case needs {len(held)}; "
                         "was it written by a different case or model size?")
-    for (stored_name, a), name, leaf in zip(stored, names, leaves):
+    for (stored_name, a), (name, leaf) in zip(stored, held):
         if stored_name != name or a.shape != np.shape(leaf):
             raise UserError(f"{file}: array {stored_name} {a.shape} does not fit {name} "
                             f"{np.shape(leaf)}; was it written by a different case or model size?")
-    return _fill(treedef, [a for _, a in stored], leaves), attributes
+    arrays = iter(a for _, a in stored)
+    return _fill(treedef, [np.asarray(leaf) if name in missing else next(arrays)
+                           for name, leaf in zip(names, leaves)], leaves), attributes
 
 
 def load_part(path: str, key: str, template):
@@ -127,10 +167,11 @@ def _fill(treedef, arrays, leaves):
 
 
 def trained(run_dir: str) -> str:
-    """The checkpoint a run's model is taken from: ``best.h5`` (lowest loss), else ``latest.h5``."""
-    for name in ("best", "latest"):
+    """The checkpoint a run's model is taken from: ``model.h5``, the state the run ended (or stopped) with, which
+    its summary scores (``latest.h5`` in a run folder written before there were model files: the same state)."""
+    for name in ("model", "latest"):
         path = os.path.join(run_dir, "checkpoints", f"{name}.h5")
         if exists(path):
             return path
-    raise UserError(f"{run_dir}: no checkpoint (checkpoints/best.h5 or latest.h5); is it a run folder? "
+    raise UserError(f"{run_dir}: no checkpoint (checkpoints/model.h5 or latest.h5); is it a run folder? "
                     "Train one with: sciml run CASE.yaml")

@@ -17,8 +17,9 @@ from .run import derived_fields, derived_physics
 
 
 def export_model(cfg: FnoCase, run_dir: str):
-    """``(fn, input_shape, dtype, meta)`` from the run's best checkpoint (its latest if there is no best): its
-    parameters, or their average when the case averages them (``training.average``)."""
+    """``(fn, input_shape, dtype, meta)`` of the run's model (:func:`sciml.io.checkpoint.trained`: the state the run
+    ended with, which its summary scores): its parameters, or their average when the case averages them
+    (``training.average``)."""
     path, (x_shape, y_shape), op, params, stats = _trained(cfg, run_dir)
     grid = [f"n{i + 1}" for i in range(len(x_shape) - 1)]  # every grid: symbolic sizes, channels fixed
     meta = {"solver": "fno", "inputs": ["inputs"], "outputs": ["prediction"],
@@ -50,8 +51,7 @@ def derived_model(cfg: FnoCase, run_dir: str):
 
 
 def _trained(cfg: FnoCase, run_dir: str):
-    """``(checkpoint path, (input shape, output shape), operator, parameters, stats)`` of the run's best
-    checkpoint (its latest if there is no best)."""
+    """``(checkpoint path, (input shape, output shape), operator, parameters, stats)`` of the run's model."""
     path = checkpoint.trained(run_dir)
     data.check(cfg.data, case=cfg.case)
     train_set, _ = data.open_splits(cfg.data.path, cfg.data.resolutions)

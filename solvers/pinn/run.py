@@ -246,10 +246,7 @@ class _Pinn:
             if self.out is None:
                 raise UserError("resuming a run of time windows needs its run folder")
             template = self.problem.init(jax.random.PRNGKey(0))
-            for j in range(k):
-                if j:
-                    self._enter(j)
-                self.trained.append((self.problem, windows.load(self.out, self.cfg, j, template)))
+            self.trained = windows.chain(self.cfg, [windows.load(self.out, self.cfg, j, template) for j in range(k)])
         if k:
             self._enter(k)
         if (missing := int(attrs.get("draws", 1)) - self.draws) > 0:  # the points in use at the save

@@ -14,10 +14,11 @@ by the first layers), so that it starts where the last one ends, its initial ter
 numbers of one never stopped.
 
 The driver (:mod:`.run`) writes window :math:`k`'s parameters to ``checkpoints/window_<k>.h5`` when it ends
-(attributes: the window and its interval); ``--resume`` restores the windows before the one it continues
-and, from the end of a window, goes on with the next one, also in a case given more windows of the same
-length (a longer interval). A time :math:`t` is predicted by the window holding it (:func:`index`: a time
-shared by two windows belongs to the earlier one, whose last time it is).
+(attributes: the window and its interval; the last window's are the run's model, ``checkpoints/model.h5``);
+``--resume`` restores the windows before the one it continues (:func:`chain`) and, from the end of a window,
+goes on with the next one, also in a case given more windows of the same length (a longer interval). ``sciml
+export`` builds the same chain and answers over the whole interval. A time :math:`t` is predicted by the window
+holding it (:func:`index`: a time shared by two windows belongs to the earlier one, whose last time it is).
 
 ``training.overlap: f`` trains each window but the last on :math:`f\Delta` more, past its end
 (:func:`bounds`); the next window still starts, and takes its initial values, at the end of the window's own
@@ -62,11 +63,12 @@ def case(cfg: PinnCase, k: int) -> PinnCase:
     return dataclasses.replace(cfg, geometry=dataclasses.replace(geometry, time=bounds(cfg, k)))
 
 
-def index(cfg: PinnCase, t) -> np.ndarray:
-    """The window holding each time of ``t`` (module notes)."""
+def index(cfg: PinnCase, t, xp: Any = np):
+    """The window holding each time of ``t`` (module notes); ``xp``: the array module (``jax.numpy`` in a traced
+    prediction)."""
     t0, t1 = _interval(cfg)
     n = cfg.training.windows
-    return np.clip(np.ceil((np.asarray(t, float) - t0) / (t1 - t0) * n - 1e-9).astype(int) - 1, 0, n - 1)
+    return xp.clip(xp.ceil((xp.asarray(t) - t0) / (t1 - t0) * n - 1e-9).astype(int) - 1, 0, n - 1)
 
 
 def predict(cfg: PinnCase, trained: list[tuple], points, of: Callable | None = None) -> dict:
@@ -100,6 +102,22 @@ def path(run_dir: str, k: int) -> str:
 def save(run_dir: str, cfg: PinnCase, k: int, params) -> None:
     """Window ``k``'s parameters (host arrays), atomically."""
     checkpoint.save(path(run_dir, k), {"params": params}, window=k, time=np.asarray(bounds(cfg, k)))
+
+
+def chain(cfg: PinnCase, params: list) -> list[tuple]:
+    """``[(problem, params)]`` of windows 0, 1, ... from each one's parameters, in order: each window's problem
+    takes the previous one's fields as its initial values, as in training."""
+    from .problem import assemble
+
+    out: list[tuple] = []
+    for k, p in enumerate(params):
+        initial = None
+        if out:
+            previous, before = out[-1]
+            initial = lambda pts, previous=previous, before=before: previous.predict(before, pts,
+                                                                                     of=previous.network_fields)
+        out.append((assemble(case(cfg, k), initial), p))
+    return out
 
 
 def load(run_dir: str, cfg: PinnCase, k: int, template):

@@ -48,7 +48,7 @@ def test_plate_export_matches_in_process(tmp_path, capsys):
     run_dir = tmp_path / "run"
     cases.run(case, out=str(run_dir), quiet=True)
     problem = assemble(case.config)
-    params = checkpoint.load_part(str(run_dir / "checkpoints" / "best.h5"), "params", problem.init(jax.random.PRNGKey(0)))
+    params = checkpoint.load_part(str(run_dir / "checkpoints" / "model.h5"), "params", problem.init(jax.random.PRNGKey(0)))
     for n in (50, 1, 10, 100_000):  # one export, any number of points (CSV, then HDF5 for the large set)
         pts = np.random.default_rng(n).uniform([0.0, 0.0], [2.0, 3.0], (n, 2))
         if n < 100:

@@ -113,3 +113,39 @@ def test_checkpoints_without_a_checksum_still_load(tmp_path):
     assert attrs == {"step": 7}
     for a, b in zip(jax.tree_util.tree_leaves(s), jax.tree_util.tree_leaves(back)):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_the_version_before_leaves_out_what_the_rule_keeps_in_the_newest_alone(tmp_path, capsys):
+    """``alone``: the leaves it picks live in ``NAME.h5`` only; ``.prev`` is rewritten without them (named in its
+    ``without``) and loads with the template's in their place, the rest exact."""
+    path = str(tmp_path / "latest.h5")
+    big = lambda name, a: name.startswith("['opt']") and a.size > 5  # the first layer's moments (2 x 5)
+    for step in (1, 2):
+        s = state([2, 5, 1])
+        s["opt"] = jax.tree_util.tree_map(lambda a: a + step, s["opt"])
+        checkpoint.save(path, s, alone=big, step=step)
+    prev = checkpoint.previous(path)
+    dropped = checkpoint.left_out(checkpoint.attrs(prev))
+    assert dropped and all(n.startswith("['opt']") for n in dropped) and checkpoint.attrs(path)["step"] == 2
+    assert checkpoint.left_out(checkpoint.attrs(path)) == []
+    truncate(path)
+    back, attrs = checkpoint.load(path, state([2, 5, 1]))
+    assert attrs["step"] == 1 and "using the previous checkpoint" in capsys.readouterr().err
+    names = checkpoint._names(back)
+    for name, a, kept, fresh in zip(names, jax.tree_util.tree_leaves(back),
+                                    jax.tree_util.tree_leaves({**state([2, 5, 1]), "opt": jax.tree_util.tree_map(
+                                        lambda a: a + 1, state([2, 5, 1])["opt"])}),
+                                    jax.tree_util.tree_leaves(state([2, 5, 1]))):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(fresh if name in dropped else kept), err_msg=name)
+
+
+def test_a_part_of_a_state_loads_into_the_whole(tmp_path):
+    s = state([2, 5, 1])
+    part, without = checkpoint.part(s, "opt")
+    path = str(tmp_path / "model.h5")
+    checkpoint.save(path, part, without=without, step=3)
+    assert checkpoint.left_out(checkpoint.attrs(path)) == without and all(n.startswith("['opt']") for n in without)
+    template = {**state([2, 5, 1]), "opt": jax.tree_util.tree_map(lambda a: a + 5, s["opt"])}
+    back, _ = checkpoint.load(path, template)
+    for a, b in zip(jax.tree_util.tree_leaves({**s, "opt": template["opt"]}), jax.tree_util.tree_leaves(back)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))

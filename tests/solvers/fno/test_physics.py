@@ -8,6 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from cli_cases import write_case
+from export_check import assert_exported_model_scores_as_summary
 
 from sciml import cases
 from sciml.errors import ConfigError, UserError
@@ -420,6 +421,7 @@ def test_a_physics_only_run_learns_without_solved_samples(tmp_path, monkeypatch,
     moments = {f"rel_l2_{m}{r}" for m in ("mx", "my", "mxy") for r in ("", "_17")}
     assert set(s["metrics"]) == {"rel_l2", "rel_l2_17"} | moments  # the moments, from the decoded field
     assert all(0 < s["metrics"][k] < 10 for k in moments)
+    assert_exported_model_scores_as_summary(tmp_path / "run", tmp_path)  # a PINO's export (issue 74)
 
 
 

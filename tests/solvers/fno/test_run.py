@@ -12,6 +12,7 @@ from sciml.errors import TrainingDiverged
 from sciml.solvers.fno import data, run
 
 import xdmf_sidecar
+from export_check import assert_exported_model_scores_as_summary
 
 
 @pytest.fixture
@@ -40,7 +41,7 @@ def test_run_folder_and_training_lowers_the_error(tmp_path, dataset):
     assert spread.pop("metric") == "rel_l2" and spread["max"] > spread["min"]
     assert spread == pytest.approx({"k": 5, "n": 5, "mean": last.mean(), "std": last.std(), "min": last.min(),
                                     "max": last.max()}, rel=1e-6)
-    for f in ("config.yaml", "fields.h5", "checkpoints/latest.h5", "checkpoints/best.h5", "plots/history.png",
+    for f in ("config.yaml", "fields.h5", "checkpoints/latest.h5", "checkpoints/model.h5", "plots/history.png",
               "plots/test_9_0.png", "plots/test_17_0.png"):
         assert (out / f).is_file(), f
     grids = xdmf_sidecar.check(str(out / "fields.xdmf"))  # ParaView opens every test sample of fields.h5
@@ -53,6 +54,7 @@ def test_run_folder_and_training_lowers_the_error(tmp_path, dataset):
     with h5py.File(out / "fields.h5") as f:
         assert f["17/prediction"].shape == (1, 17, 17, 1)
         assert f["9"].attrs["rel_l2"] == pytest.approx(s["metrics"]["rel_l2"])
+    assert_exported_model_scores_as_summary(out, tmp_path)  # issue 74
 
 
 def test_a_super_resolution_test_set_of_its_own(tmp_path, case_file, fake_darcy):
@@ -214,11 +216,11 @@ def test_swa_averages_the_epoch_ends_and_everything_evaluates_the_average(tmp_pa
     assert not np.array_equal(cols[7:, 1], cols[7:, 2])
     assert s["metrics"]["rel_l2"] == pytest.approx(cols[-1, 1], rel=1e-6) != p["metrics"]["rel_l2"]
 
-    # fields.h5 holds the average's predictions; so does the exported model (from best.h5: here the last epoch)
+    # fields.h5 holds the average's predictions; so does the exported model (model.h5: the last epoch's state)
     written = load_run(str(out))
     with h5py.File(out / "fields.h5") as f:
         assert f["9"].attrs["rel_l2"] == s["metrics"]["rel_l2"]
-    with h5py.File(out / "checkpoints" / "best.h5") as f:
+    with h5py.File(out / "checkpoints" / "model.h5") as f:
         assert int(f.attrs["epoch"]) == 10
     fields = written.fields["9"]
     np.testing.assert_allclose(written.predict(fields["inputs"])["prediction"], fields["prediction"], rtol=1e-5,

@@ -166,3 +166,11 @@ def test_re_in_the_batch_reaches_an_equation_posed_at_unknowns():
     given = at_100.loss(params, {**bare, "constants": {"Re": np.asarray(400.0)}}, key)[0]
     assert float(given) == pytest.approx(float(at_400.loss(params, bare, key)[0]), rel=1e-12)
     assert abs(float(given) - float(at_100.loss(params, bare, key)[0])) > 1e-6 * float(given)
+
+
+def test_the_exported_model_is_the_last_stage_s_and_scores_as_the_summary(full, tmp_path):
+    """Issue 74: a curriculum exported its first stage's network (the lowest loss of the run)."""
+    from export_check import assert_exported_model_scores_as_summary
+
+    got = assert_exported_model_scores_as_summary(full["folder"], tmp_path)
+    assert {"ghia_u_rel_l2", "ghia_v_rel_l2"} <= set(got)

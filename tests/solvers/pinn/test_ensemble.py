@@ -15,6 +15,7 @@ from sciml.solvers.pinn import ensemble, optim
 from sciml.solvers.pinn import run as driver
 from sciml.solvers.pinn.problem import Problem
 
+from export_check import assert_exported_model_scores_as_summary
 from inverse_cases import D_TRUE, tiny_identify
 
 
@@ -112,6 +113,7 @@ def test_an_ensemble_run_reports_spread_intervals_and_resumes_exactly(tmp_path, 
         x, y, w, w_std = (f[k][()][3, 4] for k in ("x", "y", "w/prediction", "w/std"))
     got = load_run(str(out)).predict(np.array([[x, y]]))
     assert float(got["w"][0]) == pytest.approx(w, rel=1e-8) and float(got["w_std"][0]) == pytest.approx(w_std, rel=1e-6)
+    assert "rel_l2_w" in assert_exported_model_scores_as_summary(out, tmp_path)  # issue 74
     # stopped part way (in the members' stage for a start from the trained network), then resumed
     half = cases.load(made["path"], [spec, "training.lbfgs.steps=5" if start == "seeds" else "ensemble.steps=5"])
     with plots.disabled():  # the numbers only

@@ -21,6 +21,7 @@ from sciml.solvers.pinn.geometry import build_geometry
 from sciml.solvers.pinn.problem import Problem
 
 from cli_cases import write_case
+from export_check import assert_exported_model_scores_as_summary
 
 FAMILY = {"aspect": {"range": [1.0, 2.0], "values": [1.0, 2.0]}}
 
@@ -151,6 +152,7 @@ def test_training_a_family_scores_each_value_and_the_worst(tmp_path, capsys):
     for k in ("rel_l2_w", "rel_l2_mx", "center_w_err"):
         assert summary["metrics"][k] == max(r["metrics"][k] for r in rows)
     assert "alpha" in rows[1]["metrics"] and "alpha" not in summary["metrics"]
+    assert "rel_l2_w" in assert_exported_model_scores_as_summary(tmp_path / "run", tmp_path)  # issue 74
     # export and predict: the parameter is a column; outside its range, one line and exit 2
     assert main(["export", str(tmp_path / "run"), "--out", str(tmp_path / "m.jaxexport")]) == 0
     (tmp_path / "pts.csv").write_text("x,y,aspect\n1.0,1.5,1.0\n1.0,1.5,2.0\n")

@@ -13,6 +13,7 @@ from sciml.solvers.pinn import unknowns
 from sciml.solvers.pinn.config import UnknownConfig
 from sciml.solvers.pinn.problem import Problem
 
+from export_check import assert_exported_model_scores_as_summary
 from inverse_cases import D_TRUE, DAMAGE_TRUE, tiny_damage, tiny_identify
 
 
@@ -64,6 +65,7 @@ def test_training_records_d_reports_it_and_resumes_exactly(tmp_path):
     if value != "not identifiable":
         assert value == pytest.approx(history[-1]) and \
             full["metrics"]["D_rel_error"] == pytest.approx(abs(value - D_TRUE) / D_TRUE)
+    assert "rel_l2_w" in assert_exported_model_scores_as_summary(tmp_path / "full", tmp_path)  # issue 74
     half = cases.load(made["path"], ["training.adam.steps=20"]).config
     driver.train(half, str(tmp_path / "half"), quiet=True)
     resumed = driver.train(made["case"].config, str(tmp_path / "half"), resume=str(tmp_path / "half"), quiet=True)
@@ -150,6 +152,7 @@ def test_a_field_unknown_trains_reports_its_zone_and_resumes_exactly(tmp_path):
     assert {"damage_centre_error", "damage_drop_error", "rel_l2_D"} <= set(full["metrics"])
     assert "unknowns" not in full  # no scalar unknown: no identifiability verdict
     assert (tmp_path / "full" / "plots" / "D.png").exists()
+    assert "rel_l2_w" in assert_exported_model_scores_as_summary(tmp_path / "full", tmp_path)  # issue 74
     half = cases.load(made["path"], ["training.adam.steps=20"]).config
     driver.train(half, str(tmp_path / "half"), quiet=True)
     resumed = driver.train(made["case"].config, str(tmp_path / "half"), resume=str(tmp_path / "half"), quiet=True)

@@ -9,6 +9,7 @@ import jax
 import numpy as np
 import pytest
 
+from export_check import assert_exported_model_scores_as_summary
 from sciml import cases, rundir
 from sciml.errors import ConfigError, UserError
 from sciml.io import checkpoint
@@ -150,7 +151,9 @@ def test_windows_march_and_resume_with_the_next_window_exactly(tmp_path):
     full, folder = train(tmp_path, "full", "geometry.time=[0.0,0.5]", "training.windows=2")
     assert full["steps"] == 20 and full["windows"] == 2 and full["status"] == "completed"
     assert {"rel_l2_u", "rel_l2_v"} <= set(full["metrics"])
-    assert os.path.isfile(windows.path(folder, 0)) and not os.path.exists(windows.path(folder, 1))  # last: latest
+    assert os.path.isfile(windows.path(folder, 0)) and not os.path.exists(windows.path(folder, 1))  # last: model
+    # exported as one model: each point from its window, scoring as the summary (issue 74)
+    assert {"rel_l2_u", "rel_l2_v"} <= set(assert_exported_model_scores_as_summary(folder, tmp_path))
     rows = Path(folder, "metrics.csv").read_text().splitlines()[1:]
     assert [int(r.split(",")[0]) for r in rows] == [5, 10, 15, 20]
     # the first window alone, then resumed in the case of two windows of its length: it goes on with the second
