@@ -98,3 +98,19 @@ def jacfwd_tensors(f, order: int):
         return lower + [top]
 
     return jax.vmap(at_point)
+
+
+def curve_derivatives(f, v, order: int):
+    """``x (N, d) -> [h(0), h'(0), …, h^(order)(0)]`` for ``h(t) = f(x + t v)`` at each point (``f`` pointwise), by one
+    nest of ``order`` forward-mode derivatives in the scalar ``t``: ``jax.jvp`` with the tangent ``1``, which is what
+    ``jax.jacfwd`` computes for a scalar argument (without the ``vmap`` over its one basis vector, which makes the
+    nest several times slower to trace)."""
+
+    def at(x):
+        g = lambda t: [f(x + t * v)]
+        for _ in range(order):
+            g = (lambda inner: lambda t: (lambda pt: pt[0] + [pt[1][-1]])(
+                jax.jvp(inner, (t,), (jnp.ones_like(t),))))(g)
+        return g(jnp.zeros((), x.dtype))
+
+    return at

@@ -74,7 +74,7 @@ def main(folder: str) -> int:
     cfg = cases.load(case).config
     with Policy.of(cfg.dtype).precision():  # the run left the process as it found it: float64 is asked for here
         problem = assemble(cfg)
-        params = checkpoint.load_part(os.path.join(run, "checkpoints", "best.h5"), "params",
+        params = checkpoint.load_part(os.path.join(run, "checkpoints", "model.h5"), "params",
                                       problem.init(jax.random.PRNGKey(0)))
         pts = np.random.default_rng(0).uniform([0.0, 0.0], [2.0, 1.0], (20, 2))
         np.savetxt(os.path.join(folder, "points.csv"), pts, delimiter=",", header="x,t", comments="", fmt="%.17g")

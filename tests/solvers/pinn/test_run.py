@@ -6,8 +6,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from sciml import cases
+from sciml import cases, loop
 from sciml.errors import TrainingDiverged
+from sciml.io import checkpoint
 from sciml.solvers.pinn import run as driver
 
 import xdmf_sidecar
@@ -71,10 +72,12 @@ def test_resume_continues_exactly(tmp_path):
 
 
 @pytest.mark.parametrize("where", ["adam", "bfgs"])
-def test_resume_continues_exactly_on_the_points_drawn_since(tmp_path, where):
+def test_resume_continues_exactly_on_the_points_drawn_since(tmp_path, monkeypatch, where):
     """New points during Adam (``sampling.resample_every``) or the dense BFGS (``training.lbfgs.resample_every``,
     the estimate kept): a resume draws as many batches again from the stage's stream (the checkpoint's
-    ``draws``), so it trains on the points in use at the save and ends where an uninterrupted run does."""
+    ``draws``), so it trains on the points in use at the save and ends where an uninterrupted run does. The dense
+    BFGS matrix counts as large here: ``latest.prev`` holds no optimizer, ``latest`` the whole state."""
+    monkeypatch.setattr(loop, "ALONE_BYTES", 0 if where == "bfgs" else loop.ALONE_BYTES)
     each = {"adam": dict(sampling__resample_every=10),
             "bfgs": dict(training__lbfgs__method="bfgs", training__lbfgs__resample_every=10,
                          training__lbfgs__keep_curvature=True)}[where]
@@ -83,6 +86,9 @@ def test_resume_continues_exactly_on_the_points_drawn_since(tmp_path, where):
     common = dict(training__log_every=5, model__hidden=[8, 8], **each)
     full, _ = train(tmp_path, "full", **steps(50), **common)
     _, folder = train(tmp_path, "resumed", **steps(25), **common)  # saved after two new draws, before a third
+    if where == "bfgs":  # latest at the end of Adam (10), then of the BFGS phase (35)
+        prev = checkpoint.left_out(checkpoint.attrs(str(folder / "checkpoints" / "latest.prev.h5")))
+        assert prev and all(n.startswith("['opt']") for n in prev)
     case = cases.load(write_case(tmp_path, name="again.yaml", **steps(50), **common))
     resumed = driver.train(case.config, str(folder), resume=str(folder), quiet=True)
     assert resumed["steps"] == full["steps"]

@@ -11,21 +11,36 @@
   ``(x^r)^{(m)}/m! = binom(r, m) x^{r-m}``; ``log^{(m)}(x)/m! = (-1)^{m-1} / (m x^m)``.
 - **ODE rules** (``atan``, ``atanh``, ``asin``, ``acos``, ``asinh``, ``acosh``): ``y' = g(x) x'`` with the series
   of ``g`` from the series recurrences (``1/(1 + x²)``, ``1/√(1 - x²)``, …; :func:`~..series.ode_series`).
-- **Compositions**: ``exp2 x = exp(x ln 2)``; ``x^p`` with a constant exponent by the power recurrence, with a
-  variable one as ``exp(p log x)``.
+- **Powers** (``sqrt``, ``rsqrt``, ``cbrt``, ``integer_pow``, ``pow``): ``d_m = binom(r, m) x^{r-m}``, at ``x_0 = 0``
+  as JAX's derivative has it (``0`` for ``r > m``, ``1`` for ``r = m``, ``±∞`` below) except that a polynomial
+  (``r`` a non-negative integer) has the derivatives ``0`` beyond its degree, where JAX's nested ``0 · ∞`` is NaN;
+  a known integer-valued exponent of ``pow`` (``x ** 2.0``) is ``integer_pow``'s. A variable exponent:
+  ``x^{p_0} exp((p - p_0) log x)``.
+- **Compositions**: ``exp2 x = exp(x ln 2)``.
 """
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
 from .. import coef as C
-from ..coef import tscale
-from ..series import exp_series, faa_di_bruno, log_series, mul_series, ode_series, pow_series, recip_series, square_coef
+from ..coef import tadd, tscale
+from ..series import (
+    cauchy,
+    exp_series,
+    faa_di_bruno,
+    log_series,
+    mul_series,
+    ode_series,
+    pow_series,
+    recip_series,
+    square_coef,
+)
 from .table import register_rule, rule_for
 
 # ---------------------------------------------------------------------------------------------------------
@@ -95,31 +110,45 @@ register_rule("sinh", fdb_rule(_cyclic(lambda x, y: (jnp.cosh(x), y))))
 register_rule("cosh", fdb_rule(_cyclic(lambda x, y: (jnp.sinh(x), y))))
 
 
-def _d_power(r_of: Callable):
-    """``y = x^r``: ``d_m = binom(r, m) x^{r-m} = binom(r, m) y / x^m`` (``x ≠ 0``)."""
-
-    def derivs(ctx, x0, y0, K):
-        r = r_of(ctx)
-        inv = 1.0 / x0
-        out, p, b = [None], y0, 1.0
-        for m in range(1, K + 1):
-            p = p * inv
-            b = b * (r - (m - 1)) / m
-            out.append(p * b)
-        return out
-
-    return derivs
+def _zero_base(r, m: int, c, polynomial: bool):
+    """``binom(r, m) 0^{r-m}`` (``c = binom(r, m)``) as JAX's derivative has it: ``0`` for ``r > m``, ``1`` for
+    ``r = m``, ``±∞`` (the sign of ``c``) for ``r < m``; where ``c = 0`` (``r`` an integer in ``[0, m)``) JAX's nested
+    ``0 · ∞`` is NaN, and with ``polynomial`` (a constant exponent: ``x^r`` is a polynomial of lower degree) it is
+    ``0``. Comparisons only, so no gradient meets a product with ``∞``."""
+    below = jnp.where(c > 0, jnp.inf, jnp.where(c < 0, -jnp.inf, 0.0 if polynomial else jnp.nan))
+    return jnp.where(r > m, 0.0, jnp.where(r == m, 1.0, below))
 
 
-register_rule("sqrt", fdb_rule(_d_power(lambda ctx: 0.5)))
-register_rule("rsqrt", fdb_rule(_d_power(lambda ctx: -0.5)))
-register_rule("cbrt", fdb_rule(_d_power(lambda ctx: 1.0 / 3.0)))
+def power_derivatives(r, x0, power: Callable, K: int, polynomial: bool = True) -> list:
+    """``d_m = binom(r, m) x^{r-m}`` of ``y = x^r`` (``r`` a number or an array, maybe traced):
+    ``binom(r, m) y / x^m`` where ``x ≠ 0``, :func:`_zero_base` where ``x = 0``. ``power(x)`` is ``x^r``;
+    it is evaluated at a base made safe (``1`` in place of ``0``), so neither branch of the ``where`` holds an
+    ``∞`` or a NaN that a gradient through the coefficients would meet."""
+    zero = x0 == 0
+    safe = jnp.where(zero, 1.0, x0)
+    inv = 1.0 / safe
+    out: list = [None]
+    p, c = power(safe), 1.0
+    for m in range(1, K + 1):
+        p = p * inv
+        c = c * (r - (m - 1)) / m
+        out.append(jnp.where(zero, _zero_base(r, m, c, polynomial), p * c))
+    return out
 
 
-def _d_integer_pow(ctx, x0, y0, K):
-    """``x^n``: ``d_m = binom(n, m) x^{n-m}`` (exact at ``x = 0`` for ``n ≥ 0``)."""
-    n = ctx.params["y"]
-    out = [None]
+def _d_power(r: float, power: Callable):
+    """``y = x^r`` for a fixed ``r`` (``sqrt``, ``rsqrt``, ``cbrt``): :func:`power_derivatives`."""
+    return lambda ctx, x0, y0, K: power_derivatives(r, x0, power, K)
+
+
+register_rule("sqrt", fdb_rule(_d_power(0.5, lax.sqrt)))
+register_rule("rsqrt", fdb_rule(_d_power(-0.5, lax.rsqrt)))
+register_rule("cbrt", fdb_rule(_d_power(1.0 / 3.0, lax.cbrt)))
+
+
+def integer_power_derivatives(n: int, x0, K: int) -> list:
+    """``x^n``: ``d_m = binom(n, m) x^{n-m}`` by ``integer_pow`` (exact at ``x = 0``; ``None`` for ``m > n ≥ 0``)."""
+    out: list = [None]
     for m in range(1, K + 1):
         if n >= 0 and m > n:
             out.append(None)
@@ -128,6 +157,10 @@ def _d_integer_pow(ctx, x0, y0, K):
         e = n - m
         out.append(b * (lax.integer_pow(x0, e) if e != 0 else jnp.ones_like(x0)))
     return out
+
+
+def _d_integer_pow(ctx, x0, y0, K):
+    return integer_power_derivatives(ctx.params["y"], x0, K)
 
 
 register_rule("integer_pow", fdb_rule(_d_integer_pow))
@@ -286,16 +319,51 @@ def _exp2(ctx, x):
     return exp_series(u, ctx.bind(x[0]), ctx.K)
 
 
+def _concrete(a) -> bool:
+    """Whether ``a`` is a known value (a literal or constant), not a tracer."""
+    return not isinstance(a, jax.core.Tracer)
+
+
+def _integer_exponent(r) -> int | None:
+    """``r`` as an ``int`` when it is a known integer-valued scalar (``2.0``; JAX's ``integer_pow`` range), else
+    ``None``."""
+    if not _concrete(r) or np.ndim(r) != 0:
+        return None
+    v = float(r)
+    return int(v) if v.is_integer() and abs(v) < 2 ** 31 else None
+
+
+def _pow_derivatives(ctx, x0, r, K: int, polynomial: bool) -> list:
+    """``d_m`` of ``x^r`` at the exponent's value ``r``: an integer-valued known ``r`` of a constant exponent
+    (``polynomial``) as ``integer_pow`` (:func:`integer_power_derivatives`), any other (non-integer, an array, a
+    traced value) by :func:`power_derivatives`."""
+    n = _integer_exponent(r) if polynomial else None
+    if n is not None:
+        return integer_power_derivatives(n, x0, K)
+    c = float(r) if _concrete(r) and np.ndim(r) == 0 else jnp.asarray(r).astype(jnp.result_type(x0))
+    return power_derivatives(c, x0, lambda b: ctx.apply(b, r), K, polynomial)
+
+
 @rule_for("pow")
 def _pow(ctx, x, p):
-    y0 = ctx.bind(x[0], p[0])
+    """``y = x^p``. A constant exponent: Faà di Bruno with :func:`_pow_derivatives`. A variable one:
+    ``y = x^{p_0} · exp((p - p_0) log x)``, the first factor as for a constant exponent, the second from the series
+    of the exponent's increment and of ``log x`` (no cancellation of large terms at a small base, as
+    ``exp(p log x)`` has). Where ``x_0 = 0`` the second factor is ``1``: JAX's derivative in the exponent,
+    ``x^p log x``, reads ``log 0`` as ``0`` (its ``_replace_zero``). That is the limit of each term of order
+    ``k ≤ p_0``; at the orders ``k > p_0`` the first factor's coefficient is already ``±∞`` or NaN, as JAX's
+    (``x^{p_0}`` is no polynomial when ``p_0`` varies)."""
     K = ctx.K
-    if all(c is None for c in p[1:]):
-        r = p[0]
-        if isinstance(r, (int, float, np.number, np.ndarray)) and np.ndim(r) == 0:
-            r = float(r)
-        return pow_series(x, r, y0, K)
-    # x^p = exp(p log x)
-    lg = log_series(x, jnp.log(x[0]), K)
-    u = mul_series(p, lg, K, p[0] * lg[0])
-    return exp_series(u, y0, K)
+    x0, p0 = x[0], p[0]
+    y0 = ctx.bind(x0, p0)
+    constant = all(c is None for c in p[1:])
+    base = [y0] + faa_di_bruno(x, _pow_derivatives(ctx, x0, p0, K, polynomial=constant), K)[1:]
+    if constant:
+        return base
+    zero = x0 == 0
+    safe = jnp.where(zero, 1.0, x0)
+    away = jnp.where(zero, 0.0, 1.0).astype(jnp.result_type(y0))
+    increment = [None] + [C.times(c, away) for c in p[1:]]
+    log = log_series([safe] + list(x[1:]), jnp.log(safe), K)
+    growth = exp_series(mul_series(increment, log, K, 0.0), 1.0, K)
+    return [y0] + [tadd(base[k], cauchy(base, growth, k, hi=k - 1)) for k in range(1, K + 1)]

@@ -1,8 +1,9 @@
 """Piecewise functions: the series follows the branch the primal takes.
 
-- ``max``/``min``/``clamp``/``select_n``: the coefficients of the selected operand (``max``/``min`` at a tie: the
-  mean of both, as JAX's derivative does);
-- ``abs``: ``sign(x_0) x_k``; ``rem`` (``fmod``): ``a_k - trunc(a_0 / b_0) b_k``;
+- ``max``/``min``/``clamp``/``select_n``: the coefficients of the operand JAX's derivative selects (``max``/``min``
+  at a tie: the mean of both; ``clamp`` at a tie, or below ``hi < lo``: none);
+- ``abs``: ``±x_k``, ``+`` where ``x_0 ≥ 0`` (JAX's derivative at ``0``; a complex ``abs`` falls back to nested
+  ``jax.jvp``); ``rem`` (``fmod``): ``a_k - trunc(a_0 / b_0) b_k``;
 - piecewise constant (``sign``, ``floor``, ``ceil``, ``round``, ``nextafter``) and ``stop_gradient``: zero
   derivatives. Primitives with integer or boolean results (comparisons, ``argmax``, bit operations, random
   bits, …) need no rule: the interpreter evaluates them on primals only.
@@ -41,7 +42,10 @@ register_rule("min", _max_min(False))
 
 @rule_for("abs")
 def _abs(ctx, x):
-    s = jnp.sign(x[0])
+    """``y_k = ±x_k``: ``+`` where ``x_0 ≥ 0`` (``x_0 = 0`` included, as in JAX's derivative), ``-`` elsewhere."""
+    if jnp.iscomplexobj(x[0]):
+        raise NotImplementedError("abs of a complex number")
+    s = jnp.where(x[0] >= 0, 1.0, -1.0).astype(jnp.result_type(x[0]))
     return [ctx.bind(x[0])] + [C.times(c, s) for c in x[1:]]
 
 
@@ -66,13 +70,19 @@ def _select_n(ctx, pred, *cases):
 
 @rule_for("clamp")
 def _clamp(ctx, lo, x, hi):
-    y0 = ctx.bind(lo[0], x[0], hi[0])
-    below, above = x[0] < lo[0], x[0] > hi[0]
-    shapes = [np.shape(lo[0]), np.shape(x[0]), np.shape(hi[0])]
+    """The coefficients of the operand JAX's derivative selects: ``lo`` where ``x < lo < hi``, ``x`` where
+    ``lo < x < hi``, ``hi`` where ``hi < x``, none (zero) elsewhere: at ties (``x = lo``, ``x = hi``) and where
+    ``x ≤ hi < lo`` (the value is then ``hi``; JAX's derivative is zero there, and nested ``jax.jacfwd`` with it)."""
+    l0, x0, h0 = lo[0], x[0], hi[0]
+    y0 = ctx.bind(l0, x0, h0)
+    take_lo = (l0 > x0) & (l0 < h0)
+    take_x = (x0 > l0) & (x0 < h0)
+    take_hi = h0 < x0
+    shapes = [np.shape(l0), np.shape(x0), np.shape(h0)]
     dts = [jnp.result_type(v[0]) for v in (lo, x, hi)]
 
     def fn(l, v, h):
-        return jnp.where(below, l, jnp.where(above, h, v))
+        return jnp.where(take_lo, l, jnp.where(take_x, v, jnp.where(take_hi, h, jnp.zeros_like(v))))
 
     return [y0] + [C.linear_n(fn, [lo[k], x[k], hi[k]], shapes, dts, elementwise=True)
                    for k in range(1, ctx.K + 1)]
