@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CASE ?= cases/plate.yaml
 
-.PHONY: run test lint-imports lint install bench clean
+.PHONY: run test view lint-imports lint install bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,10 +23,12 @@ run: $(STAMP)
 # import-linter reads the package from its folder, but equations/ and solvers/ install as sciml.equations and
 # sciml.solvers (setup.py maps them): it checks a view of the installed tree, sciml/ with both linked inside.
 VIEW := $(VENV)/import-view
-lint-imports: $(STAMP)
+view: $(STAMP)
 	rm -rf $(VIEW) && mkdir -p $(VIEW)/sciml
 	ln -s $(CURDIR)/sciml/* $(CURDIR)/equations $(CURDIR)/solvers $(VIEW)/sciml/
 	ln -s $(CURDIR)/pyproject.toml $(VIEW)/
+
+lint-imports: view
 	cd $(VIEW) && $(CURDIR)/$(BIN)/lint-imports --no-cache
 
 # ruff over the source folders; mypy over the same view as import-linter (sciml.equations and sciml.solvers
@@ -41,8 +43,18 @@ TEST_WORKERS ?= 2
 test: lint
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
 
+# the documentation site (mkdocs.yml), strict: a broken link, a missing reference or a docstring that does not
+# render fails it. mkdocstrings reads the API from the same view as lint; the site goes to site/ (not committed).
+DOCS_STAMP := $(VENV)/.installed-docs
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -q -e ".[dev,docs]"
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP) view
+	MPLBACKEND=Agg $(BIN)/mkdocs build --strict --clean
+
 bench: $(STAMP)
 	$(BIN)/sciml bench smoke --check cases/suites/baselines/cpu/smoke.json
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build site *.egg-info
