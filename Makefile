@@ -28,8 +28,10 @@ view: $(STAMP)
 	ln -s $(CURDIR)/sciml/* $(CURDIR)/equations $(CURDIR)/solvers $(VIEW)/sciml/
 	ln -s $(CURDIR)/pyproject.toml $(VIEW)/
 
+# the contracts of pyproject.toml, then no import cycle among the same view's modules (tests/import_cycles.py)
 lint-imports: view
 	cd $(VIEW) && $(CURDIR)/$(BIN)/lint-imports --no-cache
+	$(BIN)/python tests/import_cycles.py $(VIEW)
 
 # ruff over the source folders; mypy over the same view as import-linter (sciml.equations and sciml.solvers
 # resolve as installed). Settings in pyproject.toml.

@@ -45,13 +45,16 @@ from sciml.errors import Invalid
 from . import ns_flux, ns_start
 from .base import Equation
 from .fields import Fields
-from .ns_checks import GHIA_RE, ghia_re
+from .ns_checks import GHIA_RE, ghia1982, ghia_re, mass_flux, symmetry
 from .ns_corners import lid_corners
+from .ns_dfg import dfg_cylinder
 from .ns_exact import SOLUTIONS
 from .ns_start import START, StartConfig
 
 VELOCITY = ("u", "v", "w")
 EXACT = "exact"
+# the checks named in ``checks``: (equation, predict) -> ns_checks.Check (:mod:`.ns_checks`, :mod:`.ns_dfg`)
+CHECKS = {"ghia1982": ghia1982, "mass_flux": mass_flux, "symmetry": symmetry, "dfg_cylinder": dfg_cylinder}
 
 
 @dataclass
@@ -393,9 +396,7 @@ class NavierStokes(Equation):
         return out
 
     def checks(self, predict) -> list:
-        """The case's ``checks`` (:mod:`.ns_checks`) on ``predict(physical points) -> physical fields``."""
-        from .ns_checks import CHECKS
-
+        """The case's ``checks`` (:data:`CHECKS`) on ``predict(physical points) -> physical fields``."""
         return [CHECKS[name](self, predict) for name in self.config.checks]
 
     def reference(self, points: np.ndarray) -> dict | None:

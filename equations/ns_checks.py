@@ -29,8 +29,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .ns_dfg import dfg_cylinder
-
 DATA = os.path.join(os.path.dirname(__file__), "data")
 
 GHIA = "Ghia, Ghia & Shin (1982)"
@@ -154,6 +152,3 @@ def symmetry(eq, predict) -> Check:
             a, r = a - a[inside].mean() * inside, r - r[inside].mean() * inside
         out[f"symmetry_{f}"] = float(np.linalg.norm(a - r) / max(np.linalg.norm(a), 1e-300))
     return Check(out)
-
-
-CHECKS = {"ghia1982": ghia1982, "mass_flux": mass_flux, "symmetry": symmetry, "dfg_cylinder": dfg_cylinder}

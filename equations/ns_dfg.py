@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import ns_start
+from .ns_checks import Check, section_flux
 from .ns_forces import (
     circle,
     coefficient,
@@ -126,8 +127,6 @@ def _sections(eq, center) -> dict[str, float]:
 def _history(eq, predict, center, radius, outer, count: int = 201) -> tuple[dict, list, dict]:
     """``(metrics, notes, series)`` of an unsteady flow: the quantities at ``count`` times, the Strouhal
     number and the maxima over the last two periods of the lift, or its one (over all times if it has none)."""
-    from .ns_checks import section_flux  # that module lists this check
-
     t0, t1 = eq.domain.time
     t = np.linspace(t0, t1, count)
     history = [_quantities(eq, _snapshot(predict, ti), center, radius, outer) for ti in t]
@@ -196,8 +195,6 @@ def _vorticity_in_time(eq, predict, count: int = 3) -> dict:
 
 def dfg_cylinder(eq, predict):
     """The check (a :class:`~.ns_checks.Check`): module notes."""
-    from .ns_checks import Check  # that module lists this check
-
     center, radius = eq.domain.sphere("cylinder")
     outer = ring_outer(eq, center, radius)
     if eq.unsteady:

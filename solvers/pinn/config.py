@@ -13,7 +13,7 @@ from sciml.errors import Invalid
 from sciml.nn.mlp import Activation
 from sciml.parallel import ParallelConfig
 
-from . import curriculum, ensemble, observations, parameters, unknowns
+from . import curriculum
 from .geometry import GeometryConfig, Method, build_geometry
 
 EquationConfig = Annotated[Section, Registry(EQUATIONS)]  # grows with sciml.equations.register
@@ -459,10 +459,6 @@ class PinnCase:
                                               "the steady flow at the target Re first, then march in time)")
         if self.training.curriculum is not None:
             curriculum.check(self, domain)
-        ensemble.check(self)
-        unknowns.check(self, domain)
-        observations.check(self, domain)
-        parameters.check(self, domain)
 
     def _check_continued(self, domain) -> None:
         """``training.continued`` rewrites the network's time input: time windows, the time not in the Fourier
