@@ -220,16 +220,18 @@ def _train(cfg, make: Callable[[], Driver], out: str, resume: str | None, quiet:
     t_setup = time.perf_counter()
     driver = make()
     path = lambda name: os.path.join(out, "checkpoints", f"{name}.h5")
+    saved_at: int | None = None  # the step last written as latest (and model)
 
     def save(state: State, **attrs) -> None:
         """``latest`` and ``model`` (module notes)."""
+        nonlocal saved_at
         host = parallel.to_host(state)  # on every process (a gather, if anything is sharded across them)
         if writer:
             attrs = {k: v for k, v in attrs.items() if v is not None}
             checkpoint.save(path("latest"), host, alone=_alone(host), **attrs)
             part, without = model(host)
             checkpoint.save(path("model"), part, without=without, **attrs)
-        saved.append(attrs.get("step"))
+        saved_at = attrs.get("step")
 
     if writer:
         write_yaml(os.path.join(out, "config.yaml"), to_dict(cfg))
@@ -241,7 +243,7 @@ def _train(cfg, make: Callable[[], Driver], out: str, resume: str | None, quiet:
     metrics = Metrics(os.path.join(out, "metrics.csv"), rows)
     record = metrics.append if writer else metrics.rows.append
     started, stopped = position, 0
-    saved: list = [position] if resume else []  # the steps written as latest (and model) in this call
+    saved_at = position if resume else None  # a resumed state is on disk already
     bar = tqdm(total=driver.total, initial=position, disable=quiet, unit=driver.unit, dynamic_ncols=True, leave=True,
                file=log.console)
     lent = Run(bar, metrics.rows, rows[-1]["wall_time_s"] if rows else 0.0, log)
@@ -272,7 +274,7 @@ def _train(cfg, make: Callable[[], Driver], out: str, resume: str | None, quiet:
                     break
     finally:
         bar.close()
-    if not saved or saved[-1] != position:  # the state the run ends with is its model: always on disk
+    if saved_at != position:  # the state the run ends with is its model: always on disk
         save(state, **driver.attrs(), loss=metrics.rows[-1]["loss"] if metrics.rows else None)
     wall = lent.wall()
     summary = {

@@ -177,10 +177,7 @@ class _Pinn:
         values) and, for the run's first stage and every time window, fresh points."""
         stage, first = self.plan[k], self.stage < 0
         self.stage, self.members = k, stage.members
-        initial = None
-        if stage.window:
-            previous, params = self.trained[-1]
-            initial = lambda pts: previous.predict(params, pts, of=previous.network_fields)
+        initial = windows.handover(*self.trained[-1]) if stage.window else None
         self.problem = problem = assemble(stage.case, initial)
         loss = ensemble.over(stage.members, problem.loss)
         self.term_values = jax.jit(lambda p, b, key: loss(p, b, key)[1])

@@ -111,13 +111,14 @@ def chain(cfg: PinnCase, params: list) -> list[tuple]:
 
     out: list[tuple] = []
     for k, p in enumerate(params):
-        initial = None
-        if out:
-            previous, before = out[-1]
-            initial = lambda pts, previous=previous, before=before: previous.predict(before, pts,
-                                                                                     of=previous.network_fields)
-        out.append((assemble(case(cfg, k), initial), p))
+        out.append((assemble(case(cfg, k), handover(*out[-1]) if out else None), p))
     return out
+
+
+def handover(previous, params) -> Callable:
+    """The initial values of the window after ``previous`` (its problem) with ``params``: its network's fields at
+    physical points, as that window's :class:`~.problem.Problem` takes them (``initial``)."""
+    return lambda pts: previous.predict(params, pts, of=previous.network_fields)
 
 
 def load(run_dir: str, cfg: PinnCase, k: int, template):
