@@ -4,8 +4,9 @@ persistent compilation cache, as every ``sciml run`` has one, in a fresh folder 
 many tests that build the same small programs (a run, then the same run resumed; an ensemble's members) compile
 each once. ``SCIML_CACHE_DIR`` set by the caller is kept (``off`` turns the cache off).
 
-The run ends with the ten test files that took longest (the sum of their tests' set-up, call and tear-down), so
-that a file that grew slower is seen in the CI log the day it lands."""
+The run ends with the ten test files that took longest (the sum of their tests' set-up, call and tear-down) and
+the seconds XLA spent compiling for each, so that a file that grew slower is seen in the CI log the day it lands,
+and whether compiling or computing made it so."""
 import atexit
 import collections
 import os
@@ -27,6 +28,24 @@ from sciml.compile import enable_cache  # noqa: E402
 jax.config.update("jax_enable_x64", True)
 enable_cache()
 
+_compiled = [0.0, 0.0]  # seconds XLA compiled in this process: in all, and when the last test phase ended
+
+
+def _count_compiles(event: str, seconds: float, **_) -> None:
+    if event == "/jax/core/compile/backend_compile_duration":
+        _compiled[0] += seconds
+
+
+jax.monitoring.register_event_duration_secs_listener(_count_compiles)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Each phase's report carries the seconds compiled during it (xdist sends it to the controller)."""
+    report = (yield).get_result()
+    report.user_properties = [*report.user_properties, ("compile_s", _compiled[0] - _compiled[1])]
+    _compiled[1] = _compiled[0]
+
 
 @pytest.fixture
 def no_figures():
@@ -39,16 +58,21 @@ def no_figures():
 
 
 _seconds: collections.Counter = collections.Counter()  # test file -> seconds (the controller's view under xdist)
+_compiling: collections.Counter = collections.Counter()  # test file -> seconds of them XLA compiled
 
 
 def pytest_runtest_logreport(report):
-    _seconds[report.nodeid.split("::")[0]] += report.duration
+    name = report.nodeid.split("::")[0]
+    _seconds[name] += report.duration
+    _compiling[name] += sum(v for k, v in report.user_properties if k == "compile_s")
 
 
 def pytest_terminal_summary(terminalreporter):
     if not _seconds:
         return
     terminalreporter.section("slowest test files")
+    terminalreporter.write_line(f"{'seconds':>8}  {'compiling':>9}  file")
     for name, s in _seconds.most_common(10):
-        terminalreporter.write_line(f"{s:8.1f} s  {name}")
-    terminalreporter.write_line(f"{sum(_seconds.values()):8.1f} s  in all ({len(_seconds)} files)")
+        terminalreporter.write_line(f"{s:8.1f}  {_compiling[name]:9.1f}  {name}")
+    terminalreporter.write_line(f"{sum(_seconds.values()):8.1f}  {sum(_compiling.values()):9.1f}  "
+                                f"in all ({len(_seconds)} files)")

@@ -2,9 +2,11 @@
 
 A *chunk* runs up to ``length`` steps inside one ``jax.lax.scan`` (the first ``n`` of them active, so a
 short last chunk does not compile again) and returns the loss of every step, which lets the driver find the
-exact step of a NaN. Adam follows an optax schedule; L-BFGS is optax's with a zoom line search, and its
-dense sibling (``training.lbfgs.method: bfgs``) keeps the whole inverse Hessian, updated by the self-scaled
-BFGS rule (:func:`scale_by_ssbfgs`), behind the same line search.
+exact step of a NaN. Adam follows an optax schedule; L-BFGS is optax's with the zoom line search of
+:mod:`.linesearch` (optax's, one evaluation per trial), and its dense sibling (``training.lbfgs.method: bfgs``)
+keeps the whole inverse Hessian, updated by the self-scaled BFGS rule (:func:`scale_by_ssbfgs`), behind the same
+line search. A quasi-Newton chunk compiles the loss's gradient twice: in the line search, and once at its start
+for the points whose value it does not hold yet (:func:`lbfgs_chunk`).
 
 With adaptive loss weights the state carries ``weights`` (one per loss term); Adam refreshes them every
 ``every`` steps with a ``balance(params, batch, key, weights) -> weights`` rule (:mod:`.balancing`), and
@@ -23,6 +25,7 @@ from jax.flatten_util import ravel_pytree
 
 from sciml import schedules
 
+from . import linesearch
 from .config import AdamConfig, LbfgsConfig, ScheduleConfig
 
 DENSE_MAX = 20_000  # parameters the dense BFGS takes on a CPU (its matrix: 3.2 GB in float64)
@@ -50,9 +53,8 @@ def adam(cfg: AdamConfig) -> tuple[optax.GradientTransformation, optax.Schedule]
 def lbfgs(cfg: LbfgsConfig) -> optax.GradientTransformation:
     """The quasi-Newton phase: limited-memory (``method: lbfgs``) or dense self-scaled BFGS (``bfgs``)."""
     if cfg.method == "bfgs":
-        return optax.chain(scale_by_ssbfgs(), optax.scale(-1.0),
-                           optax.scale_by_zoom_linesearch(max_linesearch_steps=20, initial_guess_strategy="one"))
-    return optax.lbfgs(memory_size=cfg.memory)
+        return optax.chain(scale_by_ssbfgs(), optax.scale(-1.0), linesearch.zoom())
+    return optax.lbfgs(memory_size=cfg.memory, linesearch=linesearch.zoom())
 
 
 class SsbfgsState(NamedTuple):
@@ -158,27 +160,40 @@ def _fold(state: SsbfgsState) -> SsbfgsState:
 
 def new_objective(state) -> dict:
     """A quasi-Newton ``state`` told that its objective changed: the line search's stored value dropped, so that
-    the next step takes the value and gradient again (and :func:`rebase` the curvature's last pair)."""
+    the next chunk takes the value and gradient again (:func:`refresh`)."""
     return {**state, "opt": optax.tree.set(state["opt"], value=jnp.asarray(jnp.inf, _dtype(state)))}
 
 
-def rebase(opt, fn: Callable, params, fresh) -> object:
-    """``opt`` with each :func:`scale_by_ssbfgs` state's last loss and gradient taken again on the objective
-    ``fn`` when ``fresh`` (the objective changed: the causal weights a chunk holds, new points), so that the next
-    curvature pair ``(s, y)`` is of one objective; the estimate of the inverse Hessian is kept."""
-    _, unravel = ravel_pytree(params)
+def refresh(opt, fn: Callable, params, fresh) -> object:
+    """``opt`` with the values and gradients it holds taken again on the objective ``fn`` when ``fresh`` (the
+    objective changed: the causal weights a chunk holds, new points; or none is held yet): the line search's at
+    ``params`` (where the next step starts) and each :func:`scale_by_ssbfgs` state's at its last parameters, so
+    that the next curvature pair ``(s, y)`` is of one objective (the estimate of the inverse Hessian is kept).
+    The points are evaluated by one ``lax.map``: the gradient is compiled once for all of them."""
+    flat, unravel = ravel_pytree(params)
+    kinds = (SsbfgsState, optax.ScaleByZoomLinesearchState)
+    dense = [n for n in jax.tree_util.tree_leaves(opt, is_leaf=lambda x: isinstance(x, kinds))
+             if isinstance(n, SsbfgsState)]
 
-    def one(st):
-        if not isinstance(st, SsbfgsState):
-            return st
+    def again(opt):
+        values, grads = jax.lax.map(lambda w: jax.value_and_grad(fn)(unravel(w)),
+                                    jnp.stack([flat, *(st.params for st in dense)]))
+        at = iter(range(1, len(dense) + 1))
 
-        def again(st):
-            value, grad = jax.value_and_grad(fn)(unravel(st.params))
-            return st._replace(loss=jnp.asarray(value, st.loss.dtype), gradient=ravel_pytree(grad)[0])
+        def one(node):
+            if isinstance(node, optax.ScaleByZoomLinesearchState):
+                return node._replace(value=values[0].astype(node.value.dtype),
+                                     grad=jax.tree_util.tree_map(lambda g: g[0], grads))
+            if isinstance(node, SsbfgsState):
+                i = next(at)
+                taken = node._replace(loss=values[i].astype(node.loss.dtype),
+                                      gradient=ravel_pytree(jax.tree_util.tree_map(lambda g: g[i], grads))[0])
+                return jax.tree_util.tree_map(lambda a, b: jnp.where(node.steps > 0, a, b), taken, node)
+            return node
 
-        return jax.lax.cond(fresh & (st.steps > 0), again, lambda st: st, st)
+        return jax.tree_util.tree_map(one, opt, is_leaf=lambda x: isinstance(x, kinds))
 
-    return jax.tree_util.tree_map(one, opt, is_leaf=lambda x: isinstance(x, SsbfgsState))
+    return jax.lax.cond(fresh, again, lambda o: o, opt)
 
 
 def init_state(params, tx: optax.GradientTransformation, key, step: int = 0, weights: dict | None = None) -> dict:
@@ -240,10 +255,11 @@ def lbfgs_chunk(loss: Callable, tx: optax.GradientTransformation, length: int,
                 hold: Callable | None = None) -> jax.stages.Wrapped:
     """L-BFGS steps on the deterministic objective ``loss(params, batch, fixed key)``.
 
-    ``hold(params, batch, key)``: weights that move with the parameters (the causal slabs') taken at the
-    chunk's first step and held over the chunk (passed as ``loss(..., causal=held)``), so that the line search
-    sees one objective and its gradient; the value the line search stored in the last chunk is dropped
-    (optax recomputes it when it is not finite)."""
+    Each step starts from the value and gradient its line search found last; the chunk takes them first
+    (:func:`refresh`) when it holds none, or the objective changed. ``hold(params, batch, key)``: weights that move
+    with the parameters (the causal slabs') taken at the chunk's first step and held over the chunk (passed as
+    ``loss(..., causal=held)``), so that the line search sees one objective and its gradient; the value the line
+    search stored in the last chunk is dropped then."""
 
     def total(state, batch, held) -> Callable:
         """``params -> loss`` of the chunk: its batch, its fixed key and the weights it holds."""
@@ -251,9 +267,9 @@ def lbfgs_chunk(loss: Callable, tx: optax.GradientTransformation, length: int,
         return lambda p: objective(p)[0]
 
     def step(state, batch, held):
-        fn = total(state, batch, held)
-        value, grads = optax.value_and_grad_from_state(fn)(state["params"], state=state["opt"])
-        updates, opt = tx.update(grads, state["opt"], state["params"], value=value, grad=grads, value_fn=fn)
+        value, grads = optax.tree.get(state["opt"], "value"), optax.tree.get(state["opt"], "grad")
+        updates, opt = tx.update(grads, state["opt"], state["params"], value=value, grad=grads,
+                                 value_fn=total(state, batch, held))
         params = optax.apply_updates(state["params"], updates)
         return {**state, "params": params, "opt": opt, "step": state["step"] + 1}, value
 
@@ -263,7 +279,7 @@ def lbfgs_chunk(loss: Callable, tx: optax.GradientTransformation, length: int,
             held = hold(state["params"], batch, state["key"])
             state = new_objective(state)
         fresh = ~jnp.isfinite(optax.tree.get(state["opt"], "value"))  # a new objective: new weights or points
-        state = {**state, "opt": rebase(state["opt"], total(state, batch, held), state["params"], fresh)}
+        state = {**state, "opt": refresh(state["opt"], total(state, batch, held), state["params"], fresh)}
         return _scan(lambda s, b: step(s, b, held), length)(state, batch, n)
 
     return jax.jit(run)

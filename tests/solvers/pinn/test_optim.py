@@ -2,13 +2,12 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+from cli_cases import write_case
 
 from sciml.bench import bfgs_update
 from sciml.config import build
-from sciml.solvers.pinn import optim
+from sciml.solvers.pinn import linesearch, optim
 from sciml.solvers.pinn.config import LbfgsConfig
-
-from cli_cases import write_case
 
 
 def _minimise(fn, x0, method, steps):
@@ -60,10 +59,11 @@ def test_bfgs_kept_as_columns_makes_the_dense_updates_steps():
         x = x - 0.5 * step
 
 
-def test_a_new_objective_rebases_the_last_pair_and_keeps_the_estimate():
-    """When a chunk's objective changes (new causal weights, new points), :func:`optim.rebase` takes the last
-    loss and gradient again on the new objective, so the next pair ``(s, y)`` is of one function (the secant
-    equation holds for it); the inverse-Hessian estimate is kept. Without a change, nothing moves."""
+def test_a_new_objective_refreshes_the_held_values_and_keeps_the_estimate():
+    """When a chunk's objective changes (new causal weights, new points), :func:`optim.refresh` takes the line
+    search's value and gradient at the parameters and the dense state's last loss and gradient again on the new
+    objective, so the next pair ``(s, y)`` is of one function (the secant equation holds for it); the
+    inverse-Hessian estimate is kept. Without a change, nothing moves."""
     a, b, fn = _quadratic(n=6, cond=50.0)
     shifted = lambda x: fn(x) + jnp.sum(jnp.sin(x))  # "new points": another objective near the old one
     tx = optim.scale_by_ssbfgs(rank=6)
@@ -71,16 +71,36 @@ def test_a_new_objective_rebases_the_last_pair_and_keeps_the_estimate():
     state = tx.init(xs[0])
     for k, x in enumerate(xs[:3]):
         _, state = tx.update(jax.grad(fn)(x), state, x, value=fn(x) - k)
+    search = linesearch.zoom().init(xs[3])
     h = optim.inverse_hessian(state)
-    same, = optim.rebase((state,), shifted, xs[2], jnp.asarray(False))
-    assert np.array_equal(same.gradient, state.gradient) and same.loss == state.loss
-    new, = optim.rebase((state,), shifted, xs[2], jnp.asarray(True))
+    same, kept = optim.refresh((state, search), shifted, xs[3], jnp.asarray(False))
+    assert np.array_equal(same.gradient, state.gradient) and same.loss == state.loss and kept.value == np.inf
+    new, held = optim.refresh((state, search), shifted, xs[3], jnp.asarray(True))
     np.testing.assert_allclose(new.gradient, jax.grad(shifted)(xs[2]), rtol=1e-12)
     np.testing.assert_allclose(new.loss, shifted(xs[2]), rtol=1e-12)
+    np.testing.assert_allclose(held.grad, jax.grad(shifted)(xs[3]), rtol=1e-12)
+    np.testing.assert_allclose(held.value, shifted(xs[3]), rtol=1e-12)
     np.testing.assert_array_equal(optim.inverse_hessian(new), h)  # the estimate kept
-    _, after = tx.update(jax.grad(shifted)(xs[3]), new, xs[3], value=new.loss - 1.0)
+    _, after = tx.update(held.grad, new, xs[3], value=new.loss - 1.0)
     s, y = xs[3] - xs[2], jax.grad(shifted)(xs[3]) - jax.grad(shifted)(xs[2])
     np.testing.assert_allclose(optim.inverse_hessian(after) @ y, s, rtol=1e-9, atol=1e-12)
+
+
+def test_a_quasi_newton_chunk_traces_the_loss_twice():
+    """The line search evaluates its trials at one place and the chunk's start takes the values it lacks in
+    one map: the loss is traced twice per chunk (optax's zoom search, its value from the state and the dense
+    state's refresh took four)."""
+    _, _, fn = _quadratic(n=6)
+    for method in ("bfgs", "lbfgs"):
+        traced = []
+
+        def loss(p, batch, key, traced=traced):
+            traced.append(1)
+            return fn(p["x"]), {}
+
+        tx = optim.lbfgs(build(LbfgsConfig, {"steps": 3, "method": method}))
+        optim.lbfgs_chunk(loss, tx, 3)(optim.init_state({"x": jnp.ones(6)}, tx, jax.random.PRNGKey(0)), None, 3)
+        assert len(traced) == 2, (method, len(traced))
 
 
 def test_bfgs_beats_lbfgs_on_an_ill_conditioned_quadratic():

@@ -1,0 +1,59 @@
+"""The line search of the quasi-Newton phase: optax's zoom search with one evaluation per trial takes optax's
+steps (float64), and keeps the strong Wolfe conditions."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import pytest
+
+from sciml.solvers.pinn import linesearch
+
+
+def _rosenbrock(x):
+    return jnp.sum(100 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
+
+
+def _quadratic(x):
+    return 0.5 * jnp.sum(jnp.geomspace(1.0, 1e5, x.size) * x ** 2) + jnp.sum(jnp.sin(x))
+
+
+def _steps(search, fn, x, n):
+    """``n`` L-BFGS steps behind ``search``: the points, values and line-search trial counts."""
+    tx = optax.lbfgs(memory_size=5, linesearch=search)
+    state, out = tx.init(x), []
+    step = jax.jit(lambda x, s: tx.update(jax.grad(fn)(x), s, x, value=fn(x), grad=jax.grad(fn)(x), value_fn=fn))
+    for _ in range(n):
+        u, state = step(x, state)
+        x = x + u
+        info = optax.tree.get(state, "info")
+        out.append((np.asarray(x), float(fn(x)), int(info.num_linesearch_steps)))
+    return out
+
+
+@pytest.mark.parametrize("fn,x0,zooms", [(_rosenbrock, -1.2 * np.ones(8), True),
+                                         (_quadratic, np.linspace(-1, 2, 10), False)])
+def test_the_search_takes_optax_s_steps(fn, x0, zooms):
+    """Forty L-BFGS steps, through expansions, zooms (cubic, quadratic and bisection points) and the safe step
+    near the floor: the same points as optax's ``scale_by_zoom_linesearch``, trial for trial."""
+    ours = _steps(linesearch.zoom(), fn, jnp.asarray(x0), 40)
+    theirs = _steps(optax.scale_by_zoom_linesearch(max_linesearch_steps=20, initial_guess_strategy="one"),
+                    fn, jnp.asarray(x0), 40)
+    assert (max(c for _, _, c in ours) > 2) == zooms  # searches that bracketed and zoomed
+    for (x, v, c), (x1, v1, c1) in zip(ours, theirs):
+        assert c == c1
+        np.testing.assert_allclose(x, x1, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(v, v1, rtol=1e-12, atol=1e-300)
+
+
+def test_an_accepted_step_meets_the_strong_wolfe_conditions():
+    x = jnp.asarray(-1.2 * np.ones(6))
+    g = jax.grad(_rosenbrock)(x)
+    d = -g / jnp.linalg.norm(g)
+    search = linesearch.zoom()
+    step, state = search.update(d, search.init(x), x, value=_rosenbrock(x), grad=g, value_fn=_rosenbrock)
+    t = float(state.learning_rate)
+    assert t > 0 and np.allclose(step, t * d)
+    assert state.value == pytest.approx(float(_rosenbrock(x + step)), rel=1e-14)
+    np.testing.assert_allclose(state.grad, jax.grad(_rosenbrock)(x + step), rtol=1e-12)
+    assert float(state.value) <= float(_rosenbrock(x)) + 1e-4 * t * float(g @ d)  # sufficient decrease
+    assert abs(float(state.grad @ d)) <= 0.9 * abs(float(g @ d))  # curvature
