@@ -96,6 +96,11 @@ def zoom(max_steps: int = 20, slope_rtol: float = 1e-4, curv_rtol: float = 0.9, 
         middle = jnp.where(~use_cubic & ~use_quad, (s.low + s.high) / 2.0, middle)
         return jnp.where(s.interval_found, middle, widen)
 
+    def safe_step(flag, s: Search, new: Search) -> dict:
+        """The safe step's fields: this trial's where ``flag``, else the one kept."""
+        return _where(flag, dict(safe_stepsize=new.stepsize, safe_value=new.value, safe_grad=new.grad),
+                      dict(safe_stepsize=s.safe_stepsize, safe_value=s.safe_value, safe_grad=s.safe_grad))
+
     def widened(s: Search, new: Search) -> Search:
         """Algorithm 3.5: the bracket from the last trial and this one (``new`` holds this trial)."""
         safe = new.decrease_error <= tol
@@ -109,15 +114,12 @@ def zoom(max_steps: int = 20, slope_rtol: float = 1e-4, curv_rtol: float = 0.9, 
         return new._replace(
             interval_found=high_new | low_new | done, done=done, failed=(s.trials + 1 >= max_steps) & ~done,
             low=low, value_low=value_low, slope_low=slope_low, high=high, value_high=value_high,
-            slope_high=slope_high, cubic_ref=low, value_cubic_ref=value_low,
-            **_where(safe, dict(safe_stepsize=new.stepsize, safe_value=new.value, safe_grad=new.grad),
-                     dict(safe_stepsize=s.safe_stepsize, safe_value=s.safe_value, safe_grad=s.safe_grad)))
+            slope_high=slope_high, cubic_ref=low, value_cubic_ref=value_low, **safe_step(safe, s, new))
 
     def zoomed(s: Search, new: Search) -> Search:
         """Algorithm 3.6: the bracket narrowed by this trial."""
         safe = (new.decrease_error <= tol) & (new.value < s.safe_value)
-        safe_part = _where(safe, dict(safe_stepsize=new.stepsize, safe_value=new.value, safe_grad=new.grad),
-                           dict(safe_stepsize=s.safe_stepsize, safe_value=s.safe_value, safe_grad=s.safe_grad))
+        safe_part = safe_step(safe, s, new)
         done = jnp.maximum(new.decrease_error, new.curvature_error) <= tol
         high_middle = (new.decrease_error > 0.0) | (new.value >= s.value_low)
         high_low = (new.slope * (s.high - s.low) >= 0.0) & ~high_middle
@@ -138,8 +140,10 @@ def zoom(max_steps: int = 20, slope_rtol: float = 1e-4, curv_rtol: float = 0.9, 
         zero = jnp.zeros_like(value)
         inf = jnp.full_like(value, jnp.inf)
         false = jnp.zeros((), bool)
-        start = Search(jnp.zeros((), jnp.int32), zero, value, grad, slope0, inf, inf, false, false, false,
-                       zero, value, slope0, zero, value, slope0, zero, value, zero, value, grad)
+        start = Search(trials=jnp.zeros((), jnp.int32), stepsize=zero, value=value, grad=grad, slope=slope0,
+                       decrease_error=inf, curvature_error=inf, interval_found=false, done=false, failed=false,
+                       low=zero, value_low=value, slope_low=slope0, high=zero, value_high=value, slope_high=slope0,
+                       cubic_ref=zero, value_cubic_ref=value, safe_stepsize=zero, safe_value=value, safe_grad=grad)
 
         def body(s: Search) -> Search:
             t = trial(s)
