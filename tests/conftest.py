@@ -1,5 +1,5 @@
-"""Test-wide settings: float64 available (validation runs in float64), a headless matplotlib backend, and the
-persistent compilation cache, as every ``sciml run`` has one, in a fresh folder of each pytest process's own
+"""Test-wide settings: float64 available (validation runs in float64), a headless matplotlib backend, XLA's
+backend at optimisation level 0 (below), and the persistent compilation cache, as every ``sciml run`` has one, in a fresh folder of each pytest process's own
 (each xdist worker too: no two write one folder; removed at exit; subprocesses that tests start inherit it): the
 many tests that build the same small programs (a run, then the same run resumed; an ensemble's members) compile
 each once. ``SCIML_CACHE_DIR`` set by the caller is kept (``off`` turns the cache off).
@@ -16,6 +16,13 @@ import tempfile
 import pytest
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+# XLA's backend (LLVM) at optimisation level 0: most of the suite's programs run for less time than they take to
+# compile, and level 0 compiles them in about half the time (the marching solvers keep level 3:
+# sciml.compile.MARCHING). A level the caller set in XLA_FLAGS is kept. SCIML_TEST_XLA_FLAGS holds the flags for the
+# tests that start a process with XLA flags of their own.
+if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} --xla_backend_optimization_level=0".strip()
+os.environ.setdefault("SCIML_TEST_XLA_FLAGS", os.environ["XLA_FLAGS"])
 if os.environ.get("SCIML_CACHE_DIR", os.environ.get("SCIML_TEST_CACHE")) == os.environ.get("SCIML_TEST_CACHE"):
     # unset, or this folder inherited from the pytest process that started this one
     os.environ["SCIML_CACHE_DIR"] = os.environ["SCIML_TEST_CACHE"] = tempfile.mkdtemp(prefix="sciml-test-cache-")
@@ -45,6 +52,32 @@ def pytest_runtest_makereport(item, call):
     report = (yield).get_result()
     report.user_properties = [*report.user_properties, ("compile_s", _compiled[0] - _compiled[1])]
     _compiled[1] = _compiled[0]
+
+
+ALONE = "tests/test_notebooks.py::test_runs_top_to_bottom_in_small_mode"  # tests that are a work unit each
+
+
+def pytest_collection_modifyitems(items):
+    """The order xdist hands out work in (see :func:`pytest_xdist_make_scheduler`): the notebooks' runs first (the
+    longest tests, each its own unit, so that no worker is left with them at the end), then each file's tests
+    together, the files with most tests first."""
+    count = collections.Counter(item.nodeid.split("::")[0] for item in items)
+    items.sort(key=lambda item: (not item.nodeid.startswith(ALONE), -count[item.nodeid.split("::")[0]]))
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile`` (``make test``) with the notebooks' runs each a unit of their own: a worker takes a test
+    file at a time (a file's programs and module fixtures stay in one process), in collection order."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class Scheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return nodeid if nodeid.startswith(ALONE) else super()._split_scope(nodeid)
+
+    config.option.loadscopereorder = False  # the order is pytest_collection_modifyitems'
+    return Scheduling(config, log)
 
 
 @pytest.fixture

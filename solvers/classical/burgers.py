@@ -41,6 +41,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from sciml.compile import MARCHING
+
 from .grf import periodic_grf, sample_rngs
 
 ORDER = 4  # ETDRK4 converges at order 4 in the time step (spectrally in space)
@@ -72,7 +74,7 @@ def steps_per_record(T: float, dt: float, records: int) -> tuple[int, float]:
     return m, T / records / m
 
 
-@partial(jax.jit, static_argnames=("size", "records"))
+@partial(jax.jit, static_argnames=("size", "records"), compiler_options=MARCHING)
 def _integrate(v, coeffs, g, size, steps, records):
     E, E2, Q, f1, f2, f3 = coeffs
 

@@ -39,11 +39,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+from sciml.compile import MARCHING
 
 # D2Q9: rest, 4 axis, 4 diagonal directions; OPP[i] is the direction opposite to i
 C = np.array([[0, 0], [1, 0], [0, 1], [-1, 0], [0, -1], [1, 1], [-1, 1], [-1, -1], [1, -1]])
@@ -287,7 +290,7 @@ def marching(lat: Lattice, t_end: float, record: float, snapshots=(), ramp: floa
     every = max(1, round(record / lat.dt))
     ramp_steps = ramp / lat.dt
 
-    @jax.jit
+    @partial(jax.jit, compiler_options=MARCHING)
     def chunk(f, start):
         def body(s, carry):
             f, force = carry

@@ -63,6 +63,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from sciml.compile import MARCHING
 from sciml.errors import UserError
 
 from .burgers import steps_per_record
@@ -180,7 +181,7 @@ def _advance(scheme, ops, nu, size):
     return advance
 
 
-@partial(jax.jit, static_argnames=("size", "records", "scheme"))
+@partial(jax.jit, static_argnames=("size", "records", "scheme"), compiler_options=MARCHING)
 def _integrate(w_hat, f_hat, ops, nu, h, steps, size, records, scheme):
     """Fixed steps: ``steps`` of ``h`` between records."""
     advance = _advance(scheme, ops, nu, size)
@@ -193,7 +194,7 @@ def _integrate(w_hat, f_hat, ops, nu, h, steps, size, records, scheme):
     return jnp.moveaxis(snaps, 0, -1)
 
 
-@partial(jax.jit, static_argnames=("size", "records", "scheme"))
+@partial(jax.jit, static_argnames=("size", "records", "scheme"), compiler_options=MARCHING)
 def _integrate_cfl(w_hat, f_hat, ops, nu, interval, dt, cfl, size, records, scheme):
     """Steps chosen per sample and record interval by :func:`cfl_steps`; also the number of steps taken."""
     advance = _advance(scheme, ops, nu, size)
