@@ -39,8 +39,8 @@ lint: lint-imports
 	$(BIN)/ruff check sciml equations solvers
 	cd $(VIEW) && $(CURDIR)/$(BIN)/mypy --cache-dir $(CURDIR)/$(VENV)/mypy-cache sciml
 
-# two pytest workers (pytest-xdist), a test file each at a time: most tests compile more than they compute, and
-# compiling takes one core
+# two pytest workers (pytest-xdist), a test file each at a time (each notebook's run a unit of its own:
+# tests/conftest.py): most tests compile more than they compute, and compiling takes one core
 TEST_WORKERS ?= 2
 test: lint
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
