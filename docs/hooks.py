@@ -3,12 +3,17 @@ the notebooks of `notebooks/` added as pages (mkdocs-jupyter renders them as sav
 
 `sciml.config.reference` renders the schemas of `sciml.cases.SOLVERS` and the parser of `sciml.cli`; the pages
 are added to the site as generated files, `reference/cases.md` and `reference/cli.md`.
+
+A page that shows a Sphinx role as it was written (``:func:`` before a name: a role `docs/griffe_roles.py` does
+not know) fails the build.
 """
 from __future__ import annotations
 
 import glob
 import os
+import re
 
+from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
@@ -28,3 +33,11 @@ def on_files(files, config):
     for notebook in sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb"))):
         files.append(File(os.path.relpath(notebook, ROOT), ROOT, config["site_dir"], config["use_directory_urls"]))
     return files
+
+
+def on_page_content(html, page, config, files):
+    role = re.search(r":[a-z:]+:<code>[^<]*</code>", html)
+    if role:
+        raise PluginError(f"{page.file.src_path}: a Sphinx role shown as written, {role.group(0)!r}: "
+                          "add its kind to docs/griffe_roles.py")
+    return html
