@@ -20,11 +20,10 @@ import pytest
 os.environ.setdefault("MPLBACKEND", "Agg")
 # XLA's backend (LLVM) at optimisation level 0: most of the suite's programs run for less time than they take to
 # compile, and level 0 compiles them in about half the time (the marching solvers keep level 3:
-# sciml.compile.MARCHING). A level the caller set in XLA_FLAGS is kept. SCIML_TEST_XLA_FLAGS holds the flags for the
-# tests that start a process with XLA flags of their own.
+# sciml.compile.MARCHING). A level the caller set in XLA_FLAGS is kept. Processes that tests start inherit the
+# flags; a test that gives one flags of its own adds them to these.
 if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
     os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} --xla_backend_optimization_level=0".strip()
-os.environ.setdefault("SCIML_TEST_XLA_FLAGS", os.environ["XLA_FLAGS"])
 if os.environ.get("SCIML_CACHE_DIR", os.environ.get("SCIML_TEST_CACHE")) == os.environ.get("SCIML_TEST_CACHE"):
     # unset, or this folder inherited from the pytest process that started this one
     os.environ["SCIML_CACHE_DIR"] = os.environ["SCIML_TEST_CACHE"] = tempfile.mkdtemp(prefix="sciml-test-cache-")

@@ -101,7 +101,8 @@ def test_sharded_batch_on_two_devices():
     import subprocess
     import sys
 
-    env = {**os.environ, "XLA_FLAGS": f"{os.environ['SCIML_TEST_XLA_FLAGS']} --xla_force_host_platform_device_count=2", "JAX_PLATFORMS": "cpu"}
+    env = {**os.environ, "XLA_FLAGS": f"{os.environ['XLA_FLAGS']} --xla_force_host_platform_device_count=2",
+           "JAX_PLATFORMS": "cpu"}
     res = subprocess.run([sys.executable, "-c", SHARDED], env=env, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0 and "ok" in res.stdout, res.stderr[-3000:]
 

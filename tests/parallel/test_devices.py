@@ -31,8 +31,8 @@ def test_sharded_steps_match_one_device(tmp_path):
     darcy = copy.deepcopy(TINY_DARCY)
     darcy["data"]["path"] = str(tmp_path / "darcy.h5")
     fno = write_case(tmp_path, darcy, name="fno.yaml")
-    env = {**os.environ, "XLA_FLAGS": f"{os.environ['SCIML_TEST_XLA_FLAGS']} --xla_force_host_platform_device_count=4", "JAX_PLATFORMS": "cpu",
-           "SCIML_CACHE_DIR": "off"}
+    env = {**os.environ, "XLA_FLAGS": f"{os.environ['XLA_FLAGS']} --xla_force_host_platform_device_count=4",
+           "JAX_PLATFORMS": "cpu", "SCIML_CACHE_DIR": "off"}
     res = subprocess.run([sys.executable, WORKER, pinn, fno, str(tmp_path)], env=env, capture_output=True,
                          text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-3000:]

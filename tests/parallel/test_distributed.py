@@ -10,7 +10,7 @@ import numpy as np
 from cli_cases import write_case
 
 WORKER = os.path.join(os.path.dirname(__file__), "distributed_worker.py")
-ENV = {**os.environ, "XLA_FLAGS": os.environ["SCIML_TEST_XLA_FLAGS"], "JAX_PLATFORMS": "cpu", "SCIML_CACHE_DIR": "off"}
+ENV = {**os.environ, "JAX_PLATFORMS": "cpu", "SCIML_CACHE_DIR": "off"}  # the suite's XLA_FLAGS (conftest.py)
 
 
 def free_port() -> int:
