@@ -33,10 +33,11 @@ lint-imports: view
 	cd $(VIEW) && $(CURDIR)/$(BIN)/lint-imports --no-cache
 	$(BIN)/python tests/import_cycles.py $(VIEW)
 
-# ruff over the source folders; mypy over the same view as import-linter (sciml.equations and sciml.solvers
+# ruff over the source folders; the solver core's rules (tests/core_rules.py); mypy over the same view as import-linter (sciml.equations and sciml.solvers
 # resolve as installed). Settings in pyproject.toml.
 lint: lint-imports
 	$(BIN)/ruff check sciml equations solvers
+	$(BIN)/python tests/core_rules.py
 	cd $(VIEW) && $(CURDIR)/$(BIN)/mypy --cache-dir $(CURDIR)/$(VENV)/mypy-cache sciml
 
 # two pytest workers (pytest-xdist), a test file each at a time (each notebook's run a unit of its own:

@@ -7,6 +7,7 @@ class subclasses :class:`Equation` (its contract: :mod:`.base`) and is built by 
 import dataclasses
 
 from .base import Equation, missing
+from .domain import Domain
 from .navier_stokes import NavierStokes, NavierStokesConfig
 from .plate import KirchhoffPlate, PlateConfig
 from .semilinear import Semilinear, SemilinearConfig
@@ -35,17 +36,17 @@ def register(name: str, config: type, cls: type) -> None:
     EQUATIONS[name] = (config, cls)
 
 
-def check_geometry(config, domain) -> None:
+def check_geometry(config, domain: Domain) -> None:
     """Check a case's ``equation`` section against its domain (the equation's :meth:`~Equation.check_geometry`)."""
     EQUATIONS[config.type][1].check_geometry(config, domain)
 
 
-def create(config, domain) -> Equation:
+def create(config, domain: Domain) -> Equation:
     """The equation of a case's ``equation`` section on ``domain``, checked against it first."""
     cls = EQUATIONS[config.type][1]
     cls.check_geometry(config, domain)
     return cls(config, domain)
 
 
-__all__ = ["EQUATIONS", "Equation", "KirchhoffPlate", "NavierStokes", "NavierStokesConfig", "PlateConfig",
+__all__ = ["EQUATIONS", "Domain", "Equation", "KirchhoffPlate", "NavierStokes", "NavierStokesConfig", "PlateConfig",
            "Semilinear", "SemilinearConfig", "check_geometry", "create", "register"]

@@ -1,6 +1,6 @@
 r"""The contract of a PDE problem: :class:`Equation`, what every equation gives the solvers.
 
-An equation is posed on a domain (:mod:`sciml.solvers.pinn.domain`) in nondimensional variables: the
+An equation is posed on a domain (what it may ask of it: :class:`.domain.Domain`) in nondimensional variables: the
 network sees :math:`\hat x = \mathrm{to\_nondim}(x)` and returns the fields ``fields`` (nondimensional);
 residuals are written over derivative lookups ``d`` (:class:`~sciml.equations.fields.Fields`), e.g.
 ``d["u_t"] - k * d["u_xx"]``, and return ``{name: per-point values}``. The loss is the mean square of every
@@ -16,8 +16,13 @@ A subclass must give (the abstract members; :func:`sciml.equations.register` ref
 - ``boundary(part, d, normal)``: the residuals on a named boundary part (``{}`` leaves it free).
 
 It is built by ``cls(config, domain)``: ``config`` is the case file's ``equation`` section (a dataclass with
-``type: Literal[name]``). Everything else is a hook with a default, overridden where the equation needs it;
-the solvers read only these members.
+``type: Literal[name]``), kept as ``section`` beside ``domain``. Everything else is a hook with a default,
+overridden where the equation needs it; the solvers read only these members.
+
+**The equation at other values** of its section's numbers is :meth:`Equation.at` (``{dotted name: value}``,
+:mod:`.sections`), the one way the solvers vary them: an unknown's trained value, a family's value at each point,
+a curriculum's stage. The values may be traced, so an equation computes with its section's numbers
+arithmetically (no ``float()`` of them) wherever they may vary.
 """
 from __future__ import annotations
 
@@ -28,6 +33,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from . import sections
+from .domain import Domain
 from .fields import Aliases, Fields
 
 if TYPE_CHECKING:
@@ -50,7 +57,24 @@ class Equation(abc.ABC):
     if TYPE_CHECKING:  # built by ``cls(config, domain)``; declared for type checkers only, so that an equation
         # made without a case file (a test's) keeps the default constructor
 
-        def __init__(self, config: Any, domain: Any) -> None: ...
+        def __init__(self, config: Any, domain: Domain) -> None: ...
+
+    section: Any
+    """The case file's ``equation`` section the equation was built from (None for one built without)."""
+    domain: Domain
+    """The domain it is posed on (what an equation may ask of it: :class:`~.domain.Domain`)."""
+
+    def __new__(cls, config: Any = None, domain: Any = None, *args: Any, **kwargs: Any):
+        self = super().__new__(cls)
+        self.section, self.domain = config, domain  # what at() builds the equation again from
+        return self
+
+    def at(self, values: Mapping[str, Any]) -> Equation:
+        """This equation with its section's numbers ``values`` (``{dotted name: value}``, traced or not) in place
+        of the section's own: the same class built again on the same domain; itself when ``values`` is empty."""
+        if not values:
+            return self
+        return type(self)(sections.replace(self.section, values), self.domain)
 
     # --- required -----------------------------------------------------------------------------
     @property
@@ -167,8 +191,14 @@ class Equation(abc.ABC):
         ones = np.asarray(self.to_physical(np.ones((1, dim))), float).reshape(dim)
         return centre, ones - centre
 
+    @classmethod
+    def continuation(cls, section, name: str) -> list[float] | None:
+        """The values a continuation in the number ``name`` of ``section`` passes through, rising to the section's
+        own (a curriculum's ``values: auto``); default None: the case file gives them."""
+        return None
+
     @classmethod  # noqa: B027 (an optional hook: by default, any domain)
-    def check_geometry(cls, config, domain) -> None:
+    def check_geometry(cls, config, domain: Domain) -> None:
         """Raise :class:`~sciml.errors.Invalid` (key relative to the ``equation`` section) if the equation
         cannot be posed on ``domain``; called when a case is validated. Default: any domain."""
 

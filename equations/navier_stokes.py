@@ -44,6 +44,7 @@ from sciml.errors import Invalid
 
 from . import ns_flux, ns_start
 from .base import Equation
+from .domain import Domain
 from .fields import Fields
 from .ns_checks import GHIA_RE, ghia1982, ghia_re, mass_flux, symmetry
 from .ns_corners import lid_corners
@@ -156,7 +157,15 @@ class NavierStokes(Equation):
     """The incompressible Navier–Stokes problem in nondimensional variables, with its physical scales."""
 
     @classmethod
-    def check_geometry(cls, config: NavierStokesConfig, domain) -> None:
+    def continuation(cls, section: NavierStokesConfig, name: str) -> list[float] | None:
+        """``Re``: Ghia's tabulated Reynolds numbers (100, 400, 1000, 3200) below the section's, then it (the
+        cavity's ladder of Wang, Sankaran, Wang & Perdikaris 2023); other numbers: the case file gives them."""
+        if name != "Re" or section.Re is None:
+            return None
+        return [re for re in GHIA_RE if re < section.Re * (1 - 1e-9)] + [float(section.Re)]
+
+    @classmethod
+    def check_geometry(cls, config: NavierStokesConfig, domain: Domain) -> None:
         """Cross-checks against the domain; :class:`Invalid` keys are relative to ``equation``."""
         space = tuple(c for c in domain.coords if c != "t")
         unsteady = "t" in domain.coords
@@ -230,7 +239,7 @@ class NavierStokes(Equation):
                 raise Invalid("checks", f"dfg_cylinder needs a circular hole whose part is named cylinder; parts "
                                         f"are {parts}")
 
-    def __init__(self, config: NavierStokesConfig, domain):
+    def __init__(self, config: NavierStokesConfig, domain: Domain):
         self.config, self.domain = config, domain
         self.space = tuple(c for c in self.coords if c != "t")
         self.unsteady = "t" in self.coords
@@ -363,6 +372,7 @@ class NavierStokes(Equation):
             return out
         pts = np.asarray([g.point], float)
         if self.unsteady:
+            assert self.domain.time is not None, "an unsteady flow's domain has a time interval"
             t0, t1 = self.domain.time
             t = np.linspace(t0, t1, 17)
             pts = np.concatenate([np.repeat(pts, len(t), 0), t[:, None]], -1)

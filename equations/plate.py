@@ -96,6 +96,7 @@ from sciml.errors import Invalid
 
 from . import plate_damage
 from .base import Equation
+from .domain import Domain
 from .fields import Fields
 from .plate_damage import DamageConfig
 
@@ -279,7 +280,7 @@ class KirchhoffPlate(Equation):
     field_coefficients = {"D": "s"}  # D may vary: the residuals then read s = D(x, y) / D (module notes)
 
     @classmethod
-    def check_geometry(cls, config: PlateConfig, domain) -> None:
+    def check_geometry(cls, config: PlateConfig, domain: Domain) -> None:
         """The plate is a plain rectangle: edges left, right, bottom, top; no holes, time or regrouping."""
         edges = ("left", "right", "bottom", "top")
         if tuple(domain.coords) != ("x", "y") or tuple(domain.parts) != edges or set(domain.pieces) != set(edges):
@@ -299,7 +300,7 @@ class KirchhoffPlate(Equation):
                 if not lo < c < hi:
                     raise Invalid(f"damage.{key}", f"the zone's centre {c:g} is outside the plate's [{lo:g}, {hi:g}]")
 
-    def __init__(self, config: PlateConfig, domain):
+    def __init__(self, config: PlateConfig, domain: Domain):
         (x0, x1), (y0, y1) = domain.bounds
         self.config, self.bounds = config, ((float(x0), float(x1)), (float(y0), float(y1)))
         self.s = config.aspect  # a number, or per-point values (a family's parameter)

@@ -42,6 +42,7 @@ from sciml.config import spec
 from sciml.errors import Invalid
 
 from .base import Equation
+from .domain import Domain
 
 
 def _two_body(x, c):
@@ -108,7 +109,7 @@ class Semilinear(Equation):
 
     fields = ("u",)
 
-    def __init__(self, config: SemilinearConfig, domain):
+    def __init__(self, config: SemilinearConfig, domain: Domain):
         self.config, self.domain = config, domain
         self.c = coefficients(config.solution, len(domain.coords), config.seed)
         self.scale = float(np.linalg.norm(self.c))  # U: the network gives u / U
@@ -150,7 +151,7 @@ class Semilinear(Equation):
         return {"u": np.concatenate(parts) if parts else np.zeros(0)}
 
     @classmethod
-    def check_geometry(cls, config, domain) -> None:
+    def check_geometry(cls, config, domain: Domain) -> None:
         offset = SOLUTIONS[config.solution][0]
         if len(domain.coords) <= offset:
             raise Invalid("solution", f"{config.solution} needs at least {offset + 1} coordinates, the domain "

@@ -271,9 +271,9 @@ def ensemble_coverage(case="plate_identify", draws=20, members=8, start="trained
     import tempfile
 
     from sciml import cases
+    from sciml.equations.sections import numbers as coefficients
     from sciml.solvers.pinn import observations
     from sciml.solvers.pinn.run import train
-    from sciml.solvers.pinn.unknowns import coefficients
 
     def load(over) -> Any:  # a PINN case's config
         return cases.load(case, list(over)).config

@@ -149,8 +149,9 @@ def _build_dataclass(cls, raw, path):
     hints = typing.get_type_hints(cls, include_extras=True)
     fields = {f.name: f for f in dataclasses.fields(cls)}
     for key in raw:
-        if key not in fields:
-            raise Invalid(_join(path, key), "unknown key" + suggest(key, fields))
+        if key not in fields:  # a section may say how a key of an older form is written now (``unknown_key``)
+            moved = getattr(cls, "unknown_key", lambda k, v: None)(key, raw[key])
+            raise Invalid(_join(path, key), moved or "unknown key" + suggest(key, fields))
     values = {}
     for name, f in fields.items():
         if name in raw:

@@ -193,18 +193,27 @@ class EnsembleConfig:
 
 @dataclass
 class CurriculumConfig:
-    """A Reynolds-number curriculum (:mod:`.curriculum`): stages at rising Re up to ``equation.Re``, each
-    warm-started from the last one's parameters; the first stage (from random parameters) runs
-    ``training.adam`` and ``training.lbfgs``, every later one ``adam`` then ``lbfgs`` steps. The run has
-    converged when, at the end, the rms interior residual is at most ``residual`` and (with the ``ghia1982``
-    check) Ghia's u and v errors at most ``ghia``."""
+    """A curriculum (:mod:`.curriculum`): stages at the values ``values`` of one number ``key`` of the equation
+    section, rising or falling to the section's own, each warm-started from the last one's parameters; the first
+    stage (from random parameters) runs ``training.adam`` and ``training.lbfgs``, every later one ``adam`` then
+    ``lbfgs`` steps. The run has converged when, at the end, the rms interior residual is at most ``residual``
+    and (with the ``ghia1982`` check) Ghia's u and v errors at most ``ghia``."""
 
-    Re: list[float] | Literal["auto"] = spec("auto", gt=0.0, help="the stages' Re, rising to equation.Re; auto: "
-                                                                "Ghia's 100, 400, 1000, 3200 below it, then it")
+    key: str = spec(help="the number continued in, by its dotted name in the case (e.g. equation.load.q0)")
+    values: list[float] | Literal["auto"] = spec("auto", help="the stages' values, the last the equation section's "
+                                                              "own; auto: the equation's (Equation.continuation)")
     adam: int = spec(0, ge=0, help="Adam steps of each stage after the first")
     lbfgs: int = spec(3000, ge=0, help="L-BFGS steps of each stage after the first")
     ghia: float = spec(0.05, gt=0.0, help="converged: Ghia rel-L2 of u and of v at most this")
     residual: float = spec(1e-2, gt=0.0, help="converged: rms interior residual (nondimensional) at most this")
+
+    @staticmethod
+    def unknown_key(key: str, value) -> str | None:
+        """The form of before ``key`` (``{<number>: auto}``, the number by its name alone): the line to write now."""
+        if value != "auto" and not isinstance(value, list):
+            return None
+        return f"a curriculum names its number by key: write training.curriculum: {{key: equation.{key}, values: " \
+               f"{value}}}"
 
 
 @dataclass
@@ -218,7 +227,8 @@ class TrainingConfig:
     continued: bool = spec(False, help="time windows: each starts as the last one continued (its network's time "
                                        "input rescaled to the window's, so that it begins with the fields the last "
                                        "one hands over) rather than from its parameters on a time axis restarted")
-    curriculum: CurriculumConfig | None = spec(None, help="Reynolds curriculum: {Re: auto} (or a list)")
+    curriculum: CurriculumConfig | None = spec(None, help="a continuation in one number of the equation: {key: "
+                                                          "equation.<number>, values: auto} (or a list)")
     log_every: int = spec(100, ge=1, help="steps between metrics rows, NaN checks and progress updates")
     checkpoint_every: int = spec(1000, ge=1)
 
@@ -455,8 +465,8 @@ class PinnCase:
         if self.training.continued:
             self._check_continued(domain)
         if self.training.windows > 1 and self.training.curriculum is not None:
-            raise Invalid("training.windows", "time windows and a Reynolds curriculum do not combine (train "
-                                              "the steady flow at the target Re first, then march in time)")
+            raise Invalid("training.windows", "time windows and a curriculum do not combine (train the steady "
+                                              "flow at the curriculum's last value first, then march in time)")
         if self.training.curriculum is not None:
             curriculum.check(self, domain)
 

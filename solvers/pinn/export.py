@@ -1,7 +1,7 @@
 """The PINN's prediction function for ``sciml export``: physical points ``(n, d)`` to every field it reports.
 
 The model is the run's (:func:`sciml.io.checkpoint.trained`: ``checkpoints/model.h5``, the state the run ended
-with, which its summary scores): a curriculum's last Re, an ensemble's members, a family's one network.
+with, which its summary scores): a curriculum's last stage, an ensemble's members, a family's one network.
 
 - A family (``parameters``) takes its parameters' values as further columns after the coordinates; their
   ranges are in the metadata (``ranges``), and ``sciml predict`` refuses values outside them.

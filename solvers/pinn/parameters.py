@@ -1,7 +1,7 @@
 r"""Parametric PINNs (``parameters:``): numbers of the equation section made inputs of the network.
 
 Each parameter :math:`p` (a number the case's ``equation`` section sets or may set, e.g. the plate's ``aspect``
-or ``q0``, the flow's ``Re``) with range :math:`[l, h]` is an extra input of the network, mapped to
+or ``q0``, the flow's Reynolds number) with range :math:`[l, h]` is an extra input of the network, mapped to
 :math:`[-1, 1]`,
 
 .. math:: \hat p = 2\,\frac{p - l}{h - l} - 1 \quad (\texttt{scale: linear}), \qquad
@@ -33,7 +33,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -41,7 +41,6 @@ from sciml.config import suggest
 from sciml.errors import Invalid, UserError
 
 from .sampling import Method, unit_cube
-from .unknowns import replace
 
 if TYPE_CHECKING:
     from .config import ParameterConfig, PinnCase
@@ -106,10 +105,10 @@ def _decode(c: ParameterConfig, u, xp):
 class Parameters:
     """The parameters of a family: their columns' encoding, draws, the equation at their values."""
 
-    def __init__(self, cfg: PinnCase, cls, domain):
+    def __init__(self, cfg: PinnCase, equation):
         self.specs: dict[str, ParameterConfig] = dict(cfg.parameters)
         self.names = tuple(self.specs)
-        self.section, self.cls, self.domain = cfg.equation, cls, domain
+        self.base = equation  # the case's: the family's equations are it at other values
 
     def __len__(self) -> int:
         return len(self.names)
@@ -142,14 +141,13 @@ class Parameters:
 
         return {k: _decode(self.specs[k], columns[..., i], jnp) for i, k in enumerate(self.names)}
 
-    def equation(self, columns, **extra: Any):
-        """The equation at the values of encoded ``columns (N, P)``, one per point (``extra``: more numbers
-        to replace, e.g. the unknowns')."""
-        return self.cls(replace(self.section, {**self.values(columns), **extra}), self.domain)
+    def equation(self, columns):
+        """The equation at the values of encoded ``columns (N, P)``, one per point."""
+        return self.base.at(self.values(columns))
 
-    def at(self, values: dict, **extra: Any):
+    def at(self, values: dict):
         """The equation at one combination of (plain) values."""
-        return self.cls(replace(self.section, {**{k: float(values[k]) for k in self.names}, **extra}), self.domain)
+        return self.base.at({k: float(values[k]) for k in self.names})
 
     def grid(self) -> list[dict[str, float]]:
         """The combinations evaluated: the product of each parameter's ``values`` (default: 5 spread ones)."""

@@ -16,10 +16,11 @@ planned call of the autodiff engine.
 A batch holds nondimensional points (host NumPy arrays; the driver places them on the devices): ``interior``
 (N, D); ``parts[part] = {"x", "n"}`` (points and outward normals) for every part whose condition has
 residuals; ``points[name]`` for the equation's point sets (plate corners, a pressure gauge);
-``periodic["a|b"] = {"a", "b"}`` (paired points on periodic parts); ``constants``, where given, the equation's
-numbers to pose it at (:meth:`Problem.at_constants`: a Reynolds curriculum's Re, so that its stages share one
-compiled step). Loss terms are named ``<interior residual>`` (group ``pde``), ``<part>.<quantity>``, ``<point
-set>.<q>`` and ``periodic.<a|b>.<q>`` (group ``bc``).
+``periodic["a|b"] = {"a", "b"}`` (paired points on periodic parts); ``constants``, where given, numbers of the
+equation section to pose it at (``{dotted name: value}``, :meth:`Problem.equation_at`: a curriculum stage's
+value, an argument of the step rather than a number compiled into it, so that its stages share one program).
+Loss terms are named ``<interior residual>`` (group ``pde``), ``<part>.<quantity>``, ``<point set>.<q>`` and
+``periodic.<a|b>.<q>`` (group ``bc``).
 
 **Inverse problems**: with ``unknowns`` (:mod:`.unknowns`) the parameters are ``{"net", "unknowns"}`` and every
 residual and derived field is the equation's at the unknowns' values (:meth:`Problem.equation_at`); with
@@ -51,8 +52,8 @@ several processes ``sample(rng, share)`` draws this process's share of every cou
 """
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
+from types import MethodType
 
 import jax
 import jax.numpy as jnp
@@ -61,7 +62,7 @@ import numpy as np
 from sciml import equations, parallel
 from sciml.compile import Policy
 from sciml.config import suggest
-from sciml.equations import EQUATIONS, ns_start
+from sciml.equations import ns_start
 from sciml.equations.fields import Fields, collect, evaluator
 from sciml.errors import ConfigError, UserError
 
@@ -74,7 +75,7 @@ from .observations import Observations
 from .parameters import Parameters
 from .sampling import SOBOL_MAX_DIM, avoiding, probe_method
 from .spacetime import SpaceTime
-from .unknowns import PRIOR, Unknowns, replace
+from .unknowns import PRIOR, Unknowns
 
 _TRACER_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
                   jax.errors.TracerIntegerConversionError)
@@ -90,10 +91,9 @@ class Problem:
     def __init__(self, cfg: PinnCase, initial: Callable[[np.ndarray], dict] | None = None, observe: bool = True):
         self.geometry = build_geometry(cfg.geometry)
         self.equation = eq = equations.create(cfg.equation, self.geometry)
-        self._section = cfg.equation
         self.dtype = Policy.of(cfg.dtype).param_dtype
         self._sampling, self._autodiff = cfg.sampling, cfg.autodiff
-        self.parameters = Parameters(cfg, EQUATIONS[cfg.equation.type][1], self.geometry) if cfg.parameters else None
+        self.parameters = Parameters(cfg, eq) if cfg.parameters else None
         self._extra = len(self.parameters) if self.parameters is not None else 0
         self._dim = len(eq.coords)
         embedded = cfg.model.fourier.inputs if cfg.model.fourier is not None else None
@@ -146,7 +146,7 @@ class Problem:
         eq = self.equation
         # the equation the requests are collected from: a family's at per-point stand-in values
         if self.parameters is not None:
-            self._probe_eq = self.parameters.equation(jnp.zeros((1, self._extra), self.dtype))
+            self._probe_eq = eq.at(self.parameters.values(jnp.zeros((1, self._extra), self.dtype)))
         # what each residual asks for, collected once; parts whose condition has no residual are not sampled
         dim, peq = len(eq.coords), self._probe_eq
         self._interior = self._requests(peq.interior)
@@ -193,26 +193,15 @@ class Problem:
         """Fresh network parameters from a PRNG key."""
         return self._init(key)
 
-    def equation_at(self, params, z=None):
-        """The equation at the unknowns' values in ``params`` (:mod:`.unknowns`) and, for a family, at the
-        parameters' values of the network's inputs ``z (N, D + P)`` (one per point); else ``equation``."""
+    def equation_at(self, params, z=None, constants: dict | None = None):
+        """The equation the residuals read, the one place its numbers vary (:meth:`~sciml.equations.Equation.at`):
+        the case's at a batch's ``constants`` (``{dotted name: value}``: a curriculum stage's), at the unknowns'
+        values in ``params`` (:mod:`.unknowns`) and, for a family, at the parameters' values of the network's
+        inputs ``z (N, D + P)`` (one per point); ``equation`` itself when none applies."""
+        eq = self.equation.at(constants or {})
         if self.parameters is not None and z is not None:
-            return self.parameters.equation(z[..., self._dim:])
-        return self.equation if self.unknowns is None else self.unknowns.equation(params)
-
-    def at_constants(self, constants: dict) -> Problem:
-        """This problem with the equation's numbers ``constants`` (``{dotted name: value}``, traced or not) in
-        place of its section's: a batch's ``constants``, which its residuals read this way (a curriculum's Re,
-        an argument of the step rather than a number compiled into it, so that every stage runs one program)."""
-        other, section = copy.copy(self), replace(self._section, constants)
-        other.equation = type(self.equation)(section, self.geometry)
-        if self.unknowns is not None:  # which pose the equation from the section too (equation_at)
-            other.unknowns = copy.copy(self.unknowns)
-            other.unknowns.section = section
-        sets = other.equation.point_sets()
-        other._point_sets = {name: (pts, sets[name][1], req) for name, (pts, _, req) in self._point_sets.items()}
-        other._traced = jax.jit(other._residuals)
-        return other
+            return eq.at(self.parameters.values(z[..., self._dim:]))
+        return eq if self.unknowns is None else self.unknowns.equation(eq, params)
 
     def continued(self, params, previous: Problem):
         """``params`` of ``previous``, the time window before this one's, such that this problem's network gives
@@ -236,23 +225,23 @@ class Problem:
         assert self.observations is not None, "a case with data"
         return {q: derived[q] for q in self.observations.fields}
 
-    def _net(self, params) -> Callable:
+    def _net(self, params, constants: dict | None = None) -> Callable:
         """Nondimensional points to the fields: the network, through the exact conditions' transform, plus
-        the equation's particular part (a cavity's corner flows)."""
+        the equation's particular part (a cavity's corner flows); the equation at a batch's ``constants``."""
         net = lambda xh: self._apply(params, xh)
         if self._exact is not None and self.parameters is not None:
-            net = self._exact.transform(lambda z: self.equation_at(params, z), net, dim=self._dim)
+            net = self._exact.transform(lambda z: self.equation_at(params, z, constants), net, dim=self._dim)
         elif self._exact is not None:
-            net = self._exact.transform(self.equation_at(params), net)
-        particular = self.equation.particular
+            net = self._exact.transform(self.equation_at(params, constants=constants), net)
+        particular = self.equation.at(constants or {}).particular
         if particular is not None:
             net = _plus(net, particular, self._dim)
-        return net if not self._coefficients else self._with_coefficients(params, net)
+        return net if not self._coefficients else self._with_coefficients(params, net, constants)
 
-    def _with_coefficients(self, params, net: Callable) -> Callable:
+    def _with_coefficients(self, params, net: Callable, constants: dict | None = None) -> Callable:
         """``net`` with the coefficient fields (the equation's at the unknowns' values) as further outputs, in
         the order of ``_differentiated``, so that the engine differentiates them with the network's."""
-        fns = self.equation_at(params).coefficients()
+        fns = self.equation_at(params, constants=constants).coefficients()
         coefs = [fns[c] for c in self._coefficients]
         return lambda xh: jnp.concatenate(
             [net(xh), jnp.stack([jnp.broadcast_to(c(xh[..., :self._dim]), xh.shape[:-1]) for c in coefs], -1)], -1)
@@ -356,7 +345,7 @@ class Problem:
     # --- loss ---------------------------------------------------------------------------------
     def residuals(self, params, batch: dict, key) -> dict:
         """``{term: per-point residual}`` on ``batch``; ``key`` feeds the stochastic autodiff mode; the
-        equation at the batch's ``constants`` when it has them (:meth:`at_constants`).
+        equation at the batch's ``constants`` when it has them (:meth:`equation_at`).
 
         Under ``jit``, traced once per layout of the batch and reused by every program that asks again (the
         optimisers' steps, line searches and weights each trace the loss): the autodiff engine's propagation
@@ -364,11 +353,9 @@ class Problem:
         return self._traced(params, batch, key)
 
     def _residuals(self, params, batch: dict, key) -> dict:
-        if "constants" in batch:
-            rest = {k: v for k, v in batch.items() if k != "constants"}
-            return self.at_constants(batch["constants"])._residuals(params, rest, key)
-        eq, f = self.equation_at(params), self._net(params)
-        at = (lambda x: eq) if self.parameters is None else (lambda x: self.equation_at(params, x))
+        constants = batch.get("constants")
+        eq, f = self.equation_at(params, constants=constants), self._net(params, constants)
+        at = (lambda x: eq) if self.parameters is None else (lambda x: self.equation_at(params, x, constants))
         keys = iter(jax.random.split(key, self._n_keys))
         out = dict(at(batch["interior"]).interior(self._fields_at(f, self._interior, next(keys), batch["interior"])))
         for p, req in self._parts.items():
@@ -447,7 +434,7 @@ class Problem:
         if of not in self._outputs:
             eq = self.equation
             own = getattr(of, "__self__", None) is eq
-            req = self._requests(getattr(self._probe_eq, of.__name__) if own else of)
+            req = self._requests(MethodType(of.__func__, self._probe_eq) if own else of)  # type: ignore[attr-defined]
             mode = "taylor" if self._autodiff.mode == "stochastic" else self._autodiff.mode
             self._outputs[of] = jax.jit(lambda p, xh: self._at(p, of, xh)(
                 evaluator(self._net(p), req, self._differentiated, eq.coords, self._aliases, extra=self._extra,
@@ -460,7 +447,7 @@ class Problem:
         follows the identified ``D``)."""
         if (self.unknowns is None and self.parameters is None) or getattr(of, "__self__", None) is not self.equation:
             return of
-        return getattr(self.equation_at(params, z), of.__name__)
+        return MethodType(of.__func__, self.equation_at(params, z))  # type: ignore[attr-defined]
 
     def inputs(self, points, values: dict | None = None) -> np.ndarray:
         """The network's inputs at physical ``points (N, D)``: the nondimensional coordinates, and for a family

@@ -8,16 +8,17 @@ learning rate; ``latest`` is due every ``training.checkpoint_every`` steps and a
 an Adam chunk, when due: new collocation points (``sampling.resample_every``) or residual-based refinement
 (``sampling.adaptive``, :mod:`.refinement`; the chunk compiles again for the larger batch).
 
-A run is a plan of stages (:mod:`.stages`: one for a plain case, one per Re of a curriculum, one per time
+A run is a plan of stages (:mod:`.stages`: one for a plain case, one per value of a curriculum, one per time
 window); the phases run once per stage, each stage with its own problem, from the parameters (and adaptive
 weights) the last one ended with; the step count runs on, and checkpoints carry the stage, so ``--resume``
 continues the stage it stopped in.
 
-- A Reynolds curriculum (``training.curriculum``, :mod:`.curriculum`) keeps one set of points (refined points
-  carry over). The stage's Re rides in the batch (``constants``), so the stages' chunks are one program: a
-  later stage's phase with an earlier one's settings runs the chunk that one compiled. Rows carry the stage's
-  ``Re``; the row that ends a stage also its ``residual_rms`` and the equation's check metrics (Ghia's
-  errors), which the summary lists as ``stages``, with whether the run ``converged``.
+- A curriculum (``training.curriculum``, :mod:`.curriculum`) keeps one set of points (refined points carry
+  over). The stage's value of the curriculum's number rides in the batch (``constants``), so the stages' chunks
+  are one program: a later stage's phase with an earlier one's settings runs the chunk that one compiled. Rows
+  carry the stage's value (a column named as the number); the row that ends a stage also its ``residual_rms``
+  and the equation's check metrics (Ghia's errors), which the summary lists as ``stages``, with whether the run
+  ``converged``.
 - Time windows (``training.windows``, :mod:`.windows`): each window draws its own points; a window's
   parameters go to ``checkpoints/window_<k>.h5`` when it ends (``--resume`` reads those of the windows before
   the one it continues), and evaluation takes each time from its window's network.
@@ -145,7 +146,7 @@ class _Pinn:
         self.programs: list[tuple[tuple, jax.stages.Compiled]] = []  # a curriculum's chunks, by what they need
         self._enter(0)
         self._check_dense()
-        # the whole case (every stage's Re is the same flow's, every window a part of its interval) is evaluated
+        # the whole case (every stage is the same problem's, every window a part of its interval) is evaluated
         geometry = self.problem.geometry if len(self.plan) == 1 else build_geometry(cfg.geometry)
         self.equation = self.problem.equation if len(self.plan) == 1 else equations.create(cfg.equation, geometry)
         self.ev = geometry.evaluation_points(cfg.evaluation.grid)
@@ -291,7 +292,7 @@ class _Pinn:
                      "phase": self.phases.index(phase)}
         chunk.latest = self.step % self.cfg.training.checkpoint_every < n or self.step == phase.end
         if self.curriculum:
-            chunk.row["Re"] = self.plan[phase.stage].Re
+            chunk.row.update(self.plan[phase.stage].constants or {})
             if self.step == phase.end and phase is self._last_of(phase.stage):
                 chunk.row.update(self._stage_end(phase.stage, parallel.to_host(new["params"]), run))
         if phase.name == "adam":
@@ -322,7 +323,7 @@ class _Pinn:
         return chunk
 
     def _program(self, phase: _Phase, state, length: int, run: loop.Run) -> jax.stages.Compiled:
-        """The phase's chunk compiled for the batch's shapes. A curriculum's stages differ by the Re in their
+        """The phase's chunk compiled for the batch's shapes. A curriculum's stages differ by the value in their
         batch alone: a later stage's phase with the settings and shapes of an earlier one's runs its program."""
         stage = self.plan[phase.stage]
         key = (phase.name, stage.adam if phase.name == "adam" else stage.lbfgs, self.shapes)
@@ -330,7 +331,7 @@ class _Pinn:
             return done[0]
         with run.compiling():
             compiled = _chunk(self.cfg, phase, self.problem, self.members).lower(state, self.batch, length).compile()
-        if stage.Re is not None:
+        if stage.constants is not None:
             self.programs.append((key, compiled))
         return compiled
 
@@ -365,10 +366,10 @@ class _Pinn:
 
     def _place(self) -> None:
         """The batch: the base points and the refined ones (with an ensemble's resamples of the observations;
-        a curriculum stage's Re as a constant), placed on the devices."""
+        a curriculum stage's value as a constant), placed on the devices."""
         batch = self.problem.extend(self.base, self.refiner.points)
-        if (re := self.plan[self.stage].Re) is not None:  # an argument: the stages' steps are one program
-            batch = {**batch, "constants": {"Re": np.asarray(re, batch["interior"].dtype)}}
+        if (constants := self.plan[self.stage].constants) is not None:  # arguments: the stages' steps are one program
+            batch = {**batch, "constants": {k: np.asarray(v, batch["interior"].dtype) for k, v in constants.items()}}
         e = self.cfg.ensemble
         if self.members > 1 and e is not None and e.bootstrap and "data" in batch:
             n = len(batch["data"]["x"])
@@ -489,7 +490,8 @@ class _Pinn:
         converged, why = curriculum.verdict(errors, cur.ghia, cur.residual)
         run.write(("converged: " if converged else "NOT converged: ") + why)
         ends = [r for r in run.rows if np.isfinite(r.get("residual_rms", np.nan))]
-        stages = [{"Re": r["Re"], "step": int(r["step"]), "wall_time_s": r["wall_time_s"],
+        name = curriculum.number(self.cfg)
+        stages = [{name: r[name], "step": int(r["step"]), "wall_time_s": r["wall_time_s"],
                    **{k: r[k] for k in r if k == "residual_rms" or k.startswith("ghia_")}} for r in ends]
         return {"stages": stages, "converged": converged, "convergence": why}
 

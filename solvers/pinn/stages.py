@@ -1,7 +1,7 @@
 """A run's stages: the sub-problems trained one after another, each from the parameters the last one ended with.
 
-A plain case is one stage. A Reynolds curriculum (``training.curriculum``, :mod:`.curriculum`) is a stage per
-Re, the case at that Re, sharing one set of collocation points; the first runs ``training.adam`` and
+A plain case is one stage. A curriculum (``training.curriculum``, :mod:`.curriculum`) is a stage per value of
+its number, the case at that value, sharing one set of collocation points; the first runs ``training.adam`` and
 ``training.lbfgs``, every later one the curriculum's step counts. Time windows (``training.windows``,
 :mod:`.windows`) are a stage per window, the case on that window's interval, each with the full step counts,
 points drawn from a stream of its own, and (after the first) the previous window's fields as initial values.
@@ -24,8 +24,8 @@ class Stage:
     case: PinnCase  # the case this stage trains
     adam: AdamConfig
     lbfgs: LbfgsConfig
-    label: str = ""  # how logs and plots name it ("Re 400", "window 2"); empty for a plain case
-    Re: float | None = None  # a curriculum stage's Re
+    label: str = ""  # how logs and plots name it ("nu 0.01", "window 2"); empty for a plain case
+    constants: dict[str, float] | None = None  # a curriculum stage's number: {dotted name in the section: value}
     window: int | None = None  # a time window's index
     members: int = 1  # the networks it trains (an ensemble's)
 
@@ -34,10 +34,11 @@ def plan(cfg: PinnCase) -> list[Stage]:
     """The stages of case ``cfg`` (module notes); the last one's case is ``cfg`` itself unless it has windows."""
     t, cur = cfg.training, cfg.training.curriculum
     if cur is not None:
-        res = curriculum.stages(cur.Re, cfg.equation.Re)  # type: ignore[attr-defined]  # has Re: checked on loading
+        values, name = curriculum.stages(cfg), curriculum.number(cfg)
         later = replace(t.adam, steps=cur.adam), replace(t.lbfgs, steps=cur.lbfgs)
-        return [Stage(cfg if i == len(res) - 1 else curriculum.stage_case(cfg, re),
-                      *((t.adam, t.lbfgs) if i == 0 else later), f"Re {re:g}", Re=re) for i, re in enumerate(res)]
+        return [Stage(cfg if i == len(values) - 1 else curriculum.stage_case(cfg, v),
+                      *((t.adam, t.lbfgs) if i == 0 else later), f"{name} {v:g}", constants={name: v})
+                for i, v in enumerate(values)]
     if t.windows > 1:
         return [Stage(windows.case(cfg, k), t.adam, t.lbfgs, f"window {k + 1}", window=k) for k in range(t.windows)]
     e = cfg.ensemble

@@ -153,8 +153,8 @@ def _march(lat: lbm.Lattice, s: ns_start.StartConfig, end: float, quiet: bool) -
         with contextlib.suppress(FileNotFoundError):  # a march that blows up is not worth continuing
             os.remove(kept)
         raise ConfigError(f"{e}: {lat.nx} x {lat.ny} cells, relaxation time {1 / lat.omega[0]:.3f} "
-                          f"(= 1/2 + 3 u_lat cells_per_diameter / Re; the collision grows unstable as it nears 1/2): "
-                          f"raise it",
+                          f"(= 1/2 + 3 u_lat cells_per_diameter / Reynolds number; the collision grows unstable as "
+                          f"it nears 1/2): raise it",
                           key="equation.start.cells_per_diameter") from None
     assert march is not None, "the case's interval and start time are positive"
     return march

@@ -1,7 +1,7 @@
 r"""Unknown equation coefficients (``unknowns:``): scalars trained with the network, read by the residuals.
 
 Each unknown :math:`\theta` (a number the case's ``equation`` section sets, e.g. the plate's ``D`` or the
-flow's ``Re``) is a trained raw scalar :math:`z` mapped into its bounds :math:`(l, h)`:
+flow's Reynolds number) is a trained raw scalar :math:`z` mapped into its bounds :math:`(l, h)`:
 
 .. math:: \theta = l\,(h/l)^{\sigma(z)} \quad (\texttt{scale: log}), \qquad
           \theta = l + (h - l)\,\sigma(z) \quad (\texttt{linear}), \qquad \sigma(z) = 1/(1 + e^{-z}),
@@ -13,9 +13,9 @@ adaptive weights and the checkpoints treat them as any other parameter (a resume
 bit for bit). A case without unknowns keeps its parameters as they were.
 
 The equation reads them through :meth:`Unknowns.equation`: the equation built again, inside the trace, from
-its section with those numbers replaced by the traced values (``dataclasses.replace``), so every residual,
-scale and derived field that depends on them follows (the plate's deflection scale :math:`W = q_0/(D\ldots)`,
-the flow's :math:`1/\hat{Re}`). Built this way an equation must compute with those numbers arithmetically
+its section with those numbers replaced by the traced values (:meth:`~sciml.equations.Equation.at`), so every
+residual, scale and derived field that depends on them follows (the plate's deflection scale :math:`W = q_0/(D\ldots)`,
+the flow's inverse Reynolds number). Built this way an equation must compute with those numbers arithmetically
 (no ``float()`` of them); loading a case traces the problem once to find out (:func:`sciml.solvers.pinn.problem.check`).
 
 **A field** (``field: {hidden: [16, 16]}``, a number the equation lets vary, its ``field_coefficients``: the
@@ -31,10 +31,9 @@ among the derived fields (``D``: its error, map and plot beside the truth).
 """
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
@@ -42,6 +41,7 @@ import jax.numpy as jnp
 from sciml.config import suggest
 from sciml.config.schema import build, to_dict
 from sciml.equations import EQUATIONS
+from sciml.equations.sections import numbers, replace
 from sciml.errors import Invalid
 from sciml.nn import mlp
 
@@ -60,33 +60,10 @@ SCALES = {
 }
 
 
-def coefficients(section, prefix: str = "") -> dict[str, float]:
-    """The numbers an ``equation`` section sets (the names an unknown may take), those of its subsections by
-    dotted name (the plate's ``patch.x``)."""
-    out: dict[str, float] = {}
-    for f in dataclasses.fields(section):
-        v = getattr(section, f.name)
-        if dataclasses.is_dataclass(v):
-            out.update(coefficients(v, f"{prefix}{f.name}."))
-        elif isinstance(v, (int, float)) and not isinstance(v, bool):
-            out[prefix + f.name] = v
-    return out
-
-
-def replace(section, values: dict):
-    """``section`` with the numbers ``{dotted name: value}`` replaced (values may be traced)."""
-    inner: dict[str, dict] = {}
-    for name, v in values.items():
-        head, _, rest = name.partition(".")
-        inner.setdefault(head, {}).update({rest: v} if rest else {"": v})
-    return dataclasses.replace(section, **{k: v[""] if "" in v else replace(getattr(section, k), v)
-                                           for k, v in inner.items()})
-
-
 def check(cfg: PinnCase, domain) -> None:
     """Each unknown names a number the equation section sets (:class:`Invalid` at ``unknowns.<name>``), and the
     equation can be posed with the unknowns anywhere in their bounds (:func:`_check_bounds`)."""
-    known = coefficients(cfg.equation)
+    known = numbers(cfg.equation)
     varying = EQUATIONS[cfg.equation.type][1].field_coefficients
     for name, u in cfg.unknowns.items():
         if name not in known:
@@ -193,18 +170,17 @@ class Unknowns:
         """The value of unknown ``name`` at raw scalar ``z``."""
         return value(self.specs[name], z)
 
-    def equation(self, params):
-        """The case's equation with the unknowns at their values in ``params`` (a field's as its coefficient
-        field, over the section's value)."""
-        section: Any = self.section  # a dataclass (the equation's config)
-        eq = self.cls(replace(section, self.values(params)), self.domain)
+    def equation(self, eq, params):
+        """The equation ``eq`` (the case's, or at a curriculum stage's value) with the unknowns at their values in
+        ``params`` (a field's as its coefficient field, over ``eq``'s value of the number)."""
+        posed = eq.at(self.values(params))
         if not self.fields:
-            return eq
-        known = coefficients(self.section)
-        return eq.with_coefficients({c: _over(self.field(params, n), known[n])
-                                     for n, c in self.coefficient_names.items()})
+            return posed
+        known = numbers(eq.section)
+        return posed.with_coefficients({c: _over(self.field(params, n), known[n])
+                                        for n, c in self.coefficient_names.items()})
 
     def truth(self) -> dict[str, float]:
         """The equation section's own values of the scalar unknowns (what ``sciml datagen`` made the data with)."""
-        known = coefficients(self.section)
+        known = numbers(self.section)
         return {n: float(known[n]) for n in self.scalars}

@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable
+from types import MethodType
 from typing import Any
 
 import numpy as np
@@ -92,7 +93,7 @@ def _own(problem, of: Callable | None) -> Callable | None:
     owner = getattr(of, "__self__", None)
     if of is None or owner is None or type(owner) is not type(problem.equation):
         return of
-    return getattr(problem.equation, of.__name__)
+    return MethodType(of.__func__, problem.equation)  # type: ignore[attr-defined]
 
 
 def path(run_dir: str, k: int) -> str:

@@ -1,5 +1,6 @@
-"""The Reynolds curriculum: its stages, each stage warm-started from the last, the stage records and the
-verdict in the summary, resume in the middle of a stage; case-file mistakes name the key."""
+"""The curriculum (a continuation in one number of the equation: the cavity's Re, a plate's load): its stages,
+each stage warm-started from the last, the stage records and the verdict in the summary, resume in the middle of a
+stage; case-file mistakes name the key."""
 import os
 import signal
 
@@ -10,7 +11,7 @@ import pytest
 
 from sciml import cases, loop
 from sciml.cli import main
-from sciml.errors import Interrupted
+from sciml.errors import Interrupted, UserError
 from sciml.solvers.pinn import curriculum
 from sciml.solvers.pinn import run as driver
 from sciml.solvers.pinn.problem import Problem
@@ -21,7 +22,8 @@ TINY = ["model.type=mlp", "model.hidden=[8,8]", "equation.formulation=velocity_p
         "equation.Re=400",
         "sampling.interior=64", "sampling.boundary=16", "evaluation.grid=[11,11]", "training.log_every=10",
         "training.checkpoint_every=1000", "training.adam.steps=20", "training.lbfgs.steps=0",
-        "training.curriculum={Re: auto, adam: 20, lbfgs: 0}"]
+        "training.curriculum={key: equation.Re, values: auto, adam: 20, lbfgs: 0}"]
+PLATE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cases", "plate.yaml")
 
 
 def train(folder, resume=None):
@@ -29,20 +31,38 @@ def train(folder, resume=None):
     return driver.train(cfg, str(folder), resume=str(folder) if resume else None, quiet=True)
 
 
+def ldc(target, values="auto"):
+    return cases.load(LDC, [f"equation.Re={target}", f"training.curriculum={{key: equation.Re, values: {values}}}",
+                            "equation.checks=[]"]).config
+
+
 @pytest.mark.parametrize("target,expected", [
     (100, [100]), (50, [50]), (400, [100, 400]), (1000, [100, 400, 1000]), (3200, [100, 400, 1000, 3200]),
     (2000, [100, 400, 1000, 2000]),
 ])
-def test_auto_stages_are_ghias_reynolds_numbers_below_the_target(target, expected):
-    assert curriculum.stages("auto", target) == expected
+def test_auto_stages_of_the_flow_are_ghias_reynolds_numbers_below_the_target(target, expected):
+    assert curriculum.stages(ldc(target)) == expected
 
 
-def test_a_stage_list_rises_to_the_target():
-    assert curriculum.stages([100, 300, 1000], 1000) == [100, 300, 1000]
-    with pytest.raises(ValueError, match="must rise"):
-        curriculum.stages([400, 100, 1000], 1000)
-    with pytest.raises(ValueError, match="the last stage must be equation.Re = 1000, got 400"):
-        curriculum.stages([100, 400], 1000)
+def test_a_stage_list_is_monotone_and_ends_at_the_section_s_value():
+    assert curriculum.stages(ldc(1000, "[100, 300, 1000]")) == [100, 300, 1000]
+    assert curriculum.stages(ldc(100, "[1000, 400, 100]")) == [1000, 400, 100]
+    with pytest.raises(UserError, match="values: the stages must rise or fall, got"):
+        ldc(1000, "[400, 100, 1000]")
+    with pytest.raises(UserError, match="values: the last stage must be the section's equation.Re = 1000, got 400"):
+        ldc(1000, "[100, 400]")
+
+
+def test_any_number_of_the_section_is_continued_and_named_as_itself():
+    """The solver knows no number by name: a plate's Poisson ratio, falling, gives stages labelled, posed and
+    passed by its name."""
+    from sciml.solvers.pinn import stages
+
+    cfg = cases.load(PLATE, ["training.curriculum={key: equation.nu, values: [0.35, 0.3, 0.25]}"]).config
+    plan = stages.plan(cfg)
+    assert [s.label for s in plan] == ["nu 0.35", "nu 0.3", "nu 0.25"] and plan[-1].case is cfg
+    assert [s.constants for s in plan] == [{"nu": 0.35}, {"nu": 0.3}, {"nu": 0.25}]
+    assert [s.case.equation.nu for s in plan] == [0.35, 0.3, 0.25]
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +77,7 @@ def full(tmp_path_factory):
         return init_state(params, tx, key, step, weights)
 
     def spy_rms(problem, params, points):
-        ends.append((problem.equation.config.Re, jax.device_get(params)))
+        ends.append((problem.equation.section.Re, jax.device_get(params)))
         return residual_rms(problem, params, points)
 
     with pytest.MonkeyPatch.context() as m:
@@ -109,13 +129,21 @@ def test_resume_in_the_middle_of_a_stage_continues_it_exactly(tmp_path, monkeypa
 
 
 @pytest.mark.parametrize("overrides,expected", [
-    (["equation.Re=1000", "training.curriculum={Re: [100, 700, 1000]}"],
-     "training.curriculum.Re[1]: stage Re = 700: equation.checks: ghia1982 has tables for Re = 100, 400, 1000"),
-    (["training.curriculum={Re: [100, 400]}"],
-     "training.curriculum.Re: the last stage must be equation.Re = 100, got 400"),
-    (["equation.Re=null", "equation.nu=0.01", "equation.checks=[]", "training.curriculum={}"],
-     "training.curriculum: a Reynolds curriculum needs equation.Re"),
-    (["training.curriculum={Re: autoo}"], "training.curriculum.Re: must be one of ['auto'], got 'autoo'"),
+    (["equation.Re=1000", "training.curriculum={key: equation.Re, values: [100, 700, 1000]}"],
+     "training.curriculum.values[1]: stage Re = 700: equation.checks: ghia1982 has tables for Re = 100, 400, 1000"),
+    (["training.curriculum={key: equation.Re, values: [100, 400]}"],
+     "training.curriculum.values: the last stage must be the section's equation.Re = 100, got 400"),
+    (["equation.Re=null", "equation.nu=0.01", "equation.checks=[]", "training.curriculum={key: equation.Re}"],
+     "training.curriculum.key: 'equation.Re' is not a number of the equation section; its numbers are"),
+    (["training.curriculum={key: Re}"], "training.curriculum.key: 'Re' is not a number of the equation section"),
+    (["training.curriculum={key: equation.rho}"],
+     "training.curriculum.values: the equation (navier_stokes) gives no values for rho: list them"),
+    (["training.curriculum={key: equation.Re, values: autoo}"],
+     "training.curriculum.values: must be one of ['auto'], got 'autoo'"),
+    (["training.curriculum={adam: 5}"], "training.curriculum.key: missing required key"),
+    (["training.curriculum={Re: auto, adam: 5}"],  # the form of before: how it is written now
+     "training.curriculum.Re: a curriculum names its number by key: write training.curriculum: {key: equation.Re, "
+     "values: auto}"),
 ])
 def test_case_file_mistakes_are_one_line_naming_the_key(capsys, overrides, expected):
     code = main(["show", LDC, *overrides])
@@ -150,7 +178,7 @@ def test_the_stages_step_is_one_program_with_re_as_an_argument():
     at_400, bare = pinn.problem, {k: v for k, v in batches[1].items() if k != "constants"}
     pinn._enter(0)
     at_100 = pinn.problem
-    assert at_100.equation.config.Re == 100
+    assert at_100.equation.section.Re == 100
     given = at_100.loss(params, batches[1], key)[0]
     assert float(given) == pytest.approx(float(at_400.loss(params, bare, key)[0]), rel=1e-12)
     assert abs(float(given) - float(at_100.loss(params, bare, key)[0])) > 1e-6 * float(given)  # Re matters

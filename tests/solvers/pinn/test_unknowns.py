@@ -9,6 +9,7 @@ import pytest
 
 from sciml import cases
 from sciml.solvers.pinn import run as driver
+from sciml.equations import sections
 from sciml.solvers.pinn import unknowns
 from sciml.solvers.pinn.config import UnknownConfig
 from sciml.solvers.pinn.problem import Problem
@@ -91,10 +92,10 @@ def test_a_subsection_s_numbers_are_named_by_dotted_name_and_replaced_inside_it(
 
     section = build(PlateConfig, {"type": "kirchhoff_plate", "D": 2.0, "q0": 3.0,
                                   "patch": {"x": 1.0, "y": 1.5, "width": 0.4, "height": 0.6}})
-    known = unknowns.coefficients(section)
+    known = sections.numbers(section)
     assert {"D", "q0", "nu", "aspect", "patch.x", "patch.y", "patch.width", "patch.height"} <= set(known)
     assert known["patch.x"] == 1.0 and "patch.smoothing" not in known and "patch" not in known  # unset: None
-    moved = unknowns.replace(section, {"patch.x": 1.25, "q0": 4.0, "patch.height": 0.5})
+    moved = sections.replace(section, {"patch.x": 1.25, "q0": 4.0, "patch.height": 0.5})
     assert (moved.patch.x, moved.patch.y, moved.patch.height, moved.q0, moved.D) == (1.25, 1.5, 0.5, 4.0, 2.0)
     assert section.patch.x == 1.0  # the section itself unchanged
 
