@@ -185,6 +185,15 @@ class PlateConfig:
         return E * h**3 / (12.0 * (1.0 - self.nu**2))
 
 
+def moments(D, nu, wxx, wyy, wxy, r=1.0) -> dict:
+    """The bending moments of curvatures ``w_xx, w_yy, w_xy``: :math:`M_x = -D(w_{xx} + \nu w_{yy})`, :math:`M_y =
+    -D(w_{yy} + \nu w_{xx})`, :math:`M_{xy} = -D(1 - \nu) w_{xy}` (``r``: a stretched plate's ``d/dy`` over its
+    geometry's, the ``y`` derivatives given in the geometry's coordinates). The one definition the PINN's
+    :meth:`KirchhoffPlate.derived` and the operators' plate (``sciml.solvers.fno.physics.Plate``) read."""
+    r2 = r * r
+    return {"mx": -D * (wxx + nu * r2 * wyy), "my": -D * (r2 * wyy + nu * wxx), "mxy": -D * (1 - nu) * r * wxy}
+
+
 def _contract(d: Fields, field: str, vectors) -> jnp.ndarray | float:
     """``Σ v1_i v2_j ... ∂_ij... field``: the derivative along the given per-point vectors ``(N, dim)``."""
     dim = len(d.coords)
@@ -432,9 +441,7 @@ class KirchhoffPlate(Equation):
         r2 = r * r
         return {
             "w": W * d["w"],
-            "mx": -m * (d["w_xx"] + nu * r2 * d["w_yy"]),
-            "my": -m * (r2 * d["w_yy"] + nu * d["w_xx"]),
-            "mxy": -m * (1 - nu) * r * d["w_xy"],
+            **moments(m, nu, d["w_xx"], d["w_yy"], d["w_xy"], r),
             "qx": -m / L * (d["w_xxx"] + r2 * d["w_xyy"]),
             "qy": -m / L * r * (d["w_xxy"] + r2 * d["w_yyy"]),
         }

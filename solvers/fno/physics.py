@@ -56,6 +56,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from sciml import autodiff as ad
+from sciml.equations import plate
 
 from .generators import coordinates
 
@@ -106,12 +107,10 @@ class Plate:
         return self.moments(field, points)
 
     def moments(self, field: Callable, points) -> dict:
-        """``mx, my, mxy`` of the decoded field at ``points (..., 2)``, each ``(..., batch)``:
-        ``M_x = -D(w_xx + ν w_yy)``, ``M_y = -D(w_yy + ν w_xx)``, ``M_xy = -D(1 - ν) w_xy``."""
+        """``mx, my, mxy`` of the decoded field at ``points (..., 2)``, each ``(..., batch)``: the plate equation's
+        (:func:`sciml.equations.plate.moments`) of its second derivatives."""
         d = ad.derivatives(lambda p: field(p)[..., 0], [(2, 0), (0, 2), (1, 1)], mode=self.mode)(points)
-        wxx, wyy, wxy = d[(2, 0)], d[(0, 2)], d[(1, 1)]
-        return {"mx": -self.D * (wxx + self.nu * wyy), "my": -self.D * (wyy + self.nu * wxx),
-                "mxy": -self.D * (1 - self.nu) * wxy}
+        return plate.moments(self.D, self.nu, d[(2, 0)], d[(0, 2)], d[(1, 1)])
 
     def pde(self, field: Callable, x):
         """The relative residual for the decoded field ``field(points) -> (..., batch, channels)`` of the loads
