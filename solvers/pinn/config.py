@@ -13,7 +13,6 @@ from sciml.errors import Invalid
 from sciml.nn.mlp import Activation
 from sciml.parallel import ParallelConfig
 
-from . import curriculum
 from .geometry import GeometryConfig, Method, build_geometry
 
 EquationConfig = Annotated[Section, Registry(EQUATIONS)]  # grows with sciml.equations.register
@@ -464,11 +463,6 @@ class PinnCase:
             raise Invalid("training.overlap", "an overlap is of time windows: set training.windows > 1")
         if self.training.continued:
             self._check_continued(domain)
-        if self.training.windows > 1 and self.training.curriculum is not None:
-            raise Invalid("training.windows", "time windows and a curriculum do not combine (train the steady "
-                                              "flow at the curriculum's last value first, then march in time)")
-        if self.training.curriculum is not None:
-            curriculum.check(self, domain)
 
     def _check_continued(self, domain) -> None:
         """``training.continued`` rewrites the network's time input: time windows, the time not in the Fourier

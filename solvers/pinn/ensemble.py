@@ -50,20 +50,11 @@ STREAM = 0x656E73  # the bootstrap counts' stream, beside the case's seed
 
 
 def check(cfg: PinnCase) -> None:
-    """What an ensemble does not combine with, and a start from the trained network without data to resample."""
+    """A start from the trained network without data to resample (what an ensemble does not combine with:
+    :mod:`.features`)."""
     e = cfg.ensemble
     if e is None:
         return
-    rules = {"training.curriculum": cfg.training.curriculum is not None, "training.windows": cfg.training.windows > 1,
-             "sampling.adaptive": cfg.sampling.adaptive is not None,
-             "a field unknown (unknowns.<name>.field)": any(u.field is not None for u in cfg.unknowns.values()),
-             "training.lbfgs.method: bfgs from seeds (its matrix is one network's; start: trained takes it)":
-                 e.start == "seeds" and cfg.training.lbfgs.method == "bfgs",
-             "loss.causal": cfg.loss.causal is not None}
-    for key, on in rules.items():
-        if on:
-            raise Invalid("ensemble", f"an ensemble does not combine with {key} (train one network with it, or "
-                                      f"the ensemble without it)")
     if e.start == "trained" and (cfg.data is None or not e.bootstrap):
         raise Invalid("ensemble.start", "members started from the trained network differ only by their resample "
                                         "of the observations: `trained` needs a data section and bootstrap: true "

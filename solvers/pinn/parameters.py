@@ -63,8 +63,8 @@ def numbers(section, prefix: str = "") -> list[str]:
 
 
 def check(cfg: PinnCase, domain) -> None:
-    """Names (a number of the equation, not a coordinate, not an unknown) and the sections a family does not
-    combine with (:class:`Invalid` at ``parameters.<name>`` or at the other section)."""
+    """Names: a number of the equation, not a coordinate, not an unknown (:class:`Invalid` at
+    ``parameters.<name>``; the sections a family does not combine with: :mod:`.features`)."""
     if not cfg.parameters:
         return
     known = numbers(cfg.equation)
@@ -78,13 +78,6 @@ def check(cfg: PinnCase, domain) -> None:
                                f"its numbers are {sorted(known)}")
         if name in cfg.unknowns:
             raise Invalid(key, f"{name!r} is also an unknown: a number is either learnt or a parameter")
-    others = {"unknowns": bool(cfg.unknowns), "data": cfg.data is not None,
-              "training.windows": cfg.training.windows > 1, "training.curriculum": cfg.training.curriculum is not None,
-              "sampling.adaptive": cfg.sampling.adaptive is not None, "loss.causal": cfg.loss.causal is not None,
-              "autodiff.mode": cfg.autodiff.mode == "stochastic"}
-    for key, used in others.items():
-        if used:
-            raise Invalid(key, "a parametric case (parameters) does not combine with this yet")
 
 
 def _encode(c: ParameterConfig, v, xp):

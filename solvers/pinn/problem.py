@@ -66,7 +66,7 @@ from sciml.equations import ns_start
 from sciml.equations.fields import Fields, collect, evaluator
 from sciml.errors import ConfigError, UserError
 
-from . import ensemble, model, observations, parameters, unknowns
+from . import curriculum, ensemble, features, model, observations, parameters, unknowns
 from .config import CausalConfig, PinnCase
 from .exact import INITIAL, Exact
 from .geometry import build_geometry
@@ -495,18 +495,22 @@ def assemble(cfg: PinnCase, initial: Callable[[np.ndarray], dict] | None = None)
 
 def check(cfg: PinnCase) -> None:
     """The rules a case's schema cannot judge alone, run when a case is loaded (``sciml show`` as ``run``): the
-    features' against the case and its domain (:func:`.ensemble.check`, :func:`.unknowns.check`,
-    :func:`.observations.check`, :func:`.parameters.check`), then those that need the assembled problem:
+    features that do not combine (:func:`.features.check`; a family's names before them), each feature's against
+    the case and its domain (:func:`.parameters.check`, :func:`.curriculum.check`, :func:`.ensemble.check`,
+    :func:`.unknowns.check`, :func:`.observations.check`), then those that need the assembled problem:
     ``loss.weights`` names loss terms or groups (:func:`_weights`, which training applies), the equation takes
     the unknowns as traced values and a family's parameters as values per point. Assembling traces the
     residuals abstractly (no compute; observations by a stand-in, so that a case loads before ``sciml datagen``
     made its data, and a start flow by zeros), and only a case that sets weights, time windows, exact
     conditions, unknowns or parameters pays for it."""
     domain = build_geometry(cfg.geometry)
+    parameters.check(cfg, domain)  # first: a number that is both a parameter and an unknown says so
+    features.check(cfg)
+    if cfg.training.curriculum is not None:
+        curriculum.check(cfg, domain)
     ensemble.check(cfg)
     unknowns.check(cfg, domain)
     observations.check(cfg, domain)
-    parameters.check(cfg, domain)
     if cfg.loss.weights or cfg.training.windows > 1 or cfg.conditions.shaped or cfg.unknowns or cfg.parameters:
         with Policy.of(cfg.dtype).precision(), ns_start.stand_in():
             Problem(cfg, observe=False)
