@@ -59,22 +59,22 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from sciml import equations, parallel
+from sciml import equations
 from sciml.compile import Policy
 from sciml.config import suggest
 from sciml.equations import ns_start
 from sciml.equations.fields import Fields, collect, evaluator
 from sciml.errors import ConfigError, UserError
 
-from . import curriculum, ensemble, features, model, observations, parameters, unknowns
+from . import batches, curriculum, ensemble, features, model, observations, parameters, unknowns
+from .batches import Sampler
 from .config import CausalConfig, PinnCase
 from .exact import INITIAL, Exact
 from .geometry import build_geometry
 from .observations import GROUP as DATA
 from .observations import Observations
 from .parameters import Parameters
-from .sampling import SOBOL_MAX_DIM, avoiding, probe_method
-from .spacetime import SpaceTime
+from .sampling import SOBOL_MAX_DIM, probe_method
 from .unknowns import PRIOR, Unknowns
 
 _TRACER_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
@@ -182,6 +182,10 @@ class Problem:
                                     self._requests(lambda d: peq.periodic_residual(d, d)))
                        for a, b in (tuple(p) for p in eq.periodic)}
         self._n_keys = 1 + len(self._parts) + len(self._point_sets) + 2 * len(self._pairs)
+        self._sampler = Sampler(self._sampling, eq, self.geometry, tuple(self._parts), self._initial,
+                                {name: pts for name, (pts, _, _) in self._point_sets.items()},
+                                {name: (a, offset) for name, (a, offset, _) in self._pairs.items()},
+                                self.observations, self.parameters, self.dtype)
 
         # term names, from one abstract evaluation
         first = self.sample(np.random.default_rng(0))  # outside the trace: it may evaluate a previous window
@@ -279,68 +283,16 @@ class Problem:
     # --- points -------------------------------------------------------------------------------
     def sample(self, rng: np.random.Generator, share: Callable[[int], int] = lambda n: n) -> dict:
         """A batch of nondimensional points in the parameters' dtype (module notes), drawn from ``rng``;
-        ``share(count)`` is this process's part of each count (``sampling`` section)."""
-        s, eq, geo = self._sampling, self.equation, self.geometry
-        count = lambda part: share(s.parts.get(part, s.boundary))
-        keep = inside = None
-        if s.avoid is not None:  # balls without points (a cavity's lid corners)
-            centres, radius = np.asarray(s.avoid.points, float), s.avoid.radius
-            keep = lambda point_map: avoiding(point_map, centres, radius)
-            inside = keep if s.avoid.interior else None
-        interior = [geo.interior(share(s.interior), rng, s.method, inside)]
-        interior += [geo.near(p, share(c.points), c.distance, rng, s.method, inside) for p, c in s.near.items()]
-        interior += [geo.box(b.lower, b.upper, share(b.points), rng, s.method, inside) for b in s.boxes.values()]
-        batch: dict = {"interior": eq.to_nondim(np.concatenate(interior)),
-                       "parts": {}, "points": {}, "periodic": {}}
-        for p in self._parts:
-            pts, normals = geo.boundary(p, count(p), rng, s.method, keep)
-            if p == INITIAL and isinstance(geo, SpaceTime):  # and in layers along parts (sampling.near.<part>.initial)
-                layers = [geo.space.near(q, share(c.initial), c.distance, rng, s.method, keep)
-                          for q, c in s.near.items() if c.initial]
-                if layers:
-                    more = geo.at_start(np.concatenate(layers))
-                    pts, normals = (np.concatenate([a, b]) for a, b in zip((pts, normals), more))
-            batch["parts"][p] = {"x": eq.to_nondim(pts), "n": normals}
-            if p == INITIAL and self._initial is not None:
-                values = self._initial[0](pts)
-                batch["parts"][p]["target"] = {q: values[q] for q in self._initial[1]}
-        for name, (pts, _, _) in self._point_sets.items():
-            batch["points"][name] = eq.to_nondim(pts)
-        if self.observations is not None:
-            batch["data"] = self.observations.batch
-        for name, (a, offset, _) in self._pairs.items():
-            pts, _ = geo.boundary(a, count(a), rng, s.method)
-            batch["periodic"][name] = {"a": eq.to_nondim(pts), "b": eq.to_nondim(pts + offset)}
-        if self.parameters is not None:  # each point with its own values of the parameters
-            batch = self._with_parameters(batch, rng)
-        return jax.tree_util.tree_map(lambda a: np.asarray(a, np.dtype(self.dtype)), batch)
-
-    def _with_parameters(self, batch: dict, rng: np.random.Generator) -> dict:
-        """``batch`` with the parameters' encoded columns drawn for every point (the same for both points of a
-        periodic pair)."""
-        assert self.parameters is not None
-        draw = lambda x: np.concatenate([x, self.parameters.draw(len(x), rng, self._sampling.method)], axis=-1)
-        out = {**batch, "interior": draw(batch["interior"]),
-               "parts": {p: {**b, "x": draw(b["x"])} for p, b in batch["parts"].items()},
-               "points": {k: draw(x) for k, x in batch["points"].items()}, "periodic": {}}
-        for name, pb in batch["periodic"].items():
-            cols = self.parameters.draw(len(pb["a"]), rng, self._sampling.method)
-            out["periodic"][name] = {k: np.concatenate([pb[k], cols], axis=-1) for k in ("a", "b")}
-        return out
+        ``share(count)`` is this process's part of each count (:meth:`.batches.Sampler.sample`)."""
+        return self._sampler.sample(rng, share)
 
     def extend(self, batch: dict, points) -> dict:
         """``batch`` with physical ``points`` added to its interior points (adaptive refinement)."""
-        if points is None or not len(points):
-            return batch
-        x = np.asarray(self.equation.to_nondim(np.asarray(points, float)), batch["interior"].dtype)
-        return {**batch, "interior": np.concatenate([batch["interior"], x])}
+        return self._sampler.extend(batch, points)
 
     def place(self, batch: dict, mesh) -> dict:
-        """The batch on the devices of ``mesh``: sampled points sharded along the data axis (each process
-        gives its share), the fixed point sets and the constants replicated."""
-        fixed = ("points", "data", "constants")
-        sampled = {k: v for k, v in batch.items() if k not in fixed}
-        return {**parallel.shard(sampled, mesh), **{k: parallel.replicate(batch[k], mesh) for k in fixed if k in batch}}
+        """The batch on the devices of ``mesh`` (:func:`.batches.place`)."""
+        return batches.place(batch, mesh)
 
     # --- loss ---------------------------------------------------------------------------------
     def residuals(self, params, batch: dict, key) -> dict:
