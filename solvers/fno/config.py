@@ -229,7 +229,7 @@ class LossTerms:
         return any(getattr(self, name) > 0 for name in PHYSICS_TERMS)
 
 
-PHYSICS_TERMS = ("pde", "boundary", "energy", "preconditioned")  # LossTerms' physics terms: methods of a physics
+PHYSICS_TERMS = ("pde", "boundary", "energy", "preconditioned")  # LossTerms' physics terms: a physics' TERMS
 
 
 @dataclass
@@ -395,7 +395,7 @@ class FnoCase:
                                             f"({', '.join(PHYSICS)}), not {gen.name!r}")
         if self.model.type != "fno":
             raise Invalid("training.terms", f"physics terms need model.type fno, not {self.model.type!r}")
-        has = [t for t in PHYSICS_TERMS if hasattr(PHYSICS[gen.name], t)]
+        has = [t for t in PHYSICS_TERMS if t in PHYSICS[gen.name].TERMS]
         lacking = [t for t in PHYSICS_TERMS if getattr(self.training.terms, t) and t not in has]
         if lacking:
             raise Invalid(f"training.terms.{lacking[0]}", f"the {gen.name} physics has no such term (it has "

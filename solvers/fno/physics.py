@@ -67,6 +67,7 @@ class Plate:
 
     reads = "field"  # the terms take the decoded output (a function of the coordinates)
     first_field = "w"  # the output channel the terms read, by the generator's name (data.params.fields)
+    TERMS = ("pde", "boundary", "energy")  # the loss terms it has (config.PHYSICS_TERMS), :meth:`terms`
     D: float
     nu: float
     resolution: int
@@ -89,6 +90,10 @@ class Plate:
         on_y[:, [0, -1]] = True
         edge = on_x | on_y
         return grid.reshape(-1, 2), grid[edge], on_x[edge]
+
+    def terms(self) -> dict[str, Callable]:
+        """Each of :attr:`TERMS` by name: ``(decoded field, inputs x) -> the term``."""
+        return {"pde": self.pde, "boundary": self.boundary, "energy": self.energy}
 
     def output_scale(self, x_mean, x_std):
         """The deflection scale ``rms(q) / (4 π⁴ D)`` of loads with these moments."""
@@ -220,6 +225,7 @@ class Darcy:
 
     reads = "grid"  # the terms take the output at the grid points
     first_field = None
+    TERMS = ("pde", "boundary", "energy", "preconditioned")  # the loss terms it has, :meth:`terms`
     f: float
     resolution: int
 
@@ -228,6 +234,11 @@ class Darcy:
         return cls(float(params.get("f", 1.0)), resolution)  # differences on the grid: no autodiff mode
 
     derived_names = ()  # no derived fields to score
+
+    def terms(self) -> dict[str, Callable]:
+        """Each of :attr:`TERMS` by name: ``(the output on the grid, inputs x) -> the term``."""
+        return {"pde": self.pde, "boundary": self.boundary, "energy": self.energy,
+                "preconditioned": self.preconditioned}
 
     def output_scale(self, x_mean, x_std=None):
         """The solution's scale ``|f| / (2π² ā)`` for coefficients of mean ``ā``."""

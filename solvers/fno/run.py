@@ -110,7 +110,7 @@ def make_step(op: Operator, tx: optax.GradientTransformation, loss_name: str, di
     loss_fn = losses.LOSSES[loss_name]
     kw: dict[str, int] = {"d": dims} if loss_name == "h1" else {}
     terms = terms or LossTerms()
-    weighted = [(getattr(terms, name), getattr(physics, name)) for name in PHYSICS_TERMS if getattr(terms, name)]
+    weighted = [(getattr(terms, name), physics.terms()[name]) for name in PHYSICS_TERMS if getattr(terms, name)]
     on_batch = terms.data and not labelled  # the data term on the same batch as the physics
 
     def data_loss(params, stats, x, y):

@@ -17,7 +17,7 @@ from sciml.solvers.fno import data, export, run
 from sciml.solvers.fno.model import build
 from sciml.solvers.classical import darcy
 from sciml.solvers.classical.grf import darcy_coefficient, sample_rngs
-from sciml.solvers.fno.physics import Darcy, Plate
+from sciml.solvers.fno.physics import PHYSICS, Darcy, Plate
 
 TINY_PLATE_OPERATOR = {
     "case": "tiny_plate_operator", "solver": "fno", "seed": 0,
@@ -591,3 +591,15 @@ def test_unsolved_inputs_from_a_generator_that_cannot_draw_them_are_one_line(cap
     assert (code, out) == (2, "")
     assert err == ("error: cases/plate_operator_quick.yaml: data.n_physics: generator 'plate' cannot draw inputs "
                    "without solving them\n")
+
+
+@pytest.mark.parametrize("name", sorted(PHYSICS))
+def test_each_physics_gives_the_terms_it_declares_and_only_known_ones(name):
+    """The terms a case may weigh are a physics' TERMS (the config checks against them), and ``terms()`` gives each
+    of them, no other, as its function."""
+    from sciml.solvers.fno.config import PHYSICS_TERMS
+
+    cls = PHYSICS[name]
+    physics = cls.of({}, 9)
+    assert set(cls.TERMS) <= set(PHYSICS_TERMS) and tuple(physics.terms()) == cls.TERMS
+    assert all(callable(f) for f in physics.terms().values())
