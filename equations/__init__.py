@@ -6,7 +6,7 @@ class subclasses :class:`Equation` (its contract: :mod:`.base`) and is built by 
 """
 import dataclasses
 
-from .base import Equation, missing
+from .base import Equation, checking, missing
 from .domain import Domain
 from .navier_stokes import NavierStokes, NavierStokesConfig
 from .plate import KirchhoffPlate, PlateConfig
@@ -49,4 +49,4 @@ def create(config, domain: Domain) -> Equation:
 
 
 __all__ = ["EQUATIONS", "Domain", "Equation", "KirchhoffPlate", "NavierStokes", "NavierStokesConfig", "PlateConfig",
-           "Semilinear", "SemilinearConfig", "check_geometry", "create", "register"]
+           "Semilinear", "SemilinearConfig", "check_geometry", "checking", "create", "register"]

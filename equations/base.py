@@ -27,7 +27,9 @@ arithmetically (no ``float()`` of them) wherever they may vary.
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Mapping, Sequence
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -201,6 +203,26 @@ class Equation(abc.ABC):
     def check_geometry(cls, config, domain: Domain) -> None:
         """Raise :class:`~sciml.errors.Invalid` (key relative to the ``equation`` section) if the equation
         cannot be posed on ``domain``; called when a case is validated. Default: any domain."""
+
+
+_CHECKING = contextvars.ContextVar("equations_checking", default=False)
+
+
+@contextlib.contextmanager
+def checking() -> Iterator[None]:
+    """Within it an equation reads no data file of its own (a flow's start file): the values it would read are
+    zeros. For checking a case, an abstract trace of its residuals, before ``sciml datagen`` has made the files
+    (or while it makes them again); an equation that reads a file asks :func:`is_checking` first."""
+    token = _CHECKING.set(True)
+    try:
+        yield
+    finally:
+        _CHECKING.reset(token)
+
+
+def is_checking() -> bool:
+    """Whether the caller runs within :func:`checking`."""
+    return _CHECKING.get()
 
 
 def missing(cls: type) -> list[str]:

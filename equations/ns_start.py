@@ -25,12 +25,10 @@ again.
 A condition value ``start`` is the file's field, bilinear between the nodes
 (``jax.scipy.ndimage.map_coordinates``, order 1); the file is read when a value is first needed, so a case
 can be loaded (``sciml show``, ``sciml datagen``) before it exists, and a missing file names the command
-that makes it (checking a case traces its residuals with zeros instead, :func:`stand_in`).
+that makes it (checking a case traces its residuals with zeros instead, :func:`.base.checking`).
 """
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import functools
 import os
 from dataclasses import dataclass
@@ -43,6 +41,8 @@ from sciml import expr
 from sciml.config import spec
 from sciml.errors import ConfigError, Invalid, MissingFile
 from sciml.io import hdf5
+
+from .base import is_checking
 
 START = "start"
 FIELDS = ("u", "v", "p")
@@ -128,20 +128,6 @@ def _read(path: str, stamp: float) -> dict:
     return out
 
 
-_STAND_IN = contextvars.ContextVar("start_stand_in", default=False)
-
-
-@contextlib.contextmanager
-def stand_in():
-    """Within it a start's values are zeros and no file is read: for checking a case (an abstract trace of its
-    residuals) before ``sciml datagen`` has made the file, or made it again."""
-    token = _STAND_IN.set(True)
-    try:
-        yield
-    finally:
-        _STAND_IN.reset(token)
-
-
 def read(start: StartConfig) -> dict:
     """The start file's arrays (cached while the file is unchanged); :class:`~sciml.errors.MissingFile` if absent, a
     :class:`ConfigError` if it was made with other settings than the case's."""
@@ -158,7 +144,7 @@ def read(start: StartConfig) -> dict:
 def value(start: StartConfig):
     """A condition value ``(q, physical points (..., 3)) -> the start's q`` (bilinear; module notes)."""
     def at(q, x):
-        if _STAND_IN.get():
+        if is_checking():
             return jnp.zeros(x.shape[:-1], x.dtype)
         s = read(start)
         xs, ys = s["x"], s["y"]

@@ -62,7 +62,6 @@ import numpy as np
 from sciml import equations
 from sciml.compile import Policy
 from sciml.config import suggest
-from sciml.equations import ns_start
 from sciml.equations.fields import Fields, collect, evaluator
 from sciml.errors import ConfigError, UserError
 
@@ -464,7 +463,7 @@ def check(cfg: PinnCase) -> None:
     unknowns.check(cfg, domain)
     observations.check(cfg, domain)
     if cfg.loss.weights or cfg.training.windows > 1 or cfg.conditions.shaped or cfg.unknowns or cfg.parameters:
-        with Policy.of(cfg.dtype).precision(), ns_start.stand_in():
+        with Policy.of(cfg.dtype).precision(), equations.checking():
             Problem(cfg, observe=False)
 
 

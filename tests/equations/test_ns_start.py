@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from sciml.config import build
+from sciml import equations
 from sciml.equations import create, ns_start
 from sciml.equations.navier_stokes import NavierStokesConfig
 from sciml.equations.ns_dfg import dfg_cylinder
@@ -84,7 +85,7 @@ def test_a_missing_start_names_the_command_and_a_check_traces_zeros(tmp_path):
     assert str(e.value.within("cases/x.yaml", ["seed=1"])) == (
         f"cases/x.yaml: equation.start.path: start file {tmp_path / 'none.h5'} does not exist; make it with "
         "`sciml datagen cases/x.yaml seed=1`")
-    with ns_start.stand_in():
+    with equations.checking():
         assert np.all(np.asarray(value("u", jnp.ones((2, 3)))) == 0)
 
 
@@ -94,7 +95,7 @@ def test_a_start_made_with_other_settings_is_refused(tmp_path):
         eq._conditions["initial"]["u"]("u", jnp.zeros((2, 3)))
     assert e.value.key == "equation.start" and "was made with {'time': 7.0" in e.value.message
     assert "the case asks for {'time': 8.0" in e.value.message and "--force" in e.value.message
-    with ns_start.stand_in():  # loading the case (to make the file again) does not read it
+    with equations.checking():  # loading the case (to make the file again) does not read it
         assert np.all(np.asarray(eq._conditions["initial"]["u"]("u", jnp.ones((2, 3)))) == 0)
 
 
