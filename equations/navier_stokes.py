@@ -153,6 +153,81 @@ def _check_lid(config: NavierStokesConfig, domain) -> None:
                                      f"conditions are {config.conditions.get(lid, {})}")
 
 
+def check_section(config: NavierStokesConfig, domain: Domain) -> None:
+    """Cross-checks against the domain; :class:`Invalid` keys are relative to ``equation``."""
+    space = tuple(c for c in domain.coords if c != "t")
+    unsteady = "t" in domain.coords
+    dim = len(space)
+    if dim not in (2, 3):
+        raise Invalid("type", f"navier_stokes needs a 2D or 3D domain, got coordinates {list(domain.coords)}")
+    if config.formulation == "stream_function" and dim != 2:
+        raise Invalid("formulation", "the stream function is for 2D flows")
+    if config.solution is not None:
+        sol = SOLUTIONS[config.solution]
+        if sol.dim != dim or sol.unsteady != unsteady:
+            raise Invalid("solution", f"{config.solution} is {sol.note}; the domain has coordinates "
+                                      f"{list(domain.coords)}")
+    names = quantities(dim, config.formulation)
+    parts = list(domain.parts)
+    periodic_parts = set()
+    for i, (a, b) in enumerate(config.periodic):
+        for j, part in enumerate((a, b)):
+            if part not in parts:
+                raise Invalid(f"periodic[{i}][{j}]", f"unknown boundary part {part!r}{suggest(part, parts)}; "
+                                                     f"parts are {parts}")
+        try:
+            domain.periodic_offset(a, b)
+        except ValueError as e:
+            raise Invalid(f"periodic[{i}]", str(e)) from None
+        periodic_parts |= {a, b}
+    variables = domain.coords
+    for part, cond in config.conditions.items():
+        if part not in parts:
+            raise Invalid(f"conditions.{part}", f"unknown boundary part{suggest(part, parts)}; parts are {parts}")
+        if part in periodic_parts:
+            raise Invalid(f"conditions.{part}", "this part is periodic; it takes no other condition")
+        for q, value in cond.items():
+            allowed = names if part != "initial" else [n for n in names if not n.endswith("_n")]
+            if q not in allowed:
+                raise Invalid(f"conditions.{part}.{q}", f"unknown quantity{suggest(q, allowed)}; one of {allowed}")
+            _check_value(value, variables, config.solution, f"conditions.{part}.{q}")
+    missing = [p for p in parts if p not in config.conditions and p not in periodic_parts]
+    if missing:
+        raise Invalid("conditions", f"no condition for part(s) {missing} (use {{}} to leave a part free)")
+    if config.gauge is not None:
+        if len(config.gauge.point) != dim:
+            raise Invalid("gauge.point", f"expected {dim} coordinates {list(space)}, got {config.gauge.point}")
+        space_dom = domain.space
+        if not space_dom.contains(np.asarray([config.gauge.point], float), 1e-9)[0]:
+            raise Invalid("gauge.point", f"{config.gauge.point} is outside the domain")
+        _check_value(config.gauge.p, ("t",) if unsteady else (), config.solution, "gauge.p")
+    for q, value in config.force.items():
+        if q not in VELOCITY[:dim]:
+            raise Invalid(f"force.{q}", f"unknown component; one of {list(VELOCITY[:dim])}")
+        _check_value(value, variables, None, f"force.{q}")
+    if config.lid_corners:
+        _check_lid(config, domain)
+    if "ghia1982" in config.checks and (dim != 2 or unsteady):
+        raise Invalid("checks", "ghia1982 compares a steady 2D cavity")
+    if "ghia1982" in config.checks and ghia_re(config.reynolds) is None:
+        raise Invalid("checks", f"ghia1982 has tables for Re = {', '.join(f'{r:g}' for r in GHIA_RE)} only; "
+                                f"this case has Re = {config.reynolds:g} (leave ghia1982 out of the checks)")
+    if "mass_flux" in config.checks:
+        for p in ("inlet", "outlet"):
+            if p not in parts:
+                raise Invalid("checks", f"mass_flux needs boundary parts named inlet and outlet; parts are {parts}")
+    if ("mass_flux" in config.checks or "symmetry" in config.checks) and (dim != 2 or unsteady):
+        raise Invalid("checks", "mass_flux and symmetry are computed for steady 2D flows")
+    ns_start.check(config, domain)
+    ns_flux.check(config.flux, domain)
+    if "dfg_cylinder" in config.checks:
+        if dim != 2:
+            raise Invalid("checks", "dfg_cylinder is computed for 2D flows")
+        if "cylinder" not in parts or domain.sphere("cylinder") is None:
+            raise Invalid("checks", f"dfg_cylinder needs a circular hole whose part is named cylinder; parts "
+                                    f"are {parts}")
+
+
 class NavierStokes(Equation):
     """The incompressible Navier–Stokes problem in nondimensional variables, with its physical scales."""
 
@@ -166,78 +241,8 @@ class NavierStokes(Equation):
 
     @classmethod
     def check_geometry(cls, config: NavierStokesConfig, domain: Domain) -> None:
-        """Cross-checks against the domain; :class:`Invalid` keys are relative to ``equation``."""
-        space = tuple(c for c in domain.coords if c != "t")
-        unsteady = "t" in domain.coords
-        dim = len(space)
-        if dim not in (2, 3):
-            raise Invalid("type", f"navier_stokes needs a 2D or 3D domain, got coordinates {list(domain.coords)}")
-        if config.formulation == "stream_function" and dim != 2:
-            raise Invalid("formulation", "the stream function is for 2D flows")
-        if config.solution is not None:
-            sol = SOLUTIONS[config.solution]
-            if sol.dim != dim or sol.unsteady != unsteady:
-                raise Invalid("solution", f"{config.solution} is {sol.note}; the domain has coordinates "
-                                          f"{list(domain.coords)}")
-        names = quantities(dim, config.formulation)
-        parts = list(domain.parts)
-        periodic_parts = set()
-        for i, (a, b) in enumerate(config.periodic):
-            for j, part in enumerate((a, b)):
-                if part not in parts:
-                    raise Invalid(f"periodic[{i}][{j}]", f"unknown boundary part {part!r}{suggest(part, parts)}; "
-                                                         f"parts are {parts}")
-            try:
-                domain.periodic_offset(a, b)
-            except ValueError as e:
-                raise Invalid(f"periodic[{i}]", str(e)) from None
-            periodic_parts |= {a, b}
-        variables = domain.coords
-        for part, cond in config.conditions.items():
-            if part not in parts:
-                raise Invalid(f"conditions.{part}", f"unknown boundary part{suggest(part, parts)}; parts are {parts}")
-            if part in periodic_parts:
-                raise Invalid(f"conditions.{part}", "this part is periodic; it takes no other condition")
-            for q, value in cond.items():
-                allowed = names if part != "initial" else [n for n in names if not n.endswith("_n")]
-                if q not in allowed:
-                    raise Invalid(f"conditions.{part}.{q}", f"unknown quantity{suggest(q, allowed)}; one of {allowed}")
-                _check_value(value, variables, config.solution, f"conditions.{part}.{q}")
-        missing = [p for p in parts if p not in config.conditions and p not in periodic_parts]
-        if missing:
-            raise Invalid("conditions", f"no condition for part(s) {missing} (use {{}} to leave a part free)")
-        if config.gauge is not None:
-            if len(config.gauge.point) != dim:
-                raise Invalid("gauge.point", f"expected {dim} coordinates {list(space)}, got {config.gauge.point}")
-            space_dom = domain.space
-            if not space_dom.contains(np.asarray([config.gauge.point], float), 1e-9)[0]:
-                raise Invalid("gauge.point", f"{config.gauge.point} is outside the domain")
-            _check_value(config.gauge.p, ("t",) if unsteady else (), config.solution, "gauge.p")
-        for q, value in config.force.items():
-            if q not in VELOCITY[:dim]:
-                raise Invalid(f"force.{q}", f"unknown component; one of {list(VELOCITY[:dim])}")
-            _check_value(value, variables, None, f"force.{q}")
-        if config.lid_corners:
-            _check_lid(config, domain)
-        if "ghia1982" in config.checks and (dim != 2 or unsteady):
-            raise Invalid("checks", "ghia1982 compares a steady 2D cavity")
-        if "ghia1982" in config.checks and ghia_re(config.reynolds) is None:
-            raise Invalid("checks", f"ghia1982 has tables for Re = {', '.join(f'{r:g}' for r in GHIA_RE)} only; "
-                                    f"this case has Re = {config.reynolds:g} (leave ghia1982 out of the checks)")
-        if "mass_flux" in config.checks:
-            for p in ("inlet", "outlet"):
-                if p not in parts:
-                    raise Invalid("checks", f"mass_flux needs boundary parts named inlet and outlet; parts are {parts}")
-        if ("mass_flux" in config.checks or "symmetry" in config.checks) and (dim != 2 or unsteady):
-            raise Invalid("checks", "mass_flux and symmetry are computed for steady 2D flows")
-        ns_start.check(config, domain)
-        ns_flux.check(config.flux, domain)
-        if "dfg_cylinder" in config.checks:
-            if dim != 2:
-                raise Invalid("checks", "dfg_cylinder is computed for 2D flows")
-            if "cylinder" not in parts or domain.sphere("cylinder") is None:
-                raise Invalid("checks", f"dfg_cylinder needs a circular hole whose part is named cylinder; parts "
-                                        f"are {parts}")
+        """Cross-checks against the domain (:func:`check_section`)."""
+        check_section(config, domain)
 
     def __init__(self, config: NavierStokesConfig, domain: Domain):
         self.config, self.domain = config, domain
