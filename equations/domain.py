@@ -3,7 +3,7 @@
 An equation is built by ``cls(config, domain)`` and reads its domain through these members only (its
 coordinates, bounding box, named boundary parts and the pieces they group, a space-time domain's interval and
 space, membership, points on a part, a part's measure, a hole's circle, periodic translations). The PINN's
-geometry (``sciml.solvers.pinn.domain``) implements it; any object that does can carry an equation, so
+geometry (``sciml.solvers.pinn.geometry``) implements it; any object that does can carry an equation, so
 ``equations/`` imports nothing of a solver. ``tests/equations/test_domain.py`` checks that the equations ask for
 nothing else and that every PINN geometry answers all of it.
 """

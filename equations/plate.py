@@ -91,7 +91,7 @@ import numpy as np
 from jax.scipy.special import erf
 
 from sciml import expr
-from sciml.config import spec
+from sciml.config import spec, suggest
 from sciml.errors import Invalid
 
 from . import plate_damage
@@ -103,14 +103,8 @@ from .plate_damage import DamageConfig
 EdgeCondition = Literal["simply_supported", "clamped", "free"]
 
 
-@dataclass
-class Edges:
-    """The condition on each edge of the rectangle."""
-
-    left: EdgeCondition = "simply_supported"
-    right: EdgeCondition = "simply_supported"
-    bottom: EdgeCondition = "simply_supported"
-    top: EdgeCondition = "simply_supported"
+RECTANGLE = ("left", "right", "bottom", "top")  # a rectangle's edges
+SUPPORTED = "simply_supported"  # the condition of an edge the case does not name
 
 
 @dataclass
@@ -148,16 +142,15 @@ class PlateConfig:
     D: float | None = spec(None, gt=0.0, help="flexural rigidity E h^3 / (12 (1 - nu^2)) in N m")
     q0: float | None = spec(None, gt=0.0, help="the load's peak in Pa: load is then its shape, scaled to peak "
                                                "q0 (default: load as it is)")
-    edges: Edges = spec(factory=Edges)
+    edges: dict[str, EdgeCondition] = spec(factory=dict, help="the condition on each boundary part (a rectangle's "
+                                                               "left, right, bottom, top; a polygon's edge0, ... or "
+                                                               "its named parts); simply_supported where not named")
     aspect: float = spec(1.0, gt=0.0, help="the y side's stretch: the plate is the geometry's rectangle with its y "
                                            "side this many times as long (module notes); a family's parameter")
     damage: DamageConfig | None = spec(None, help="a zone of lower rigidity: D times 1 - drop in a disc with a "
                                                   "smooth rim, e.g. {x: 1.3, y: 1.9, radius: 0.3, drop: 0.3}")
 
     def check(self):
-        e = self.edges
-        if "free" == e.left == e.right == e.bottom == e.top:
-            raise Invalid("edges", "a plate with every edge free is not supported anywhere; support an edge")
         if self.D is None and (self.E is None or self.thickness is None):
             raise Invalid("D", "give either D, or both E and thickness")
         if self.D is not None and (self.E is not None or self.thickness is not None):
@@ -176,6 +169,10 @@ class PlateConfig:
             except ValueError as e:
                 raise Invalid("load", str(e)) from None
 
+    def edge(self, part: str) -> str:
+        """The condition on ``part``."""
+        return self.edges.get(part, SUPPORTED)
+
     @property
     def rigidity(self) -> float:
         if self.D is not None:
@@ -192,6 +189,32 @@ def moments(D, nu, wxx, wyy, wxy, r=1.0) -> dict:
     :meth:`KirchhoffPlate.derived` and the operators' plate (``sciml.solvers.fno.physics.Plate``) read."""
     r2 = r * r
     return {"mx": -D * (wxx + nu * r2 * wyy), "my": -D * (r2 * wyy + nu * wxx), "mxy": -D * (1 - nu) * r * wxy}
+
+
+def check_edges(config: PlateConfig, domain: Domain) -> None:
+    """The plate's domain and edges (:meth:`KirchhoffPlate.check_geometry`): a plane domain, ``edges`` naming its
+    parts, not all free; off a rectangle, neither stretched nor with free edges."""
+    if tuple(domain.coords) != ("x", "y"):
+        raise Invalid("type", f"kirchhoff_plate needs a plane domain (x, y), got {list(domain.coords)}")
+    for part in config.edges:
+        if part not in domain.parts:
+            raise Invalid(f"edges.{part}", f"unknown part {part!r}{suggest(part, domain.parts)}; the "
+                                           f"geometry's parts are {list(domain.parts)}")
+    if all(config.edge(p) == "free" for p in domain.parts):
+        raise Invalid("edges", "a plate with every edge free is not supported anywhere; support an edge")
+    if not rectangular(domain):
+        if config.aspect != 1:
+            raise Invalid("aspect", "a stretched plate is a rectangle: leave aspect at 1 on this geometry")
+        free = [p for p in domain.parts if config.edge(p) == "free"]
+        if free:
+            raise Invalid(f"edges.{free[0]}", "free edges are supported on rectangles only (a polygon's "
+                                              "corner conditions are not built yet): clamp or support it")
+
+
+def rectangular(domain: Domain) -> bool:
+    """Whether the plate is a plain rectangle: its parts and pieces are the four edges (the series and finite
+    differences of :mod:`.plate_reference` solve it)."""
+    return tuple(domain.parts) == RECTANGLE and set(domain.pieces) == set(RECTANGLE)
 
 
 def _contract(d: Fields, field: str, vectors) -> jnp.ndarray | float:
@@ -290,10 +313,10 @@ class KirchhoffPlate(Equation):
 
     @classmethod
     def check_geometry(cls, config: PlateConfig, domain: Domain) -> None:
-        """The plate is a plain rectangle: edges left, right, bottom, top; no holes, time or regrouping."""
-        edges = ("left", "right", "bottom", "top")
-        if tuple(domain.coords) != ("x", "y") or tuple(domain.parts) != edges or set(domain.pieces) != set(edges):
-            raise Invalid("type", "kirchhoff_plate needs a plain rectangle (no holes, time or renamed edges)")
+        """A plain rectangle (edges left, right, bottom, top; no holes, time or regrouping), or any other plane
+        domain without a time axis (a polygon), whose edges are then simply supported or clamped, its y side not
+        stretched; ``edges`` names parts of the domain, not all of them free."""
+        check_edges(config, domain)
         p = config.patch
         if p is not None:
             (x0, x1), (y0, y1) = domain.bounds
@@ -321,8 +344,8 @@ class KirchhoffPlate(Equation):
         self.shape, self.peak = _patch_shape(config.patch) if config.patch is not None else \
             _expression_shape(config.load, self.bounds)
         self.q0 = self.peak if config.q0 is None else config.q0  # of the load
-        e = config.edges
-        kx, ky = _wavenumber(e.left, e.right, self.a), _wavenumber(e.bottom, e.top, self.b)
+        e = config.edge if rectangular(domain) else (lambda part: SUPPORTED)
+        kx, ky = _wavenumber(e("left"), e("right"), self.a), _wavenumber(e("bottom"), e("top"), self.b)
         modal = math.pi**4 * (kx**2 + ky**2) ** 2
         self.W = self.q0 / (self.D * modal)
         self.c = modal * self.L**4
@@ -406,14 +429,14 @@ class KirchhoffPlate(Equation):
         if self.stretched:  # physical directions in the geometry's coordinates: y components over s
             stretch = lambda v: jnp.stack([v[..., 0], v[..., 1] / self.s], axis=-1)
             normal, tangent = stretch(normal), stretch(tangent)
-        return EDGE_RULES[getattr(self.config.edges, part)](d, normal, tangent, self.nu, self.varying)
+        return EDGE_RULES[self.config.edge(part)](d, normal, tangent, self.nu, self.varying)
 
     def corners(self):
         """Corners (physical points) where two free edges meet; there ``w_xy = 0``."""
         (x0, x1), (y0, y1) = self.bounds
-        e = self.config.edges
-        table = {(x0, y0): (e.left, e.bottom), (x1, y0): (e.right, e.bottom),
-                 (x0, y1): (e.left, e.top), (x1, y1): (e.right, e.top)}
+        e = self.config.edge
+        table = {(x0, y0): (e("left"), e("bottom")), (x1, y0): (e("right"), e("bottom")),
+                 (x0, y1): (e("left"), e("top")), (x1, y1): (e("right"), e("top"))}
         return np.array([p for p, conds in table.items() if conds == ("free", "free")]).reshape(-1, 2)
 
     @staticmethod
@@ -477,8 +500,9 @@ class KirchhoffPlate(Equation):
         from .plate_reference import plate_solution  # on use: its SciPy (0.8 s) is not needed to train
         from .plate_reference.patch import patch_load
 
-        e = self.config.edges
-        edges = {"left": e.left, "right": e.right, "bottom": e.bottom, "top": e.top}
+        if not rectangular(self.domain):
+            return None  # no series here: a solver's reference of the same domain (sciml.solvers.classical.fem)
+        edges = {part: self.config.edge(part) for part in RECTANGLE}
         p, text = self.config.patch, self.config.load
         load: Any
         if p is not None:  # exact: the patch itself (Navier: its closed-form coefficients)

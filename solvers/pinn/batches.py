@@ -17,12 +17,12 @@ import numpy as np
 from sciml import parallel
 
 from .config import SamplingConfig
-from .domain import Domain
 from .exact import INITIAL
+from .geometry.domain import Domain
+from .geometry.sampling import avoiding
+from .geometry.spacetime import SpaceTime
 from .observations import Observations
 from .parameters import Parameters
-from .sampling import avoiding
-from .spacetime import SpaceTime
 
 FIXED = ("points", "data", "constants")  # a batch's entries that are the same on every device
 

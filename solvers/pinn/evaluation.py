@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .domain import EvalPoints
+from .geometry.domain import EvalPoints
 
 
 def relative_l2(pred: np.ndarray, ref: np.ndarray) -> float:

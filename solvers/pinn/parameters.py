@@ -40,7 +40,7 @@ import numpy as np
 from sciml.config import suggest
 from sciml.errors import Invalid, UserError
 
-from .sampling import Method, unit_cube
+from .geometry.sampling import Method, unit_cube
 
 if TYPE_CHECKING:
     from .config import ParameterConfig, PinnCase

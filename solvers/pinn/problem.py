@@ -70,10 +70,10 @@ from .batches import Sampler
 from .config import CausalConfig, PinnCase
 from .exact import INITIAL, Exact
 from .geometry import build_geometry
+from .geometry.sampling import SOBOL_MAX_DIM, probe_method
 from .observations import GROUP as DATA
 from .observations import Observations
 from .parameters import Parameters
-from .sampling import SOBOL_MAX_DIM, probe_method
 from .unknowns import PRIOR, Unknowns
 
 _TRACER_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,

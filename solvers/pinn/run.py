@@ -63,6 +63,7 @@ from . import (
     identifiability,
     optim,
     parameters,
+    references,
     stages,
     windows,
 )
@@ -126,6 +127,18 @@ def _chunk(cfg: PinnCase, phase: _Phase, problem: Problem, members: int) -> jax.
     return optim.adam_chunk(loss, phase.tx, length, balance, bal.every if bal else 1)
 
 
+def _check_dense(plan, problem: Problem, key) -> None:
+    """``training.lbfgs.method: bfgs`` holds a P x P matrix: refused above :func:`.optim.dense_max` parameters,
+    before anything trains (an ensemble's members never take it: :func:`.ensemble.check`)."""
+    if not any(s.lbfgs.method == "bfgs" and s.lbfgs.steps for s in plan):
+        return
+    n = sum(x.size for x in jax.tree_util.tree_leaves(jax.eval_shape(problem.init, key)))
+    if n > (most := optim.dense_max()):
+        raise UserError(f"training.lbfgs.method: bfgs keeps a {n} x {n} matrix ({n * n * 8 / 2**30:.1f} GiB "
+                        f"in float64) for this network's {n} parameters; it is for at most {most} here: "
+                        f"use a smaller model or method lbfgs")
+
+
 class _Pinn:
     """The PINN's side of :func:`sciml.loop.run`: the plan's stages and their phases of jitted chunks,
     resampling and refinement of the collocation points, evaluation on the domain's grid."""
@@ -145,11 +158,12 @@ class _Pinn:
         self.compiled: jax.stages.Compiled | None = None  # the phase's chunk for the batch's shapes
         self.programs: list[tuple[tuple, jax.stages.Compiled]] = []  # a curriculum's chunks, by what they need
         self._enter(0)
-        self._check_dense()
+        _check_dense(self.plan, self.problem, self.key_init)
         # the whole case (every stage is the same problem's, every window a part of its interval) is evaluated
         geometry = self.problem.geometry if len(self.plan) == 1 else build_geometry(cfg.geometry)
         self.equation = self.problem.equation if len(self.plan) == 1 else equations.create(cfg.equation, geometry)
         self.ev = geometry.evaluation_points(cfg.evaluation.grid)
+        self.reference_info: dict = {}  # a classical solver's account of its reference (references.py)
         family = self.problem.parameters
         # a family: (values, equation there, reference there) for each evaluated combination
         self.family = None if family is None else \
@@ -158,20 +172,10 @@ class _Pinn:
         self.curriculum = cfg.training.curriculum is not None
         self.residual_points = curriculum.residual_points(self.problem) if self.curriculum else None
 
-    def _check_dense(self) -> None:
-        """``training.lbfgs.method: bfgs`` holds a P x P matrix: refused above :func:`.optim.dense_max` parameters,
-        before anything trains (an ensemble's members never take it: :func:`.ensemble.check`)."""
-        if not any(s.lbfgs.method == "bfgs" and s.lbfgs.steps for s in self.plan):
-            return
-        n = sum(x.size for x in jax.tree_util.tree_leaves(jax.eval_shape(self.problem.init, self.key_init)))
-        if n > (most := optim.dense_max()):
-            raise UserError(f"training.lbfgs.method: bfgs keeps a {n} x {n} matrix ({n * n * 8 / 2**30:.1f} GiB "
-                            f"in float64) for this network's {n} parameters; it is for at most {most} here: "
-                            f"use a smaller model or method lbfgs")
-
     def _reference(self, equation) -> dict | None:
-        reference = equation.reference(self.ev.points)
-        return None if reference is None else {k: np.asarray(v).reshape(self.ev.shape) for k, v in reference.items()}
+        reference, info = references.on_grid(equation, self.problem.geometry, self.ev, self.cfg.evaluation.rtol)
+        self.reference_info.update(info)
+        return reference
 
     def _enter(self, k: int) -> None:
         """Stage ``k``: its problem (a time window after the first: the previous window's fields as initial
@@ -399,7 +403,8 @@ class _Pinn:
     def summary(self) -> dict:
         n = self.cfg.training.windows
         out: dict[str, Any] = {"autodiff_mode": self.cfg.autodiff.mode, **({"windows": n} if n > 1 else {}),
-               "parallel": {**parallel.describe(self.mesh), "interior_points": int(self.batch["interior"].shape[0])}}
+               "parallel": {**parallel.describe(self.mesh), "interior_points": int(self.batch["interior"].shape[0])},
+               **({"reference": self.reference_info} if self.reference_info else {})}
         if self.refiner.on:
             pts = self.refiner.points
             out["adaptive_points"] = 0 if pts is None else int(len(pts)) * jax.process_count()

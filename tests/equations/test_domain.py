@@ -55,6 +55,8 @@ SECTIONS = [
     {"type": "box", "x": [0, 1], "y": [0, 1], "z": [0, 1]},
     {"type": "disk", "radius": 1.0, "time": [0, 0.5]},
     {"type": "ball", "dim": 5, "test_points": 16},
+    {"type": "polygon", "vertices": [[0, 0], [1, 0], [1, 0.5], [0.5, 0.5], [0.5, 1], [0, 1]],
+     "holes": [{"vertices": [[0.1, 0.1], [0.3, 0.1], [0.2, 0.3]]}, {"center": [0.7, 0.2], "radius": 0.1}]},
 ]
 
 

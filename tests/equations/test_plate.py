@@ -124,9 +124,33 @@ def test_deflection_scale_follows_the_supports(edges):
     assert 0.2 < np.abs(w).max() / eq.W < 5.0
 
 
-def test_a_plate_free_on_every_edge_is_refused():
-    from sciml.errors import Invalid
+L_SHAPE = [(0, 0), (1, 0), (1, 0.5), (0.5, 0.5), (0.5, 1), (0, 1)]
 
-    free = {e: "free" for e in ("left", "right", "bottom", "top")}
-    with pytest.raises(Invalid, match="not supported anywhere"):
-        build(PlateConfig, {**STEEL, "edges": free})
+
+@pytest.mark.parametrize("edges, geometry, changes, message", [
+    (dict.fromkeys(("left", "right", "bottom", "top"), "free"), "rectangle", {}, "edges: a plate with every edge free"),
+    ({"lefft": "clamped"}, "rectangle", {}, "edges.lefft: unknown part 'lefft' (did you mean 'left'?)"),
+    ({"edge3": "free"}, "polygon", {}, "edges.edge3: free edges are supported on rectangles only"),
+    ({}, "polygon", {"aspect": 2.0}, "aspect: a stretched plate is a rectangle"),
+])
+def test_the_edges_name_parts_of_the_geometry(edges, geometry, changes, message):
+    from sciml.errors import Invalid
+    from sciml.solvers.pinn.geometry import Polygon
+
+    domain = Rectangle(*BOUNDS) if geometry == "rectangle" else Polygon(L_SHAPE)
+    with pytest.raises(Invalid) as e:
+        KirchhoffPlate.check_geometry(build(PlateConfig, {**STEEL, **changes, "edges": edges}), domain)
+    assert str(e.value).startswith(message), str(e.value)
+
+
+def test_a_plate_on_a_polygon_is_simply_supported_where_not_named_and_has_no_series():
+    from sciml.solvers.pinn.geometry import Polygon
+
+    domain = Polygon(L_SHAPE, names=["a", "a", "b", "b", "a", "a"])
+    config = build(PlateConfig, {**STEEL, "edges": {"b": "clamped"}})
+    KirchhoffPlate.check_geometry(config, domain)
+    eq = KirchhoffPlate(config, domain)
+    assert (config.edge("a"), config.edge("b")) == ("simply_supported", "clamped")
+    assert eq.reference(np.array([[0.25, 0.25]])) is None and len(eq.corners()) == 0
+
+

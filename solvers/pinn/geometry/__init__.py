@@ -1,11 +1,12 @@
 """Geometry for collocation: the case file's ``geometry`` section and the domains it builds.
 
-``type``: ``rectangle`` (2D), ``box`` (3D), ``disk`` (2D) or ``ball`` (any dimension ``dim``, :mod:`.ball`);
-rectangles, boxes and disks may have circular or spherical ``holes`` (boolean difference); ``time: [t0, t1]``
+``type``: ``rectangle`` (2D), ``box`` (3D), ``disk`` (2D), ``polygon`` (2D, any simple polygon, its edges
+named by index, :mod:`.polygon`) or ``ball`` (any dimension ``dim``, :mod:`.ball`); rectangles, boxes and disks
+may have circular or spherical ``holes`` (boolean difference), polygons circular or polygonal ones; ``time: [t0, t1]``
 makes the domain space-time (coordinate ``t``, new part ``initial``); ``parts`` regroups and renames boundary
 parts, e.g.
 ``parts: {lid: [top], walls: [left, right, bottom]}``. Domains and samplers live in :mod:`.domain`,
-:mod:`.shapes`, :mod:`.spacetime` and :mod:`.sampling`; this module holds the schema and the registry.
+:mod:`.shapes`, :mod:`.polygon`, :mod:`.spacetime` and :mod:`.sampling`; this module holds the schema and the registry.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from sciml.errors import Invalid
 
 from .ball import Ball
 from .domain import Domain, EvalPoints, Piece
+from .polygon import Polygon
 from .sampling import Method, draw, unit_cube
 from .shapes import Box, Disk, Rectangle
 from .spacetime import SpaceTime
@@ -99,6 +101,42 @@ class DiskConfig:
 
 
 @dataclass
+class PolygonHoleConfig:
+    """A hole in a polygon: a polygon (``vertices``) or a circle (``center``, ``radius``)."""
+
+    vertices: list[tuple[float, float]] | None = spec(None, help="its corners [x, y] in order")
+    center: tuple[float, float] | None = spec(None, help="a circle's centre [x, y]")
+    radius: float | None = spec(None, gt=0.0, help="a circle's radius")
+    name: str = spec("hole", help="name of its boundary part")
+
+    def check(self):
+        if (self.vertices is None) == (self.center is None):
+            raise Invalid("vertices", "give a hole either vertices (a polygon) or center and radius (a circle)")
+        if (self.center is None) != (self.radius is None):
+            raise Invalid("radius" if self.radius is None else "center", "a circular hole needs center and radius")
+
+    def spec(self) -> tuple:
+        return (self.center, self.radius, self.name) if self.vertices is None else (self.vertices, self.name)
+
+
+@dataclass
+class PolygonConfig:
+    """``type: polygon``: any simple polygon minus holes; edge ``i`` (vertex ``i`` to ``i + 1``) is the part
+    ``edge<i>``, or the part ``names[i]`` (:mod:`.polygon`)."""
+
+    type: Literal["polygon"]
+    vertices: list[tuple[float, float]] = spec(help="the corners [x, y] in order, either way round")
+    names: list[str] | None = spec(None, help="each edge's part, in order (default: edge0, edge1, ...)")
+    holes: list[PolygonHoleConfig] = spec(factory=list, help="polygonal {vertices} or circular {center, radius} "
+                                                             "holes")
+    parts: dict[str, list[str]] = spec(factory=dict, help="named groups of parts, e.g. {clamped: [edge0, edge1]}")
+    time: tuple[float, float] | None = spec(None, help="[t0, t1]: a space-time domain")
+
+    def check(self):
+        build_geometry(self)
+
+
+@dataclass
 class BallConfig:
     """``type: ball``: the ball of ``radius`` around the origin in ``dim`` dimensions (coordinates ``x1 … xd``,
     boundary part ``sphere``), evaluated on ``test_points`` held-out points (:mod:`.ball`)."""
@@ -125,10 +163,12 @@ GEOMETRIES = {
     "rectangle": (RectangleConfig, lambda c: _with_time(Rectangle(c.x, c.y, _holes(c), c.parts), c)),
     "box": (BoxConfig, lambda c: _with_time(Box(c.x, c.y, c.z, _holes(c), c.parts), c)),
     "disk": (DiskConfig, lambda c: _with_time(Disk(c.center, c.radius, _holes(c), c.parts), c)),
+    "polygon": (PolygonConfig, lambda c: _with_time(Polygon(c.vertices, [h.spec() for h in c.holes], c.names,
+                                                            c.parts), c)),
     "ball": (BallConfig, lambda c: Ball(c.dim, c.radius, c.parts, c.test_points)),
 }
 if TYPE_CHECKING:  # mypy cannot read a union built at run time: the same union, written out
-    GeometryConfig = RectangleConfig | BoxConfig | DiskConfig | BallConfig
+    GeometryConfig = RectangleConfig | BoxConfig | DiskConfig | PolygonConfig | BallConfig
 else:  # the union of the registered kinds, built from the table (`|` cannot spread a tuple)
     GeometryConfig = Union[tuple(cfg for cfg, _ in GEOMETRIES.values())]  # noqa: UP007
 
@@ -139,5 +179,5 @@ def build_geometry(cfg) -> Domain:
 
 
 __all__ = ["GEOMETRIES", "Ball", "BallConfig", "Box", "BoxConfig", "Disk", "DiskConfig", "Domain", "EvalPoints",
-           "GeometryConfig", "HoleConfig", "Method", "Piece", "Rectangle", "RectangleConfig", "SpaceTime",
-           "build_geometry", "draw", "unit_cube"]
+           "GeometryConfig", "HoleConfig", "Method", "Piece", "Polygon", "PolygonConfig", "Rectangle",
+           "RectangleConfig", "SpaceTime", "build_geometry", "draw", "unit_cube"]

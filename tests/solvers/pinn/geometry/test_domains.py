@@ -4,7 +4,7 @@ import pytest
 
 from sciml.config import build
 from sciml.errors import Invalid
-from sciml.solvers.pinn.geometry import (Box, BoxConfig, Disk, Rectangle, RectangleConfig, SpaceTime,
+from sciml.solvers.pinn.geometry import (Box, BoxConfig, Disk, Polygon, Rectangle, RectangleConfig, SpaceTime,
                                          build_geometry)
 
 METHODS = ["uniform", "sobol", "halton", "lhs"]
@@ -18,6 +18,12 @@ DOMAINS = {
     "disk_hole": lambda: Disk((0, 0), 1.0, holes=[((0.3, 0.1), 0.2, "hole")]),
     "spacetime": lambda: SpaceTime(Rectangle((0, 1), (0, 2), holes=[((0.5, 1.0), 0.25, "hole")]), (0.0, 3.0)),
     "spacetime3d": lambda: SpaceTime(Box((0, 1), (0, 1), (0, 1)), (1.0, 2.0)),
+    "lshape": lambda: Polygon([(0, 0), (1, 0), (1, 0.5), (0.5, 0.5), (0.5, 1), (0, 1)]),
+    "polygon_holes": lambda: Polygon([(0, 0), (0, 1), (1.5, 1.2), (2, 0)],  # clockwise
+                                     holes=[([(0.2, 0.2), (0.6, 0.25), (0.4, 0.6)], "tri"), ((1.4, 0.5), 0.2, "circ")],
+                                     names=["in", "top", "top", "out"]),
+    "polygon_time": lambda: SpaceTime(Polygon([(0, 0), (1, 0), (1, 0.5), (0.5, 0.5), (0.5, 1), (0, 1)],
+                                              names=["a", "a", "b", "b", "a", "a"]), (0.0, 1.0)),
 }
 
 

@@ -58,22 +58,33 @@ class Ball:
                                                - self.radius)
         return Piece(self.dim - 1, measure, point_map, on, sphere=hole, distance=distance)
 
+    def pieces(self, prefix: str) -> dict[str, Piece]:
+        """A hole's surface as its one piece ``prefix``."""
+        return {prefix: self.piece()}
+
 
 class Shape(Domain):
     """A spatial domain minus holes: subclasses give ``_outer_map``, ``_outer_contains`` and outer pieces."""
 
-    def _setup(self, coords, bounds, outer: Mapping[str, Piece], holes, parts):
+    def _setup(self, coords, bounds, outer: Mapping[str, Piece], holes, parts, names=None):
+        """Pieces and parts: the ``outer`` pieces (each its own part, or the part ``names`` gives it, in order),
+        and the holes, ``(centre, radius, name)`` of a circle or sphere or ``(shape, name)`` of another shape with
+        ``pieces(prefix)`` and ``inside(points, tol)``, each hole's pieces ``<name>#<i>...`` the part ``name``."""
         self.coords, self.bounds = tuple(coords), tuple(bounds)
-        self.holes = []
+        self.holes, self.hole_pieces = [], []
         pieces = dict(outer)
-        default: dict[str, tuple[str, ...]] = {name: (name,) for name in outer}
-        for i, (center, radius, name) in enumerate(holes):
-            ball = Ball(center, radius)
-            if ball.dim != self.dim:
-                raise Invalid(f"holes[{i}].center", f"has {ball.dim} coordinates, the domain {self.dim}")
-            self.holes.append(ball)
-            pieces[f"{name}#{i}"] = ball.piece()
-            default[name] = default.get(name, ()) + (f"{name}#{i}",)
+        default: dict[str, tuple[str, ...]] = {}
+        for piece, part in zip(outer, names if names is not None else outer):
+            default[part] = default.get(part, ()) + (piece,)
+        for i, hole in enumerate(holes):
+            shape, name = (Ball(hole[0], hole[1]), hole[2]) if len(hole) == 3 else hole
+            if shape.dim != self.dim:
+                raise Invalid(f"holes[{i}].center", f"has {shape.dim} coordinates, the domain {self.dim}")
+            self.holes.append(shape)
+            own = shape.pieces(f"{name}#{i}")
+            pieces.update(own)
+            self.hole_pieces.append(tuple(own))
+            default[name] = default.get(name, ()) + tuple(own)
         self.pieces, self.groups = pieces, regroup(list(pieces), default, parts)
 
     def _outer_map(self, u) -> tuple[np.ndarray, np.ndarray]:

@@ -87,7 +87,7 @@ def test_too_few_coordinates_is_one_clear_error(tmp_path):
 
 def test_held_out_points_are_bounded_in_coordinates():
     """At most 10⁸ held-out coordinates (0.8 GB): 1000 points at d = 10⁵, the request below that."""
-    from sciml.solvers.pinn.ball import MAX_TEST_COORDINATES, Ball
+    from sciml.solvers.pinn.geometry.ball import MAX_TEST_COORDINATES, Ball
 
     assert Ball(10**5, test_points=10000).test_points == MAX_TEST_COORDINATES // 10**5 == 1000
     assert Ball(1000, test_points=10000).test_points == 10000

@@ -1,0 +1,74 @@
+"""A classical solver's reference where the equation has none of its own (a plate on a polygon): a table from the
+equation's type to the solver that answers it on the same domain.
+
+:meth:`~sciml.equations.Equation.reference` answers with the equation's own maths (a rectangular plate's series,
+the cavity's tables); where it gives None, :func:`reference` asks the table: ``kirchhoff_plate`` on a
+:class:`~.geometry.Polygon` is solved by finite elements (:func:`sciml.solvers.classical.fem.reference`), refined
+until the deflection at the points changes by less than ``rtol``. Points outside the domain get NaN.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .geometry import Polygon
+
+
+def _region(geometry: Polygon):
+    from sciml.solvers.classical import fem  # on use: the optional extra `fem`
+
+    loops = []
+    for loop in geometry.loops():
+        if len(loop) == 3:  # a circle (centre, radius, part): its polygon, fine enough for the reference
+            centre, radius, part = loop
+            loops.append(fem.circle(centre, radius, 256, part))
+        else:
+            loops.append(fem.Loop(np.asarray(loop[0], float), tuple(loop[1])))
+    return fem.Region(tuple(loops))
+
+
+def _plate(eq, geometry, points: np.ndarray, rtol: float) -> tuple[dict, dict]:
+    from sciml.solvers.classical import fem
+
+    conditions = {part: eq.config.edge(part) for part in geometry.parts}
+    scale = eq.q0 / eq.peak
+    load = lambda x, y: scale * np.broadcast_to(np.asarray(eq.shape(x, y), float), np.shape(x))
+    return fem.reference(_region(geometry), conditions, eq.D, eq.nu, load, points, rtol=rtol)
+
+
+# (equation type, geometry class) -> (equation, geometry, points inside, rtol) -> (fields, info)
+SOLVERS: dict[tuple[str, type], Callable] = {("kirchhoff_plate", Polygon): _plate}
+
+
+def available(eq, geometry) -> bool:
+    """Whether a classical solver answers ``eq`` on ``geometry``."""
+    return (eq.section.type, type(geometry)) in SOLVERS
+
+
+def reference(eq, geometry, points: np.ndarray, inside: np.ndarray, rtol: float) -> tuple[dict | None, dict]:
+    """``(fields at the points, the solver's info)``, NaN outside (``inside`` False); ``(None, {})`` when no
+    solver answers."""
+    solver = SOLVERS.get((eq.section.type, type(geometry)))
+    if solver is None:
+        return None, {}
+    fields, info = solver(eq, geometry, np.asarray(points, float)[inside], rtol)
+    out = {}
+    for name, values in fields.items():
+        full = np.full(len(points), np.nan)
+        full[inside] = values
+        out[name] = full
+    return out, info
+
+
+def on_grid(eq, geometry, ev, rtol: float) -> tuple[dict | None, dict]:
+    """The reference on the evaluation grid ``ev`` (the arrays shaped as the grid): the equation's own, else a
+    classical solver's, with a summary of how the solver made it (else ``{}``)."""
+    fields, info = eq.reference(ev.points), dict[str, Any]()
+    if fields is None:
+        fields, info = reference(eq, geometry, ev.points, ev.mask, rtol)
+    if info:
+        info = {"solver": f"finite elements ({info['element']})", "elements": info["elements"][-1],
+                "change_of_w": info["changes"][-1], "rtol": info["rtol"], "seconds": round(info["wall_seconds"], 1)}
+    return None if fields is None else {k: np.asarray(v).reshape(ev.shape) for k, v in fields.items()}, info
