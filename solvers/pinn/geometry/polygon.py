@@ -94,17 +94,29 @@ def check_loop(vertices, key: str) -> np.ndarray:
     return v
 
 
-def segment_distance(start, end, normal):
+def segment_distance(start, end, normal, trim: tuple[bool, bool] = (True, True)):
     """``points (..., 2) -> d``: the edge's approximate distance (module notes), JAX-traceable; ``start``, ``end``
-    its corners, ``normal`` the unit normal into the domain (the side where ``f > 0``)."""
+    its corners, ``normal`` the unit normal into the domain (the side where ``f > 0``). ``trim``: whether the
+    edge's line must be cut off beyond its start and its end (where it enters the domain or runs along its
+    boundary): both, the edge's disc; one, the ray from that end through the edge; neither, the line itself."""
     a, b, inward = (tuple(float(c) for c in np.asarray(p, float)) for p in (start, end, normal))
     length = float(np.hypot(b[0] - a[0], b[1] - a[1]))
     mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
+    e = ((b[0] - a[0]) / length, (b[1] - a[1]) / length)
+
+    def trimming(x, y):
+        if trim == (True, True):
+            return ((length / 2) ** 2 - (x - mid[0]) ** 2 - (y - mid[1]) ** 2) / length
+        if trim[0]:
+            return (x - a[0]) * e[0] + (y - a[1]) * e[1]
+        return (b[0] - x) * e[0] + (b[1] - y) * e[1]
 
     def d(pts):
         x, y = pts[..., 0], pts[..., 1]
         f = (x - a[0]) * inward[0] + (y - a[1]) * inward[1]
-        t = ((length / 2) ** 2 - (x - mid[0]) ** 2 - (y - mid[1]) ** 2) / length
+        if not any(trim):
+            return f
+        t = trimming(x, y)
         s2 = t * t + f**4
         phi = jnp.sqrt(jnp.where(s2 > 0, s2, 1.0))
         phi = jnp.where(s2 > 0, phi, 0.0)
@@ -160,7 +172,7 @@ class Outline:
         """The loop's region with its edges, within ``tol``."""
         return self.encloses(pts) | (self.edge_distance(pts) <= tol)
 
-    def edge(self, i: int) -> Piece:
+    def edge(self, i: int, trim: tuple[bool, bool] = (True, True)) -> Piece:
         a, b, normal = self._a[i], self._b[i], -self.inward[i]
 
         def point_map(u):
@@ -172,7 +184,8 @@ class Outline:
             s = np.clip(rel @ e / (e @ e), 0.0, 1.0)
             return np.linalg.norm(rel - s[:, None] * e, axis=-1) <= tol
 
-        return Piece(1, float(self.lengths[i]), point_map, on, distance=segment_distance(a, b, self.inward[i]))
+        return Piece(1, float(self.lengths[i]), point_map, on,
+                     distance=segment_distance(a, b, self.inward[i], trim))
 
     def pieces(self, prefix: str) -> dict[str, Piece]:
         """A hole's edges as pieces ``<prefix>.<i>``."""
@@ -228,6 +241,19 @@ class Polygon(Shape):
             for j, other in enumerate(self.holes[:i]):
                 if not _apart(h, other):
                     raise Invalid(f"holes[{i}]", f"overlaps hole {j}")
+        loops_of = [(self.outline, [f"edge{i}" for i in range(n)])]
+        loops_of += [(h, own) for h, own in zip(self.holes, self.hole_pieces) if isinstance(h, Outline)]
+        for loop, names_ in loops_of:  # each edge's distance trimmed only where its line meets the domain
+            for i, name in enumerate(names_):
+                self.pieces[name] = loop.edge(i, self._trims(loop, i))
+
+    def _trims(self, loop: Outline, i: int) -> tuple[bool, bool]:
+        """Whether the line of ``loop``'s edge ``i`` meets the domain (its boundary included) beyond the edge's
+        start and beyond its end: on 400 points out to twice the domain's size on each side."""
+        (a, b), span = (loop.segments()[0][i], loop.segments()[1][i]), float(np.max(self.upper - self.lower))
+        e = (b - a) / np.linalg.norm(b - a)
+        out = span * np.geomspace(1e-9, 2.0, 400)[:, None]
+        return bool(self.contains(a - out * e, 1e-12).any()), bool(self.contains(b + out * e, 1e-12).any())
 
     def _outer_map(self, u):
         pts = self.lower + (self.upper - self.lower) * u

@@ -221,3 +221,21 @@ def test_a_base_holds_the_initial_values_under_a_zero_network_and_stays_a_penalt
     params = problem.init(jax.random.PRNGKey(1))
     start = problem.predict(params, np.column_stack([x[away], y[away], np.zeros(away.sum())]))
     assert np.max(np.abs(start["u"] - got["u"])) > 1e-3  # the network's part at t0 too
+
+
+def test_a_clamped_polygon_holds_the_deflection_and_its_slope_exactly_on_every_edge(tmp_path):
+    """The L-shaped plate: six edges, two of whose lines cross the plate (the re-entrant corner); its edges'
+    trimmed distances (geometry/polygon.py) make ``phi^2 N`` vanish with its normal slope on every one."""
+    l_shape = [[0, 0], [1, 0], [1, 0.5], [0.5, 0.5], [0.5, 1], [0, 1]]
+    path = write_case(tmp_path, geometry={"type": "polygon", "vertices": l_shape, "names": ["edge"] * 6},
+                      equation__edges={"edge": "clamped"}, equation__load=1.0)
+    problem = Problem(cases.load(path, ["conditions={enforce: {edge: exact}, length: 0.5}"]).config)
+    assert problem.terms == ("pde",)
+    params = problem.init(jax.random.PRNGKey(0))
+    pts, normals = problem.geometry.boundary("edge", 24, np.random.default_rng(5), "uniform")
+    pts = np.concatenate([np.array([[0.3, 0.3], [0.25, 0.75]]), pts])
+    d = problem.predict(params, pts, of=derivatives)
+    scale = np.max(np.abs(d["w"][:2]))
+    assert scale > 0
+    slope = d["w_x"][2:] * normals[:, 0] + d["w_y"][2:] * normals[:, 1]
+    assert np.max(np.abs(d["w"][2:])) < 1e-14 * scale and np.max(np.abs(slope)) < 1e-12 * scale
