@@ -241,7 +241,7 @@ class Polygon(Shape):
             for j, other in enumerate(self.holes[:i]):
                 if not _apart(h, other):
                     raise Invalid(f"holes[{i}]", f"overlaps hole {j}")
-        loops_of = [(self.outline, [f"edge{i}" for i in range(n)])]
+        loops_of = [(self.outline, tuple(f"edge{i}" for i in range(n)))]
         loops_of += [(h, own) for h, own in zip(self.holes, self.hole_pieces) if isinstance(h, Outline)]
         for loop, names_ in loops_of:  # each edge's distance trimmed only where its line meets the domain
             for i, name in enumerate(names_):
