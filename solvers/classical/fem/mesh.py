@@ -32,6 +32,8 @@ import skfem
 import triangle
 from numpy.typing import ArrayLike
 
+from sciml.polygons import encloses, signed_area
+
 QUALITY = 30.0  # Triangle's minimum angle (degrees); it terminates for any input up to about 33.8
 REENTRANT = 1.1 * np.pi  # interior angles above this are graded toward (a circle's sides turn by 2 pi / n)
 SLACK = 1.5  # a triangle up to this many times its area limit is accepted by the grading rounds
@@ -71,8 +73,7 @@ class Loop:
     @property
     def signed_area(self) -> float:
         """Shoelace area: positive when the corners run counter-clockwise."""
-        x, y = self.vertices.T
-        return 0.5 * float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
+        return signed_area(self.vertices)
 
 
 @dataclass(frozen=True)
@@ -292,8 +293,4 @@ def _check_simple(loops: tuple[Loop, ...]) -> None:
 
 def _inside(x: np.ndarray, v: np.ndarray) -> bool:
     """Ray casting: whether ``x`` is inside the polygon of corners ``v``."""
-    a, b = v, np.roll(v, -1, axis=0)
-    straddle = (a[:, 1] > x[1]) != (b[:, 1] > x[1])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        at = a[:, 0] + (x[1] - a[:, 1]) * (b[:, 0] - a[:, 0]) / (b[:, 1] - a[:, 1])
-    return bool(np.count_nonzero(straddle & (x[0] < at)) % 2)
+    return bool(encloses(v, x[None])[0])

@@ -21,7 +21,9 @@ corner), and :math:`\partial d/\partial n = 1` on the edge. Written as it stands
 disc (:math:`t > 0`) the same function is :math:`d = \sigma f \sqrt{1 + r^2}`, :math:`r = f^3 / (2(\varphi + t))`,
 :math:`\sigma = \pm 1` the side of the line (+1 on the edge itself), which is smooth up to the edge from inside. The
 two forms are one function where both hold; each is used where it is finite (``jnp.where`` with safe arguments,
-so no NaN reaches a derivative), and :math:`d` is smooth in the closed domain but at the edge's two ends.
+so no NaN reaches a derivative), and :math:`d` is smooth in the closed domain but at the edge's two ends. The line
+is trimmed only where it meets the domain beyond the edge (:meth:`Polygon._trims`): beyond one end, :math:`t` is
+the coordinate along the edge from that end (the ray; smooth at the other end); beyond neither, :math:`d = f`.
 """
 from __future__ import annotations
 
@@ -31,15 +33,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from sciml.errors import Invalid
+from sciml.polygons import encloses, signed_area
 
 from .domain import Piece
 from .shapes import Ball, Shape
-
-
-def signed_area(v: np.ndarray) -> float:
-    """The shoelace area: positive for a counter-clockwise loop."""
-    x, y = v[:, 0], v[:, 1]
-    return 0.5 * float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
 
 
 def _cross(a, b):
@@ -135,9 +132,7 @@ class Outline:
     """A closed loop of straight edges: an outer boundary (``hole=False``) or a hole's."""
 
     def __init__(self, vertices, key: str = "vertices", hole: bool = False):
-        self.vertices = check_loop(vertices, key)
-        self.area = abs(signed_area(self.vertices))
-        self.hole, self.dim = hole, 2
+        self.vertices, self.dim = check_loop(vertices, key), 2
         ccw = signed_area(self.vertices) > 0
         self._a, self._b = self.vertices, np.roll(self.vertices, -1, axis=0)
         e = self._b - self._a
@@ -149,12 +144,7 @@ class Outline:
 
     def encloses(self, pts: np.ndarray) -> np.ndarray:
         """Whether points lie inside the loop (even-odd rule; points on an edge are either)."""
-        x, y = pts[:, 0:1], pts[:, 1:2]
-        (ax, ay), (bx, by) = self._a.T[:, None], self._b.T[:, None]
-        spans = (ay > y) != (by > y)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            at = ax + (y - ay) * (bx - ax) / (by - ay)
-        return (np.sum(spans & (x < at), axis=1) % 2) == 1
+        return encloses(self.vertices, pts)
 
     def edge_distance(self, pts: np.ndarray) -> np.ndarray:
         """The distance of points ``(N, 2)`` to the nearest edge."""
