@@ -159,6 +159,17 @@ class Equation(abc.ABC):
         fields as they are."""
         return {f: d[f] for f in self.fields}
 
+    def gradients(self, d: Fields) -> Residuals:
+        """The fields with their first derivatives in physical units (``u_x``, ``p_y``, ...), which checks read
+        (``predict(points, of=eq.gradients)``: a flow's wall forces) and an export reports beside
+        :meth:`derived` (:meth:`reported`); default none."""
+        return {}
+
+    def reported(self, d: Fields) -> Residuals:
+        """What a trained model answers at a point (``sciml export``, ``load_run(...).predict``): the
+        :meth:`gradients` and the :meth:`derived` fields (the derived ones where a name is in both)."""
+        return {**self.gradients(d), **self.derived(d)}
+
     def periodic_residual(self, da: Fields, db: Fields) -> Residuals:
         """Residuals tying paired points ``a`` and ``b`` of a periodic pair; needed when ``periodic`` is set."""
         raise NotImplementedError(f"{type(self).__name__} declares periodic pairs {list(self.periodic)} but "

@@ -4,7 +4,9 @@ gives what the export gives.
 
 A PINN's errors are recomputed on the case's evaluation grid (``fields.h5``'s reference, the driver's own error
 rule, :func:`sciml.solvers.pinn.evaluation.errors`), and so are the equation's check metrics that read the
-fields alone (Ghia's errors); a family's at its first combination of values (``fields.h5`` shows it). An
+fields (Ghia's errors) or their gradients too (a flow's forces on a cylinder, from the export's ``u_x``, ...,
+whose curves must also equal those the run wrote to ``plots/NAME.csv``); a family's at its first combination of
+values (``fields.h5`` shows it). An
 operator's test error is recomputed over its test set at the training resolution. A run whose model were another
 state than the one its summary scores (a curriculum's first stage) fails here.
 """
@@ -18,6 +20,7 @@ import numpy as np
 
 from sciml import cases, equations, load_run
 from sciml.cli import main
+from sciml.compile import export
 from sciml.io import checkpoint
 
 
@@ -73,16 +76,32 @@ def _pinn(case, summary: dict, run_dir: str, tmp: str, model: str, checks: bool)
     pred = {k: v.reshape(ev.shape) for k, v in exported.items()}
     _, got = evaluation.errors(pred, reference, ev, eq.gauge_free, eq.vectors)
     if checks and not family:
-        for c in eq.checks(lambda pts, of=None: _fields_only(load_run(run_dir).predict, pts, of)):
+        call, _ = export.load(model)  # as sciml predict calls it; it reports the fields' gradients too
+        for c in eq.checks(lambda pts, of=None: _reported(call, pts, of)):
             got.update(c.metrics)
+            for name, series in c.series.items():  # the curves the run wrote (a flow's force history)
+                _same_series(series, os.path.join(run_dir, "plots", f"{name}.csv"))
     want = family[0]["metrics"] if family else summary["metrics"]
     _close(got, want, run_dir)
     return got
 
 
-def _fields_only(predict, pts, of):
-    assert of is None, "a check that reads more than the fields: pass checks=False"
-    return predict(pts)
+def _reported(call, pts, of) -> dict:
+    """The export's answer at ``pts``, which holds what ``of`` (the equation's gradients) gives too."""
+    assert of is None or of.__name__ == "gradients", f"a check reads {of.__name__}, which no export reports"
+    return {k: np.asarray(v) for k, v in call(np.asarray(pts, float)).items()}
+
+
+def _same_series(series: dict, path: str) -> None:
+    """A check's curves recomputed from the export equal the run's CSV of them (written to 10 digits)."""
+    with open(path) as fh:
+        header = fh.readline().strip().split(",")
+    table = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
+    np.testing.assert_allclose(table[:, 0], series["t"], rtol=1e-9, err_msg=path)
+    assert header[1:] == list(series["curves"]), (path, header)
+    for name, column in zip(header[1:], table[:, 1:].T):
+        want = np.asarray(series["curves"][name], float)
+        np.testing.assert_allclose(column, want, rtol=1e-6, atol=1e-9 * np.abs(want).max(), err_msg=f"{path}: {name}")
 
 
 def _operator(case, summary: dict, run_dir: str, tmp: str, model: str, checks: bool) -> dict:

@@ -76,3 +76,30 @@ def digest(arrays: Iterable[tuple[str, np.ndarray]]) -> str:
         h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
         h.update(a.tobytes())
     return h.hexdigest()
+
+
+def symmetric_bits(a: np.ndarray) -> np.ndarray:
+    """A square real matrix stored so that symmetry compresses, bit-exact: its upper triangle (with the diagonal)
+    as it is, each element ``(i, j)`` below it the XOR of its bits with those of ``(j, i)`` (an unsigned view).
+    Where the matrix is symmetric up to rounding (the inverse Hessian of BFGS) the lower triangle holds mostly
+    zeros. The map is its own inverse: :func:`from_symmetric_bits` applies it again. Row blocks keep the work
+    in cache and the memory to one copy."""
+    bits = np.ascontiguousarray(a).view(np.dtype(f"u{a.dtype.itemsize}"))
+    out = bits.copy()
+    n = len(bits)
+    for r0 in range(0, n, 256):
+        r1 = min(n, r0 + 256)
+        block = bits[r0:r1, :r1]
+        lower = np.arange(r1)[None, :] < np.arange(r0, r1)[:, None]
+        out[r0:r1, :r1] = np.where(lower, block ^ bits[:r1, r0:r1].T, block)
+    return out
+
+
+def from_symmetric_bits(bits: np.ndarray, dtype) -> np.ndarray:
+    """The matrix of dtype ``dtype`` that :func:`symmetric_bits` stored as ``bits``."""
+    return symmetric_bits(bits).view(np.dtype(dtype))
+
+
+def packs_symmetric(a: np.ndarray) -> bool:
+    """Whether :func:`symmetric_bits` takes ``a``: a square real floating matrix."""
+    return a.ndim == 2 and a.shape[0] == a.shape[1] > 1 and np.issubdtype(a.dtype, np.floating)

@@ -1,4 +1,6 @@
-"""The PINN's prediction function for ``sciml export``: physical points ``(n, d)`` to every field it reports.
+"""The PINN's prediction function for ``sciml export``: physical points ``(n, d)`` to every field it reports
+(the equation's :meth:`~sciml.equations.base.Equation.reported`: its derived fields, and where it defines them
+its fields' first derivatives, so that a flow's wall forces can be computed from the export).
 
 The model is the run's (:func:`sciml.io.checkpoint.trained`: ``checkpoints/model.h5``, the state the run ended
 with, which its summary scores): a curriculum's last stage, an ensemble's members, a family's one network.
@@ -39,11 +41,12 @@ def export_model(cfg: PinnCase, run_dir: str):
     def one(problem: Problem, params):
         """A point's fields (nondimensional inputs ``(D[+P],)``), one at a time under vmap: the engine's plans
         need a concrete count of points."""
+        reported = problem.output(problem.equation.reported)
         if members == 1:
-            return lambda xh: {k: v[0] for k, v in problem.derived(params, xh[None]).items()}
+            return lambda xh: {k: v[0] for k, v in reported(params, xh[None]).items()}
 
         def mean_std(xh):
-            each = jax.vmap(lambda p: problem.derived(p, xh[None]))(params)  # {field: (members, 1)}
+            each = jax.vmap(lambda p: reported(p, xh[None]))(params)  # {field: (members, 1)}
             return {name: v for k, e in each.items()
                     for name, v in ((k, jnp.mean(e[:, 0])), (f"{k}_std", jnp.std(e[:, 0], ddof=1)))}
 

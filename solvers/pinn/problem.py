@@ -136,7 +136,7 @@ class Problem:
 
         # (params, nondimensional points (N, D)) -> {field: values}: the equation's derived fields
         self._outputs: dict[Callable, Callable] = {}
-        self.derived = self._output(eq.derived)
+        self.derived = self.output(eq.derived)
         # (params, nondimensional interior points (N, D)) -> (N,): the sum of squared interior residuals
         self.residual_score = jax.jit(self._residual_score)
 
@@ -380,7 +380,7 @@ class Problem:
         ``predict(..., of=problem.network_fields)``, what a next time window's initial condition matches."""
         return {q: d[q] for q in self._names}
 
-    def _output(self, of: Callable) -> Callable:
+    def output(self, of: Callable) -> Callable:
         """``(params, nondimensional points) -> of(fields there)``, jitted once per function ``of``."""
         if of not in self._outputs:
             eq = self.equation
@@ -419,7 +419,7 @@ class Problem:
         that the many calls of a run's evaluation and checks (grids, rings, sections; one snapshot per time)
         compile a few shapes, not one per point count."""
         xh = np.asarray(self.inputs(points, values), float)
-        fn = self.derived if of is None else self._output(of)
+        fn = self.derived if of is None else self.output(of)
         pieces = []
         for i in range(0, len(xh), chunk):
             piece = xh[i:i + chunk]

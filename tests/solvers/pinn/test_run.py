@@ -89,6 +89,9 @@ def test_resume_continues_exactly_on_the_points_drawn_since(tmp_path, monkeypatc
     if where == "bfgs":  # latest at the end of Adam (10), then of the BFGS phase (35)
         prev = checkpoint.left_out(checkpoint.attrs(str(folder / "checkpoints" / "latest.prev.h5")))
         assert prev and all(n.startswith("['opt']") for n in prev)
+        with h5py.File(folder / "checkpoints" / "latest.h5") as f:  # the matrix by its triangles
+            base = [d for d in f["state"].values() if d.attrs["path"].endswith(".base")]
+            assert len(base) == 1 and base[0].attrs["layout"] == "symmetric_bits"
     case = cases.load(write_case(tmp_path, name="again.yaml", **steps(50), **common))
     resumed = driver.train(case.config, str(folder), resume=str(folder), quiet=True)
     assert resumed["steps"] == full["steps"]

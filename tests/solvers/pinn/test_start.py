@@ -8,6 +8,7 @@ import h5py
 import jax
 import numpy as np
 
+from export_check import assert_exported_model_scores_as_summary
 from sciml import cases, cli
 from sciml.solvers.classical import lbm
 from sciml.solvers.pinn import run as driver
@@ -55,6 +56,9 @@ def test_datagen_makes_the_start_and_a_run_begins_from_it(tmp_path, capsys):
     assert os.path.isfile(tmp_path / "run" / "plots" / "vorticity_1.png")
     header = (tmp_path / "run" / "plots" / "cylinder_forces.csv").read_text().splitlines()[0]
     assert header == "t,c_D,c_L,c_D (surface),c_L (surface),c_D (lattice Boltzmann),c_L (lattice Boltzmann)"
+    # the two windows exported as one model: its velocity gradients give the run's force history (issue 74)
+    again = assert_exported_model_scores_as_summary(tmp_path / "run", tmp_path)
+    assert {"c_D_lbm_rms_diff", "c_L_lbm_rms_diff", "c_D_max", "cylinder_slip"} <= set(again)
 
 
 def test_a_lattice_too_coarse_for_the_flow_is_one_line_naming_the_key_and_writes_nothing(tmp_path, capsys):
