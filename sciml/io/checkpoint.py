@@ -24,7 +24,7 @@ Square matrices by their triangles. A square real matrix among the leaves ``alon
 Hessian of dense BFGS, symmetric up to rounding: the largest state there is) is stored as its upper triangle
 and, below it, the XOR of each element's bits with its mirror's (:func:`sciml.io.hdf5.symmetric_bits`),
 compressed (LZF, bytes shuffled): the mostly zero lower half takes little room, and loading gives the matrix
-back bit for bit, so a resume is as exact as before. The cavity's 8 202² matrix (538 MB) takes 54.7 % of its
+back bit for bit, so a resume is as exact as before. The cavity's 8 202² matrix (538 MB) takes 55-57 % of its
 size, for about 5 s more a write (``docs/run_folder.md``).
 """
 from __future__ import annotations
