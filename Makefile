@@ -57,7 +57,7 @@ docs: $(DOCS_STAMP) view
 	MPLBACKEND=Agg $(BIN)/mkdocs build --strict --clean
 
 bench: $(STAMP)
-	$(BIN)/sciml bench smoke --check cases/suites/baselines/cpu/smoke.json
+	$(BIN)/sciml bench smoke --check cases/suites/baselines/cpu/smoke.json --jobs 2
 
 clean:
 	rm -rf $(VENV) build site *.egg-info

@@ -179,10 +179,11 @@ def fresh(suite: Suite, path: str) -> dict:
             "entries": {}}
 
 
-def run_all(suite: Suite, entries: list[Entry], path: str, out: str, previous: dict | None = None) -> dict:
-    """Run ``entries`` one after the other, rewriting ``results.json`` after each; with ``previous`` (the
-    results of an earlier try in ``out``, :func:`previous_results`), only those that did not finish there,
-    continuing their runs."""
+def run_all(suite: Suite, entries: list[Entry], path: str, out: str, previous: dict | None = None,
+            jobs: int = 1) -> dict:
+    """Run ``entries``, rewriting ``results.json`` as each ends; with ``previous`` (the results of an earlier try
+    in ``out``, :func:`previous_results`), only those that did not finish there, continuing their runs. ``jobs``:
+    how many run at once (each in a process of its own, :func:`alone` ones by themselves after the others)."""
     results = previous if previous is not None else fresh(suite, path)
     done, before = results["entries"], results.get("wall_time_s", 0.0)
     kept = [e.name for e in entries if done.get(e.name, {}).get("status") == "ok"]
@@ -192,19 +193,45 @@ def run_all(suite: Suite, entries: list[Entry], path: str, out: str, previous: d
         print(f"resuming {out}: {len(kept)} of {len(entries)} entries finished there"
               + (f" ({', '.join(kept)})" if kept else "") + f"; {len(todo)} to run", flush=True)
     t0 = time.perf_counter()
-    for i, entry in enumerate(todo, 1):
-        print(f"[{i}/{len(todo)}] {entry.name}", flush=True)
-        r = run_entry(entry, out, resume=previous is not None)
+    order = [e.name for e in suite.entries]
+    counter = iter(range(1, len(todo) + 1))
+
+    def finished(entry: Entry, r: dict) -> None:
         done[entry.name] = r
+        results["entries"] = dict(sorted(done.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else 0))
         shown = {m: value(r, m) for _, m in checked(entry)}
-        print(f"  {r['status']} in {r.get('wall_time_s', 0):.1f} s: "
+        print(f"[{next(counter)}/{len(todo)}] {entry.name}: {r['status']} in {r.get('wall_time_s', 0):.1f} s: "
               + ", ".join(f"{k} {v:.4g}" for k, v in shown.items() if isinstance(v, (int, float)))
               + (f" ({r['error']})" if r.get("error") else ""), flush=True)
         results["wall_time_s"] = before + time.perf_counter() - t0
         write_json(os.path.join(out, "results.json"), results)
+
+    resume = previous is not None
+    together = [e for e in todo if jobs > 1 and not alone(e)]
+    if together:
+        import concurrent.futures
+        import multiprocessing
+
+        print(f"{len(together)} entries {jobs} at a time, then {len(todo) - len(together)} alone", flush=True)
+        with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            running = {pool.submit(run_entry, e, out, print, resume): e for e in together}
+            for f in concurrent.futures.as_completed(running):
+                finished(running[f], f.result())
+    for entry in todo:
+        if entry not in together:
+            print(f"{entry.name} ...", flush=True)
+            finished(entry, run_entry(entry, out, resume=resume))
     results["wall_time_s"] = before + time.perf_counter() - t0
     write_json(os.path.join(out, "results.json"), results)
     return results
+
+
+def alone(entry: Entry) -> bool:
+    """Whether ``entry`` must run with nothing else running: a study that checks speeds or costs it times in its
+    own process (the engine against nested JAX), which another process's load comes and goes through. A case's
+    steps/s is checked against the calibration timed in CPU seconds around it (:mod:`.calibration`), which
+    holds on a busy machine: those entries may share it."""
+    return entry.study is not None and bool(entry.speeds or entry.costs)
 
 
 def previous_results(folder: str, suite: Suite, suite_file: str) -> dict:
@@ -250,6 +277,9 @@ def main(argv=None) -> int:
                         "(default baseline: baselines/<cpu|gpu>/<suite>.json beside the suite file)")
     p.add_argument("--update-baseline", action="store_true", help="write the results as the new baseline")
     p.add_argument("--only", help="comma-separated entry names")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="entries run N at a time, each in its own process (a study that times speed-ups in its own "
+                        "process runs alone, after them); CI runs the smoke suite with 2")
     args = p.parse_args(argv)
     from . import report  # matplotlib: loaded when a suite runs
 
@@ -262,7 +292,9 @@ def main(argv=None) -> int:
     previous = previous_results(args.resume, suite, path) if args.resume else None
     out = args.resume or args.out or os.path.join("runs", "bench", suite.suite, time.strftime("%Y%m%d-%H%M%S"))
     os.makedirs(out, exist_ok=True)
-    results = run_all(suite, entries, path, out, previous)
+    if args.jobs < 1:
+        raise UserError(f"--jobs {args.jobs}: give 1 or more")
+    results = run_all(suite, entries, path, out, previous, args.jobs)
     report.write(suite, results, out)
     print(f"report: {os.path.join(out, 'report.md')}")
 

@@ -218,3 +218,26 @@ def test_a_resumed_entry_continues_its_run_from_its_checkpoint(tmp_path, monkeyp
     argv.clear()
     suite.run_case(entry, entry.overrides, str(out))  # a suite not resumed runs the case as given
     assert argv == [["run", "darcy_fno_quick", "training.epochs=3", "--out", str(out), "--quiet"]]
+
+
+def test_jobs_run_entries_at_once_each_in_its_own_process_and_timing_studies_alone(tmp_path, monkeypatch, capsys):
+    """``--jobs 2``: the entries run two at a time in processes of their own, the results in the suite's order
+    and as one at a time gives them; a study that times speed-ups in its process runs alone."""
+    monkeypatch.chdir(tmp_path)
+    os.makedirs("cases/suites")
+    entries = [{**SUITE["entries"][0], "name": n} for n in ("one", "two", "three")]
+    with open("cases/suites/tiny.yaml", "w") as fh:
+        yaml.safe_dump({**SUITE, "entries": entries}, fh)
+    assert suite.main(["tiny", "--out", "serial"]) == 0
+    capsys.readouterr()
+    assert suite.main(["tiny", "--out", "parallel", "--jobs", "2"]) == 0
+    assert "3 entries 2 at a time, then 0 alone" in capsys.readouterr().out
+    serial, parallel = (json.load(open(f"{d}/results.json"))["entries"] for d in ("serial", "parallel"))
+    assert list(parallel) == ["one", "two", "three"]
+    for name in serial:
+        assert parallel[name]["metrics"] == serial[name]["metrics"]
+    timing = suite.Entry(name="ad", study="autodiff_ratios", speeds=["pinn_step_speedup_nested"])
+    assert suite.alone(timing) and not suite.alone(suite.Entry(name="o", study="darcy_fd_order", metrics=["e"]))
+    assert not suite.alone(suite.Entry(name="c", case="plate", metrics=["rel_l2_w"]))
+    with pytest.raises(UserError, match="--jobs 0: give 1 or more"):
+        suite.main(["tiny", "--out", "none", "--jobs", "0"])
