@@ -1,5 +1,5 @@
 """Open the built site in headless Chromium and save screenshots of a few pages: the home page, a guide, an API
-page and a case page. Run after `make docs`:
+page and a case page (generated, `docs/case_pages.py`). Run after `make docs`:
 
     python docs/check_render.py [--out DIR] [--browser chromium]
 
@@ -19,7 +19,7 @@ PAGES = {
     "home": ("index.html", "Getting started"),
     "guide": ("guides/pinns.html", "PINNs"),
     "api": ("api/autodiff.html", "sciml.autodiff"),
-    "case": ("notes/results.html", "The shipped cases"),
+    "case": ("cases/plate.html", "plate: Simply supported"),  # a generated case page, with its figures
     "reference": ("reference/cases.html", "Case-file reference"),
 }
 
