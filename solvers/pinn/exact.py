@@ -159,6 +159,9 @@ class Exact:
         if not values:
             raise ConfigError(f"no condition on {p!r} can be imposed exactly (only a value of a network output "
                               f"{list(eq.fields)} can, and a clamped derivative with it); use penalty", key=key)
+        if any(piece.distance is None for piece in geometry.pieces_of(p)):
+            raise ConfigError(f"{p!r} has no distance function to impose it by (a mesh's faces have none yet): use "
+                              "penalty", key=key)
         phi = _factor(eq, [piece.distance for piece in geometry.pieces_of(p)], self._length)
         zero = all(_vanishes(g(eq, xh), g(eq, inside)) for g in values.values())
         vanishing = {m: self._vanishing(residuals, phi, m, values, xh) for m in (1, 2)} if zero else {1: set()}
@@ -214,8 +217,8 @@ class _Coons:
             for piece in geometry.pieces_of(c.name):
                 if piece.face is None and not c.zero:
                     raise ConfigError(f"non-zero values are exact only on faces of the box (edges, faces, the "
-                                      f"initial time); {c.name!r} has a circle or sphere: use penalty",
-                                      key=f"{key}.{c.name}")
+                                      f"initial time); {c.name!r} has another piece (a circle, a sphere, a "
+                                      "slanted edge): use penalty", key=f"{key}.{c.name}")
                 if piece.face is None:
                     round_pieces.append(piece.distance)
                 else:

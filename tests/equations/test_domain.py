@@ -57,6 +57,8 @@ SECTIONS = [
     {"type": "ball", "dim": 5, "test_points": 16},
     {"type": "polygon", "vertices": [[0, 0], [1, 0], [1, 0.5], [0.5, 0.5], [0.5, 1], [0, 1]],
      "holes": [{"vertices": [[0.1, 0.1], [0.3, 0.1], [0.2, 0.3]]}, {"center": [0.7, 0.2], "radius": 0.1}]},
+    {"type": "mesh", "path": os.path.join(os.path.dirname(__file__), "..", "..", "cases", "parts", "bracket.stl"),
+     "select": {"base": {"normal": [0, 0, -1]}}, "time": [0, 1]},
 ]
 
 

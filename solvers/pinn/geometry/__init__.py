@@ -1,7 +1,8 @@
 """Geometry for collocation: the case file's ``geometry`` section and the domains it builds.
 
 ``type``: ``rectangle`` (2D), ``box`` (3D), ``disk`` (2D), ``polygon`` (2D, any simple polygon, its edges
-named by index, :mod:`.polygon`) or ``ball`` (any dimension ``dim``, :mod:`.ball`); rectangles, boxes and disks
+named by index, :mod:`.polygon`), ``ball`` (any dimension ``dim``, :mod:`.ball`) or ``mesh`` (3D, the inside of
+a closed triangle mesh from a file, its faces named by selectors, :mod:`.mesh`); rectangles, boxes and disks
 may have circular or spherical ``holes`` (boolean difference), polygons circular or polygonal ones; ``time: [t0, t1]``
 makes the domain space-time (coordinate ``t``, new part ``initial``); ``parts`` regroups and renames boundary
 parts, e.g.
@@ -11,13 +12,14 @@ parts, e.g.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 from sciml.config import spec
 from sciml.errors import Invalid
 
 from .ball import Ball
 from .domain import Domain, EvalPoints, Piece
+from .mesh import Mesh, read
 from .polygon import Polygon
 from .sampling import Method, draw, unit_cube
 from .shapes import Box, Disk, Rectangle
@@ -154,6 +156,25 @@ class BallConfig:
             raise Invalid("time", "the ball in d dimensions is a spatial domain only (no time axis)")
 
 
+@dataclass
+class MeshConfig:
+    """``type: mesh``: the inside of a closed triangle mesh read from a file (STL, OBJ, PLY, OFF), its faces
+    grouped into parts by selectors (:mod:`.mesh`)."""
+
+    type: Literal["mesh"]
+    path: str = spec(help="the mesh file, relative to the working directory (trimesh reads it: pip install "
+                          "'sciml[mesh]')")
+    scale: float = spec(1.0, gt=0.0, help="factor on the file's coordinates (0.001: drawn in mm, solved in m)")
+    select: dict[str, dict[str, Any]] = spec(factory=dict, help="named groups of faces, each {normal: [nx, ny, nz], "
+                                                                "angle: 10} or {where: 'z < 0.001'} (at the face's "
+                                                                "centroid); the rest is the part surface")
+    parts: dict[str, list[str]] = spec(factory=dict, help="named groups of parts")
+    time: tuple[float, float] | None = spec(None, help="[t0, t1]: a space-time domain")
+
+    def check(self):
+        build_geometry(self)
+
+
 def _with_time(space: Domain, cfg) -> Domain:
     return SpaceTime(space, cfg.time) if cfg.time is not None else space
 
@@ -166,9 +187,10 @@ GEOMETRIES = {
     "polygon": (PolygonConfig, lambda c: _with_time(Polygon(c.vertices, [h.spec() for h in c.holes], c.names,
                                                             c.parts), c)),
     "ball": (BallConfig, lambda c: Ball(c.dim, c.radius, c.parts, c.test_points)),
+    "mesh": (MeshConfig, lambda c: _with_time(Mesh(*read(c.path, c.scale), c.select, c.parts), c)),
 }
 if TYPE_CHECKING:  # mypy cannot read a union built at run time: the same union, written out
-    GeometryConfig = RectangleConfig | BoxConfig | DiskConfig | PolygonConfig | BallConfig
+    GeometryConfig = RectangleConfig | BoxConfig | DiskConfig | PolygonConfig | BallConfig | MeshConfig
 else:  # the union of the registered kinds, built from the table (`|` cannot spread a tuple)
     GeometryConfig = Union[tuple(cfg for cfg, _ in GEOMETRIES.values())]  # noqa: UP007
 
@@ -179,5 +201,5 @@ def build_geometry(cfg) -> Domain:
 
 
 __all__ = ["GEOMETRIES", "Ball", "BallConfig", "Box", "BoxConfig", "Disk", "DiskConfig", "Domain", "EvalPoints",
-           "GeometryConfig", "HoleConfig", "Method", "Piece", "Polygon", "PolygonConfig", "Rectangle",
-           "RectangleConfig", "SpaceTime", "build_geometry", "draw", "unit_cube"]
+           "GeometryConfig", "HoleConfig", "Mesh", "MeshConfig", "Method", "Piece", "Polygon", "PolygonConfig",
+           "Rectangle", "RectangleConfig", "SpaceTime", "build_geometry", "draw", "unit_cube"]
