@@ -344,15 +344,22 @@ def domain_figure(cfg):
 
     space = build_geometry(cfg.geometry).space
     rng, method = np.random.default_rng(cfg.seed), cfg.sampling.method
-    fig = _figure(*_size(space.bounds, 2.0))
-    ax = fig.add_subplot()
+    solid = space.dim == 3  # a box or a part from a mesh file: its boundary points in perspective
+    fig = _figure(*((5.4, 4.0) if solid else _size(space.bounds, 2.0)))
+    ax = fig.add_subplot(projection="3d") if solid else fig.add_subplot()
+    axes = lambda pts: [pts[:, k] for k in range(space.dim)]
     inside = space.interior(cfg.sampling.interior, rng, method)
-    ax.scatter(inside[:, 0], inside[:, 1], s=0.6, color="0.7", label=f"inside ({len(inside)})", rasterized=True)
+    ax.scatter(*axes(inside), s=0.2 if solid else 0.6, color="0.7", alpha=0.3 if solid else 1.0,
+               label=f"inside ({len(inside)})", rasterized=True)
     for i, part in enumerate(space.parts):
         n = cfg.sampling.parts.get(part, cfg.sampling.boundary)
         pts, _ = space.boundary(part, n, rng, method)
-        ax.scatter(pts[:, 0], pts[:, 1], s=5, color=f"C{i}", label=f"{part} ({n})")
-    ax.set_aspect("equal")
+        ax.scatter(*axes(pts), s=2 if solid else 5, color=f"C{i}", label=f"{part} ({n})")
+    if solid:
+        ax.set_box_aspect([hi - lo for lo, hi in space.bounds])
+        ax.set_zlabel(space.coords[2])
+    else:
+        ax.set_aspect("equal")
     ax.set_xlabel(space.coords[0])
     ax.set_ylabel(space.coords[1])
     fig.legend(loc="outside right upper", fontsize=8, markerscale=2, title="part (points)", title_fontsize=8)
@@ -427,20 +434,20 @@ def reference_plot(name: str, cfg) -> Plot | None:
 
 
 def _not_drawn(space, g) -> str:
-    """The note in place of a domain of more than two space dimensions: what it is, and its parts' pieces."""
-    what = f"{space.dim}-dimensional" if space.dim > 3 else "three-dimensional"
+    """The note in place of a domain of more than three space dimensions: what it is, and its parts' pieces."""
+    what = f"{space.dim}-dimensional"
     parts = "; ".join(f"`{part}` ({', '.join(pieces)})" if tuple(pieces) != (part,) else f"`{part}`"
                       for part, pieces in space.groups.items())
     return f"The domain is {what} ({_domain(g)}) and is not drawn; its boundary parts: {parts}."
 
 
 def pinn_plots(name: str, cfg) -> list[Plot]:
-    """A PINN case's domain (for one of more than two space dimensions, a note) and its reference."""
+    """A PINN case's domain (in perspective in three space dimensions; for more, a note) and its reference."""
     from sciml.solvers.pinn.geometry import build_geometry
 
     g = cfg.geometry
     space = build_geometry(g).space
-    if space.dim != 2:
+    if space.dim not in (2, 3):
         return [Plot(f"{name}.png", "the domain", note=_not_drawn(space, g))]
     png, seconds = _timed(lambda: _png(domain_figure(cfg)))
     time_note = (f"; the domain over t ∈ {_interval(g.time)}, with the part `initial` (the domain at "

@@ -94,6 +94,8 @@ def test_a_plate_page_has_its_figures():
     assert "](plate.png)" in text and "](plate_reference.png)" in text
 
 
-def test_a_box_is_a_note():
-    (shown,) = pages.plots("beltrami")
-    assert shown.png is None and "three-dimensional (`box`" in shown.note
+def test_a_solid_is_drawn_in_perspective_and_a_ball_in_many_dimensions_is_a_note():
+    (shown,) = pages.plots("beltrami_bracket")  # a part from a mesh file
+    assert shown.png[:8] == b"\x89PNG\r\n\x1a\n" and 5_000 < len(shown.png) < 200_000
+    (ball,) = pages.plots("poisson_hd")
+    assert ball.png is None and "1000-dimensional (`ball`" in ball.note
