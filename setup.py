@@ -11,7 +11,7 @@ ROOTS = {"sciml": "sciml", "equations": "sciml.equations", "solvers": "sciml.sol
 # every file a user can name: the cases, the suites and their baselines (tests/test_catalog.py checks that
 # these patterns cover every file under cases/)
 PACKAGE_DATA = {"sciml": ["py.typed"], "sciml.equations": ["data/*.csv"],
-                "sciml.cases_data": ["*.yaml", "suites/*.yaml", "suites/baselines/*/*.json"]}
+                "sciml.cases_data": ["*.yaml", "suites/*.yaml", "suites/baselines/*/*.json", "parts/*.stl"]}
 
 
 def _packages():

@@ -1,7 +1,8 @@
 r"""A 3-D domain bounded by a closed triangle mesh: a part read from an STL, OBJ, PLY or OFF file.
 
 ``geometry: {type: mesh, path: cases/parts/bracket.stl, scale: 0.001, select: {...}, parts: {...}}``. The file
-is read by trimesh (``pip install 'sciml[mesh]'``), merged where its vertices coincide, and must be *closed*
+is read by trimesh (``pip install 'sciml[mesh]'``; a path under ``cases/`` that the working directory lacks is
+the shipped file, :func:`located`), merged where its vertices coincide, and must be *closed*
 (every edge shared by exactly two faces, consistently wound): a domain needs an inside. ``scale`` multiplies
 the coordinates (a part drawn in millimetres, solved in metres).
 
@@ -31,6 +32,7 @@ import os
 
 import numpy as np
 
+from sciml import catalog
 from sciml.errors import Invalid
 from sciml.expr import parse
 
@@ -47,6 +49,7 @@ def read(path: str, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
         import trimesh
     except ImportError:
         raise Invalid("path", "a mesh domain reads its file with trimesh: pip install 'sciml[mesh]'") from None
+    path = located(path)
     if not os.path.isfile(path):
         raise Invalid("path", f"{path}: no such file")
     try:
@@ -65,6 +68,17 @@ def read(path: str, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     if mesh.volume < 0:
         mesh.invert()
     return np.asarray(mesh.vertices, np.float64) * float(scale), np.asarray(mesh.faces, np.int64)
+
+
+def located(path: str) -> str:
+    """``path``, or, where the working directory has no such file and it names one under ``cases/``, the shipped
+    file of that name (the catalog's rule, :mod:`sciml.catalog`: ``sciml run beltrami_bracket`` from any folder
+    finds ``cases/parts/bracket.stl``)."""
+    prefix = catalog.LOCAL + "/"
+    if os.path.isfile(path) or not path.replace(os.sep, "/").startswith(prefix):
+        return path
+    shipped = os.path.join(catalog.root(), path[len(prefix):])
+    return shipped if os.path.isfile(shipped) else path
 
 
 def winding(points: np.ndarray, triangles: np.ndarray) -> np.ndarray:

@@ -115,3 +115,11 @@ def test_exact_conditions_on_a_mesh_part_are_refused_in_one_line(capsys):
     err = capsys.readouterr().err
     assert err == (f"error: {case}: conditions.enforce.faces: 'faces' has no distance function to impose it by "
                    "(a mesh's faces have none yet): use penalty\n")
+
+
+def test_the_shipped_case_finds_its_part_from_any_folder(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["show", "beltrami_bracket"]) == 0
+    assert "path: cases/parts/bracket.stl" in capsys.readouterr().out
+    assert os.path.samefile(mesh.located("cases/parts/bracket.stl"), BRACKET)
+    assert mesh.located("cases/parts/none.stl") == "cases/parts/none.stl"
