@@ -3,7 +3,7 @@ predict`` as a user would, scores what the run's summary says (relative 1e-6), a
 gives what the export gives.
 
 A PINN's errors are recomputed on the case's evaluation grid (``fields.h5``'s reference, the driver's own error
-rule, :func:`sciml.solvers.pinn.evaluation.errors`), and so are the equation's check metrics that read the
+rule, :func:`sciml.solvers.pinn.output.evaluation.errors`), and so are the equation's check metrics that read the
 fields (Ghia's errors) or their gradients too (a flow's forces on a cylinder, from the export's ``u_x``, ...,
 whose curves must also equal those the run wrote to ``plots/NAME.csv``); a family's at its first combination of
 values (``fields.h5`` shows it). An
@@ -56,8 +56,8 @@ def _close(got: dict, want: dict, what: str) -> None:
 
 
 def _pinn(case, summary: dict, run_dir: str, tmp: str, model: str, checks: bool) -> dict:
-    from sciml.solvers.pinn import evaluation
     from sciml.solvers.pinn.geometry import build_geometry
+    from sciml.solvers.pinn.output import evaluation
 
     geometry = build_geometry(case.geometry)
     ev = geometry.evaluation_points(case.evaluation.grid)

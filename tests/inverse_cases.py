@@ -2,10 +2,10 @@
 import contextlib
 import copy
 
-from sciml import cases
-from sciml.solvers.pinn import observations
-
 from cli_cases import TINY_PLATE, write_case
+
+from sciml import cases
+from sciml.solvers.pinn.features import observations
 
 D_TRUE = 2.0
 

@@ -262,7 +262,7 @@ def exact_vs_penalty(case="plate", parts=("left", "right", "bottom", "top"), len
 @study
 def ensemble_coverage(case="plate_identify", draws=20, members=8, start="trained", steps=300, timed=2,
                       folder=None, overrides=()) -> dict:
-    """How often an ensemble's 95 % interval (``ensemble:``, :mod:`sciml.solvers.pinn.ensemble`) holds each
+    """How often an ensemble's 95 % interval (``ensemble:``, :mod:`sciml.solvers.pinn.features.ensemble`) holds each
     unknown's truth over ``draws`` sets of data with fresh noise (``data.seed`` 1, 2, ...; goal: 18 of 20), the
     intervals' mean relative half-width, and the cost: on the first ``timed`` draws one network is trained
     too (the case without ``ensemble``), in this process, and ``cost_ratio`` is the ensemble's wall time
@@ -272,7 +272,7 @@ def ensemble_coverage(case="plate_identify", draws=20, members=8, start="trained
 
     from sciml import cases
     from sciml.equations.sections import numbers as coefficients
-    from sciml.solvers.pinn import observations
+    from sciml.solvers.pinn.features import observations
     from sciml.solvers.pinn.run import train
 
     def load(over) -> Any:  # a PINN case's config
@@ -374,7 +374,7 @@ def damage_identifiability(case="plate_damage", draws=10, start=(0.5, 0.5, 0.1, 
     from scipy.optimize import least_squares
 
     from sciml import cases, equations
-    from sciml.solvers.pinn import observations
+    from sciml.solvers.pinn.features import observations
     from sciml.solvers.pinn.geometry import build_geometry
 
     cfg: Any = cases.load(case, list(overrides)).config  # a PINN case's

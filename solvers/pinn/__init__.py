@@ -3,7 +3,7 @@ from sciml.solver import Solver
 
 from .config import PinnCase
 from .datasets import datagen
-from .export import export_model
+from .output.export import export_model
 from .problem import Problem, assemble, check
 from .run import train
 

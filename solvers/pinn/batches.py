@@ -18,11 +18,11 @@ from sciml import parallel
 
 from .config import SamplingConfig
 from .exact import INITIAL
+from .features.observations import Observations
+from .features.parameters import Parameters
 from .geometry.domain import Domain
 from .geometry.sampling import avoiding
 from .geometry.spacetime import SpaceTime
-from .observations import Observations
-from .parameters import Parameters
 
 FIXED = ("points", "data", "constants")  # a batch's entries that are the same on every device
 

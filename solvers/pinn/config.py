@@ -176,7 +176,7 @@ class LbfgsConfig:
 
 @dataclass
 class EnsembleConfig:
-    """Several networks trained in one ``jit`` (:mod:`.ensemble`): the mean and spread of every field, metric
+    """Several networks trained in one ``jit`` (:mod:`.features.ensemble`): the mean and spread of every field, metric
     and identified coefficient, a 95 % interval for each unknown."""
 
     members: int = spec(8, ge=2, help="networks in the ensemble")
@@ -192,7 +192,7 @@ class EnsembleConfig:
 
 @dataclass
 class CurriculumConfig:
-    """A curriculum (:mod:`.curriculum`): stages at the values ``values`` of one number ``key`` of the equation
+    """A curriculum (:mod:`.features.curriculum`): stages at the values ``values`` of one number ``key`` of the equation
     section, rising or falling to the section's own, each warm-started from the last one's parameters; the first
     stage (from random parameters) runs ``training.adam`` and ``training.lbfgs``, every later one ``adam`` then
     ``lbfgs`` steps. The run has converged when, at the end, the rms interior residual is at most ``residual``
@@ -288,7 +288,7 @@ def _interval(values: list[float], key: str, scale: str, positive: str) -> str:
 
 @dataclass
 class FieldConfig:
-    """An unknown that varies in space (:mod:`.unknowns`): a small MLP of the nondimensional coordinates gives
+    """An unknown that varies in space (:mod:`.features.unknowns`): a small MLP of the nondimensional coordinates gives
     the raw ``z`` at every point, its last layer starting at zero (the field starts at ``initial`` everywhere)."""
 
     hidden: list[int] = spec(factory=lambda: [16, 16], ge=1, help="hidden layer widths, e.g. [16, 16]")
@@ -301,7 +301,7 @@ class FieldConfig:
 
 @dataclass
 class UnknownConfig:
-    """An equation coefficient learnt in training (:mod:`.unknowns`): a trained scalar ``z`` carried beside the
+    """An equation coefficient learnt in training (:mod:`.features.unknowns`): a trained scalar ``z`` carried beside the
     network's parameters, mapped into the bounds, ``lo (hi / lo)^sigmoid(z)`` (``scale: log``) or
     ``lo + (hi - lo) sigmoid(z)`` (``linear``), starting at ``initial``; with ``field``, ``z`` is a small network's
     output at each point (a coefficient varying in space, in the same units and bounds). The equation section's
@@ -325,7 +325,7 @@ class UnknownConfig:
 
 @dataclass
 class ParameterConfig:
-    """A number of the equation section made an input of the network (:mod:`.parameters`): one network for
+    """A number of the equation section made an input of the network (:mod:`.features.parameters`): one network for
     the family of problems over ``range``; each point is trained at a value drawn with it (uniform in the
     value, or in its log with ``scale: log``), and the evaluation scores the listed ``values`` against their
     references. The equation section's own value of it is then unused."""
@@ -347,7 +347,7 @@ class ParameterConfig:
 
 @dataclass
 class SensorsConfig:
-    """Where ``sciml datagen`` places the observations (:mod:`.observations`)."""
+    """Where ``sciml datagen`` places the observations (:mod:`.features.observations`)."""
 
     layout: Literal["grid", "random"] = spec(help="grid: a regular grid strictly inside the domain's box (its "
                                                   "edges left out); random: uniform in the domain")
@@ -356,7 +356,7 @@ class SensorsConfig:
 
 @dataclass
 class DataConfig:
-    """Observations of the derived fields (:mod:`.observations`): a ``data.<field>`` loss term each (group
+    """Observations of the derived fields (:mod:`.features.observations`): a ``data.<field>`` loss term each (group
     ``data``), the mean square of ``(prediction - observation) / rms(observations)``."""
 
     path: str = spec(help="CSV (a header naming the coordinates and fields) or HDF5 (a dataset per name); made "

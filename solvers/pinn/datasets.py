@@ -1,7 +1,8 @@
 """``sciml datagen`` for a PINN case: the files it reads, each made by its generator.
 
 ``MAKERS``: (what in the case asks for a file, its generator) -- ``equation.start``'s developed flow
-(:mod:`.start`) and the ``data`` section's observations (:mod:`.observations`). A case with neither is one line.
+(:mod:`.start`) and the ``data`` section's observations (:mod:`.features.observations`). A case with neither is one
+line.
 """
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from sciml.errors import ConfigError
 
-from . import observations, start
+from . import start
+from .features import observations
 
 if TYPE_CHECKING:
     from .config import PinnCase

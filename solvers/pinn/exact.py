@@ -183,7 +183,7 @@ class Exact:
         """``xh -> g + phi net(xh)``, output by output, with the value functions of the equation ``eq``.
 
         ``dim``: the network's inputs have further columns after the ``dim`` coordinates (a family's
-        parameters, :mod:`.parameters`); ``eq`` is then a function of the inputs giving the equation at them,
+        parameters, :mod:`.features.parameters`); ``eq`` is then a function of the inputs giving the equation at them,
         and ``g`` and ``phi`` read the coordinates."""
         def out(z):
             xh, equation = (z, eq) if dim is None else (z[..., :dim], eq(z))

@@ -7,7 +7,8 @@ embedding takes the inputs ``embedded`` (indices; default: all) and the others g
 make the fields oscillate in time).
 
 :func:`shift_input` rewrites parameters so that the network reads one raw input on a new affine scale (a time
-window's network continued from the last one's, :mod:`.windows`): the layers that read the inputs take the change.
+window's network continued from the last one's, :mod:`.features.windows`): the layers that read the inputs take the
+change.
 """
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ line search. A quasi-Newton chunk compiles the loss's gradient twice: in the lin
 for the points whose value it does not hold yet (:func:`lbfgs_chunk`).
 
 With adaptive loss weights the state carries ``weights`` (one per loss term); Adam refreshes them every
-``every`` steps with a ``balance(params, batch, key, weights) -> weights`` rule (:mod:`.balancing`), and
+``every`` steps with a ``balance(params, batch, key, weights) -> weights`` rule (:mod:`.features.balancing`), and
 L-BFGS keeps them fixed.
 """
 from __future__ import annotations

@@ -6,29 +6,29 @@ L-BFGS), each as jitted chunks of ``training.log_every`` steps (the loop's chunk
 optimizer state from the parameters). A metrics row holds the loss, each term, the adaptive weights and the
 learning rate; ``latest`` is due every ``training.checkpoint_every`` steps and at the end of each phase. After
 an Adam chunk, when due: new collocation points (``sampling.resample_every``) or residual-based refinement
-(``sampling.adaptive``, :mod:`.refinement`; the chunk compiles again for the larger batch).
+(``sampling.adaptive``, :mod:`.features.refinement`; the chunk compiles again for the larger batch).
 
 A run is a plan of stages (:mod:`.stages`: one for a plain case, one per value of a curriculum, one per time
 window); the phases run once per stage, each stage with its own problem, from the parameters (and adaptive
 weights) the last one ended with; the step count runs on, and checkpoints carry the stage, so ``--resume``
 continues the stage it stopped in.
 
-- A curriculum (``training.curriculum``, :mod:`.curriculum`) keeps one set of points (refined points carry
+- A curriculum (``training.curriculum``, :mod:`.features.curriculum`) keeps one set of points (refined points carry
   over). The stage's value of the curriculum's number rides in the batch (``constants``), so the stages' chunks
   are one program: a later stage's phase with an earlier one's settings runs the chunk that one compiled. Rows
   carry the stage's value (a column named as the number); the row that ends a stage also its ``residual_rms``
   and the equation's check metrics (Ghia's errors), which the summary lists as ``stages``, with whether the run
   ``converged``.
-- Time windows (``training.windows``, :mod:`.windows`): each window draws its own points; a window's
+- Time windows (``training.windows``, :mod:`.features.windows`): each window draws its own points; a window's
   parameters go to ``checkpoints/window_<k>.h5`` when it ends (``--resume`` reads those of the windows before
   the one it continues), and evaluation takes each time from its window's network.
 
-Evaluation uses the domain's grid (:mod:`.evaluation`): errors over all points inside (space-time for
+Evaluation uses the domain's grid (:mod:`.output.evaluation`): errors over all points inside (space-time for
 unsteady cases), field maps on a few x-y planes (time levels, or z levels of a 3D
 domain; a high-dimensional ball's held-out points: errors only), the loss history with the Adam → L-BFGS
 switch and the evaluation errors, then the equation's ``checks``.
 
-A family (``parameters``, :mod:`.parameters`) is evaluated at each combination of its listed values, against
+A family (``parameters``, :mod:`.features.parameters`) is evaluated at each combination of its listed values, against
 the reference of the equation built at those numbers: the summary's ``family`` lists each one's errors and checks
 (the plate's centre coefficients), ``metrics`` the worst of each error over them; ``fields.h5`` and the field
 maps show the first combination.
@@ -40,8 +40,6 @@ own stream, evaluates on its own copy of the parameters, and only process 0 writ
 """
 from __future__ import annotations
 
-import dataclasses
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -50,28 +48,17 @@ import jax
 import numpy as np
 import optax
 
-from sciml import equations, loop, parallel, plots
-from sciml.compile import Policy, points
+from sciml import equations, loop, parallel
+from sciml.compile import Policy
 from sciml.errors import UserError
 
-from . import (
-    balancing,
-    curriculum,
-    ensemble,
-    evaluation,
-    fields_h5,
-    identifiability,
-    optim,
-    parameters,
-    references,
-    stages,
-    windows,
-)
-from . import plots as pinn_plots
+from . import features, optim, stages
 from .config import PinnCase
+from .features import balancing, curriculum, ensemble, windows
+from .features.refinement import Refiner
 from .geometry import build_geometry
+from .output import evaluation, figures, references, report
 from .problem import Problem, assemble
-from .refinement import Refiner
 
 PHASE_NAMES = {"adam": "Adam", "lbfgs": "L-BFGS"}  # as the loss plot names them
 
@@ -119,7 +106,7 @@ def _phases(plan: list[stages.Stage]) -> list[_Phase]:
 
 def _chunk(cfg: PinnCase, phase: _Phase, problem: Problem, members: int) -> jax.stages.Wrapped:
     """The jitted chunk of ``phase`` on ``problem``'s loss (``(state, batch, n) -> (state, losses)``); of
-    several ``members``, their joint loss (:func:`.ensemble.joint`)."""
+    several ``members``, their joint loss (:func:`.features.ensemble.joint`)."""
     length, bal, loss = cfg.training.log_every, cfg.loss.balancing, ensemble.over(members, problem.loss)
     if phase.name == "lbfgs":  # causal weights held over each chunk (an ensemble's members take none: ensemble.check)
         return optim.lbfgs_chunk(loss, phase.tx, length, problem.causal_weights if cfg.loss.causal else None)
@@ -129,7 +116,7 @@ def _chunk(cfg: PinnCase, phase: _Phase, problem: Problem, members: int) -> jax.
 
 def _check_dense(plan, problem: Problem, key) -> None:
     """``training.lbfgs.method: bfgs`` holds a P x P matrix: refused above :func:`.optim.dense_max` parameters,
-    before anything trains (an ensemble's members never take it: :func:`.ensemble.check`)."""
+    before anything trains (an ensemble's members never take it: :func:`.features.ensemble.check`)."""
     if not any(s.lbfgs.method == "bfgs" and s.lbfgs.steps for s in plan):
         return
     n = sum(x.size for x in jax.tree_util.tree_leaves(jax.eval_shape(problem.init, key)))
@@ -163,19 +150,14 @@ class _Pinn:
         geometry = self.problem.geometry if len(self.plan) == 1 else build_geometry(cfg.geometry)
         self.equation = self.problem.equation if len(self.plan) == 1 else equations.create(cfg.equation, geometry)
         self.ev = geometry.evaluation_points(cfg.evaluation.grid)
-        self.reference_info: dict = {}  # a classical solver's account of its reference (references.py)
-        family = self.problem.parameters
-        # a family: (values, equation there, reference there) for each evaluated combination
-        self.family = None if family is None else \
-            [(v, eq, self._reference(eq)) for v in family.grid() for eq in (family.at(v),)]
-        self.reference = self._reference(self.equation) if self.family is None else self.family[0][2]
-        self.curriculum = cfg.training.curriculum is not None
-        self.residual_points = curriculum.residual_points(self.problem) if self.curriculum else None
-
-    def _reference(self, equation) -> dict | None:
-        reference, info = references.on_grid(equation, self.problem.geometry, self.ev, self.cfg.evaluation.rtol)
-        self.reference_info.update(info)
-        return reference
+        # the reference (a family: (values, equation there, reference there) of each evaluated combination)
+        self.reference, self.family, self.reference_info = references.of_case(self.equation, self.problem, self.ev,
+                                                                              cfg.evaluation.rtol)
+        self.residual_points = curriculum.residual_points(self.problem) if cfg.training.curriculum else None
+        # what the features add to the rows and the summary (output.report)
+        self.reports = [make() for name, make in report.REPORTS.items() if features.USED[name](cfg)]
+        self.family_rows: list[dict] = []  # a family's evaluated combinations (report.family)
+        self.member_errors: list[tuple] = []  # an ensemble's members' (predictions, errors) on the grid
 
     def _enter(self, k: int) -> None:
         """Stage ``k``: its problem (a time window after the first: the previous window's fields as initial
@@ -201,24 +183,21 @@ class _Pinn:
             if self.out is not None and parallel.is_writer():
                 windows.save(self.out, self.cfg, window, params)
 
-    def _predictor(self, params, values: dict | None = None) -> Callable:
+    def predictor(self, params, values: dict | None = None) -> Callable:
         """``predict(physical points, of=None)`` of the run so far (``params``: the current stage's; ``values``:
         a family's parameters); with time windows, each time from its window's network; of an ensemble, the
         members' mean."""
         if self.members > 1:
-            each = self._members(params, values)
+            each = self.members_predict(params, values)
             return lambda pts, of=None: ensemble.mean_fields([p(pts, of) for p in each])[0]
         if self.plan[self.stage].window is None:
             return lambda pts, of=None: self.problem.predict(params, pts, of=of, values=values)
         trained = [*self.trained, (self.problem, params)]
         return lambda pts, of=None: windows.predict(self.cfg, trained, pts, of)
 
-    def _members(self, params, values: dict | None = None) -> list[Callable]:
+    def members_predict(self, params, values: dict | None = None) -> list[Callable]:
         """Each member's ``predict(physical points, of=None)``."""
-        def one(p) -> Callable:
-            return lambda pts, of=None: self.problem.predict(p, pts, of=of, values=values)
-
-        return [one(ensemble.member(params, m)) for m in range(self.members)]
+        return ensemble.predictors(self.problem.predict, params, self.members, values)
 
     def _fresh(self, phase: _Phase, key_init, key_train):
         n = self.plan[phase.stage].members
@@ -291,14 +270,11 @@ class _Pinn:
         chunk.row = {"step": self.step, "loss": float(chunk.losses[-1]),
                      **{f"loss.{k}": float(terms[k]) for k in self.problem.terms},
                      **{f"weight.{k}": float(v) for k, v in new.get("weights", {}).items()},
-                     **self._unknowns_row(new["params"]),
                      "lr": float(phase.schedule(self.step - 1 - phase.start)), "wall_time_s": run.wall(),
                      "phase": self.phases.index(phase)}
         chunk.latest = self.step % self.cfg.training.checkpoint_every < n or self.step == phase.end
-        if self.curriculum:
-            chunk.row.update(self.plan[phase.stage].constants or {})
-            if self.step == phase.end and phase is self._last_of(phase.stage):
-                chunk.row.update(self._stage_end(phase.stage, parallel.to_host(new["params"]), run))
+        for part in self.reports:
+            chunk.row.update(part.row(self, new["params"], phase, run))
         if phase.name == "adam":
             self._new_points(new, n)
         elif self.step < phase.end and _crossed(self.plan[phase.stage].lbfgs.resample_every,
@@ -312,18 +288,7 @@ class _Pinn:
                 else self._fresh_optimizer(new, phase)
         every = self.cfg.evaluation.every
         if every and self.step % every < n and self.reference is not None:
-            ev, window = self.ev, self.plan[self.stage].window
-            if window is not None:  # the times trained so far
-                end = windows.bounds(self.cfg, window)[1]
-                ev = dataclasses.replace(ev, mask=ev.mask & (ev.points[:, -1] <= end + 1e-12))
-            host = parallel.to_host(new["params"])
-            if self.family is None:
-                _, m = _errors(self._predictor(host), self.equation, self.reference, ev)
-            else:  # the worst over the family's values
-                each = [_errors(self._predictor(host, v), eq, ref, ev)[1] for v, eq, ref in self.family]
-                m = {k: max(e[k] for e in each) for k in each[0]}
-            run.write(f"step {self.step}: " + ", ".join(f"{k} {v:.3e}" for k, v in m.items()))
-            chunk.row.update(m)  # the loss plot shows them
+            chunk.row.update(report.errors_now(self, parallel.to_host(new["params"]), run))  # the loss plot shows them
         return chunk
 
     def _program(self, phase: _Phase, state, length: int, run: loop.Run) -> jax.stages.Compiled:
@@ -338,19 +303,6 @@ class _Pinn:
         if stage.constants is not None:
             self.programs.append((key, compiled))
         return compiled
-
-    def _last_of(self, stage: int) -> _Phase:
-        return [p for p in self.phases if p.stage == stage][-1]
-
-    def _stage_end(self, stage: int, params, run: loop.Run) -> dict:
-        """The record of a curriculum stage's end: ``residual_rms`` and the checks' metrics, also printed."""
-        assert self.residual_points is not None, "a curriculum run"
-        checks = self.problem.equation.checks(lambda pts: self.problem.predict(params, pts))
-        record = {"residual_rms": curriculum.residual_rms(self.problem, params, self.residual_points),
-                  **{k: v for c in checks for k, v in c.metrics.items()}}
-        run.write(f"stage {stage + 1}/{len(self.plan)} ({self.plan[stage].label}) ends at step {self.step}: "
-                  + ", ".join(f"{k} {v:.3g}" for k, v in record.items()))
-        return record
 
     def _new_points(self, state, n: int) -> None:
         """New collocation points when due (``sampling.resample_every``), refinement (``sampling.adaptive``)."""
@@ -374,10 +326,8 @@ class _Pinn:
         batch = self.problem.extend(self.base, self.refiner.points)
         if (constants := self.plan[self.stage].constants) is not None:  # arguments: the stages' steps are one program
             batch = {**batch, "constants": {k: np.asarray(v, batch["interior"].dtype) for k, v in constants.items()}}
-        e = self.cfg.ensemble
-        if self.members > 1 and e is not None and e.bootstrap and "data" in batch:
-            n = len(batch["data"]["x"])
-            batch = ensemble.resampled(batch, np.sqrt(ensemble.counts(self.cfg.seed, self.members, n)))
+        if self.members > 1:
+            batch = ensemble.bootstrapped(self.cfg, self.members, batch)
         self.batch = self.problem.place(batch, self.mesh)
 
     def _fresh_optimizer(self, state, phase: _Phase):
@@ -389,16 +339,6 @@ class _Pinn:
             params = ensemble.spread(params, self.members, jax.eval_shape(self.problem.init, jax.random.PRNGKey(0)))
         fresh = optim.init_state(params, phase.tx, host["key"], self.step, host.get("weights"))
         return parallel.replicate(fresh, self.mesh)
-
-    def _unknowns_row(self, params) -> dict:
-        """The metrics row's ``unknown.<name>`` (an ensemble's mean, and ``unknown.<name>.std``)."""
-        if self.problem.unknowns is None:
-            return {}
-        if self.members == 1:
-            return {f"unknown.{k}": v for k, v in self.problem.unknown_values(params).items()}
-        each = [self.problem.unknown_values(ensemble.member(params, m)) for m in range(self.members)]
-        return {f"unknown.{k}{suffix}": v for k in each[0]
-                for suffix, v in zip(("", ".std"), ensemble.stats([e[k] for e in each]).values())}
 
     def summary(self) -> dict:
         n = self.cfg.training.windows
@@ -412,93 +352,27 @@ class _Pinn:
 
     def finish(self, state, run: loop.Run, out: str | None) -> dict:
         params = parallel.to_host(state["params"])
-        family = self._family(params, run) if self.family is not None else None
+        worst = None
+        if self.family is not None:
+            worst, self.family_rows = report.family(self, params, run)
         values, shown_eq = (None, self.equation) if self.family is None else self.family[0][:2]
-        predict = self._predictor(params, values)
-        members = None
+        predict = self.predictor(params, values)
         if self.members > 1:  # each member on the grid once: the mean, the spread, the members' errors
-            members = [_errors(p, shown_eq, self.reference, self.ev) for p in self._members(params, values)]
-            pred, std = ensemble.mean_fields([m[0] for m in members])
-            pred, errors = evaluation.errors(pred, self.reference, self.ev, shown_eq.gauge_free, shown_eq.vectors)
+            pred, errors, std = report.members_on_grid(self, params, values, shown_eq)
         else:
-            pred, errors = _errors(predict, shown_eq, self.reference, self.ev)
-            std = None
-        if family is not None:
-            errors = family["worst"]
+            (pred, errors), std = evaluation.errors_of(predict, shown_eq, self.reference, self.ev), None
+        errors = errors if worst is None else worst
         if out is not None:
-            eq = self.equation
-            if self.ev.gridded:  # scattered held-out points (a high-dimensional ball) have no grid to write
-                fields_h5.write(os.path.join(out, "fields.h5"), self.ev, pred, self.reference, self.cfg.case,
-                                eq.units, std)
-                if std is not None:
-                    _spread_plots(self.ev, pred, std, self.reference, os.path.join(out, "plots"), eq.units)
-            if run.rows:
-                names = tuple(f"{self.plan[p.stage].label} {PHASE_NAMES[p.name]}".strip() for p in self.phases)
-                plots.save(plots.loss_history(run.rows, f"{self.cfg.case}: loss", names, errors),
-                           os.path.join(out, "plots", "loss.png"))
-        checked = _plots_and_checks(predict, self.equation if self.family is None else self.family[0][1], self.ev,
-                                    pred, self.reference, out)
-        if family is None:
+            names = tuple(f"{self.plan[p.stage].label} {PHASE_NAMES[p.name]}".strip() for p in self.phases)
+            figures.write(out, self.cfg.case, self.equation, self.ev, pred, std, self.reference, run.rows, names,
+                          errors)
+        checked = figures.plots_and_checks(predict, shown_eq, self.ev, pred, self.reference, out)
+        if worst is None:
             errors.update(checked["metrics"])
         result = {"metrics": errors, **({"notes": checked["notes"]} if checked["notes"] else {})}
-        if family is not None and self.family is not None:
-            shown = f"fields.h5 and the field maps are at {parameters.label(self.family[0][0])}"
-            result.update(parameters=family["ranges"], family=family["rows"],
-                          notes=[*result.get("notes", []), shown])
-        if members is not None and self.cfg.ensemble is not None:
-            each = [m[1] for m in members]
-            result["ensemble"] = {"members": self.members, "start": self.cfg.ensemble.start,
-                                  "bootstrap": "root_count" in self.batch.get("data", {}),
-                                  "metrics": {k: ensemble.stats([e[k] for e in each]) for k in each[0]}}
-        if self.problem.unknowns is not None:
-            result.update(self._identified(params, errors, result))
-            result.update(identifiability.fields(self.problem, params, self.problem.geometry, errors))
-        if self.curriculum:
-            result.update(self._verdict(params, errors, run))
+        for part in self.reports:
+            result.update(part.summary(self, params, errors, result, run))
         return result
-
-    def _identified(self, params, errors: dict, result: dict) -> dict:
-        """The summary's ``unknowns`` and ``identifiability`` (:mod:`.identifiability`; of an ensemble: each
-        member's test on its own batch, the members' mean, and under ``ensemble.unknowns`` the spread and 95 %
-        intervals)."""
-        if self.members == 1:
-            return identifiability.report(self.problem, [params], [self.batch], errors)
-        assert self.problem.unknowns is not None, "a case with unknowns"
-        each = [ensemble.member(params, m) for m in range(self.members)]
-        batches = [ensemble.member_batch(self.batch, m) for m in range(self.members)]
-        out = identifiability.report(self.problem, each, batches, errors)
-        values = [self.problem.unknown_values(p) for p in each]
-        result["ensemble"]["unknowns"] = ensemble.unknowns(values, self.problem.unknowns.truth())
-        return out
-
-    def _family(self, params, run: loop.Run) -> dict:
-        """A family's evaluation: each combination's errors and checks, printed, and the worst of each error."""
-        assert self.family is not None and self.problem.parameters is not None
-        rows: list[dict[str, Any]] = []
-        for values, eq, ref in self.family:
-            predict = self._predictor(params, values)
-            pred, m = _errors(predict, eq, ref, self.ev)
-            for check in eq.checks(predict):
-                m.update(check.metrics)
-            rows.append({**values, "metrics": m})
-            run.write(f"{parameters.label(values)}: " + ", ".join(f"{k} {v:.3e}" for k, v in m.items()))
-        names = [k for k in rows[0]["metrics"] if k.startswith("rel_l2_") or k.endswith("_err")]
-        worst = {k: max(r["metrics"][k] for r in rows) for k in names}
-        run.write("worst over the family: " + ", ".join(f"{k} {v:.3e}" for k, v in worst.items()))
-        return {"rows": rows, "worst": worst, "ranges": self.problem.parameters.ranges()}
-
-    def _verdict(self, params, errors: dict, run: loop.Run) -> dict:
-        """The curriculum's summary entries: each stage's end record, and whether the run converged."""
-        cur = self.cfg.training.curriculum
-        assert cur is not None and self.residual_points is not None, "a curriculum run"
-        errors["residual_rms"] = curriculum.residual_rms(self.problem, params, self.residual_points)
-        converged, why = curriculum.verdict(errors, cur.ghia, cur.residual)
-        run.write(("converged: " if converged else "NOT converged: ") + why)
-        ends = [r for r in run.rows if np.isfinite(r.get("residual_rms", np.nan))]
-        name = curriculum.number(self.cfg)
-        stages = [{name: r[name], "step": int(r["step"]), "wall_time_s": r["wall_time_s"],
-                   **{k: r[k] for k in r if k == "residual_rms" or k.startswith("ghia_")}} for r in ends]
-        return {"stages": stages, "converged": converged, "convergence": why}
 
 
 def _saved_phase(attrs: dict) -> tuple[int, str]:
@@ -512,68 +386,4 @@ def _shapes(batch):
 
 def evaluate(problem: Problem, params, reference: dict | None, ev) -> tuple[dict, dict]:
     """Predictions on the evaluation grid (shaped like it) and relative L2 errors per field (inside only)."""
-    return _errors(lambda pts: problem.predict(params, pts), problem.equation, reference, ev)
-
-
-def _errors(predict: Callable, eq, reference: dict | None, ev) -> tuple[dict, dict]:
-    pred = {k: v.reshape(ev.shape) for k, v in predict(ev.points).items()}
-    return evaluation.errors(pred, reference, ev, eq.gauge_free, eq.vectors)
-
-
-def _spread_plots(ev, pred: dict, std: dict, reference: dict | None, folder: str, units) -> None:
-    """An ensemble's spread: ``<field>_std.png`` (maps on the plot planes) and ``<field>_band.png`` (the
-    profile along x through the middle of the plot plane, mean +- 1.96 std, with the reference)."""
-    grids, units = ev.grids(), dict(units or {})
-    index, where = evaluation.plane(ev)
-    X, Y = grids[0][index], grids[1][index]
-    mean, spread = evaluation.on_plane(ev, pred, index) or {}, evaluation.on_plane(ev, std, index) or {}
-    ref = evaluation.on_plane(ev, reference, index) or {}
-    j = X.shape[1] // 2
-    for k in std:
-        level = pinn_plots.Level(X, Y, spread[k], None, where)
-        plots.save(pinn_plots.field_maps([level], f"{k}_std", {**units, f"{k}_std": units.get(k)}),
-                   os.path.join(folder, f"{k}_std.png"))
-        line = {"s_axis": X[:, j], "mean": mean[k][:, j], "std": spread[k][:, j], "band": ensemble.BAND,
-                "ref": ref[k][:, j] if k in ref else None, "ylabel": plots.label(k, units.get(k)),
-                "xlabel": plots.label("x", units.get("x")),
-                "title": f"{k} along x at y = {Y[0, j]:.3g}" + (f", {where}" if where else "")}
-        plots.save(pinn_plots.band(line), os.path.join(folder, f"{k}_band.png"))
-
-
-def _plots_and_checks(predict: Callable, equation, ev, pred, reference, out: str | None) -> dict:
-    """Field maps on a few planes (:func:`.evaluation.levels`), a flow picture for velocity fields on the
-    plot plane, and the equation's checks on ``predict(points, of=None)`` (``out`` None: the checks' metrics
-    without writing plots)."""
-    metrics: dict[str, float] = {}
-    notes: list[str] = []
-    result = {"metrics": metrics, "notes": notes}
-    folder, units = os.path.join(out or "", "plots"), dict(equation.units or {})
-    for check in equation.checks(predict):
-        metrics.update(check.metrics)
-        notes.extend(check.notes)
-        if out is not None:
-            for name, prof in check.profiles.items():
-                plots.save(pinn_plots.profile(prof), os.path.join(folder, f"{name}.png"))
-            for name, m in check.maps.items():
-                level = pinn_plots.Level(m["X"], m["Y"], m["values"], None, m["where"])
-                plots.save(pinn_plots.field_maps([level], m["field"], units), os.path.join(folder, f"{name}.png"))
-            for name, sr in check.series.items():  # the curves also as numbers, a column each
-                plots.save(pinn_plots.series(sr), os.path.join(folder, f"{name}.png"))
-                points.write(os.path.join(folder, f"{name}.csv"), np.asarray(sr["t"], float)[:, None], ["t"],
-                             sr["curves"])
-    if out is None or not ev.gridded:
-        return result
-    grids = ev.grids()
-    planes = []
-    for index, where in evaluation.levels(ev):
-        p2, r2 = evaluation.on_plane(ev, pred, index) or {}, evaluation.on_plane(ev, reference, index) or {}
-        planes.append((grids[0][index], grids[1][index], p2, r2, where))
-    for k in pred:
-        levels = [pinn_plots.Level(X, Y, p2[k], r2.get(k), where) for X, Y, p2, r2, where in planes]
-        plots.save(pinn_plots.field_maps(levels, k, units), os.path.join(folder, f"{k}.png"))
-    index, where = evaluation.plane(ev)
-    p2 = evaluation.on_plane(ev, pred, index) or {}
-    if "u" in p2 and "v" in p2:
-        fig = pinn_plots.flow(grids[0][index], grids[1][index], p2["u"], p2["v"], where, units)
-        plots.save(fig, os.path.join(folder, "flow.png"))
-    return result
+    return evaluation.errors_of(lambda pts: problem.predict(params, pts), problem.equation, reference, ev)

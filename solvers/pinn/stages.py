@@ -1,11 +1,11 @@
 """A run's stages: the sub-problems trained one after another, each from the parameters the last one ended with.
 
-A plain case is one stage. A curriculum (``training.curriculum``, :mod:`.curriculum`) is a stage per value of
+A plain case is one stage. A curriculum (``training.curriculum``, :mod:`.features.curriculum`) is a stage per value of
 its number, the case at that value, sharing one set of collocation points; the first runs ``training.adam`` and
 ``training.lbfgs``, every later one the curriculum's step counts. Time windows (``training.windows``,
-:mod:`.windows`) are a stage per window, the case on that window's interval, each with the full step counts,
+:mod:`.features.windows`) are a stage per window, the case on that window's interval, each with the full step counts,
 points drawn from a stream of its own, and (after the first) the previous window's fields as initial values.
-The two do not combine (the case file says so). An ensemble (``ensemble``, :mod:`.ensemble`) trains its
+The two do not combine (the case file says so). An ensemble (``ensemble``, :mod:`.features.ensemble`) trains its
 members in the plain case's stage (``start: seeds``), or adds a last stage, ``ensemble``, of its L-BFGS steps
 from the trained network (``start: trained``; limited-memory L-BFGS whatever ``training.lbfgs.method`` says,
 since the dense one is for one network). The driver (:mod:`.run`) turns a plan into phases and keeps one
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from . import curriculum, windows
 from .config import AdamConfig, LbfgsConfig, PinnCase
+from .features import curriculum, windows
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ def no_pictures():
     """Skip drawing PNGs (a third of the time here, and not what is tested)."""
     from sciml import plots
     from sciml.solvers.fno import plots as fno_plots
-    from sciml.solvers.pinn import plots as pinn_plots
+    from sciml.solvers.pinn.output import plots as pinn_plots
 
     for module, names in ((plots, ["loss_history", "save"]), (pinn_plots, ["field_maps", "flow", "profile"]),
                           (fno_plots, ["history", "sample"])):

@@ -8,14 +8,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from cli_cases import write_case
 
 from sciml import cases, equations
 from sciml.autodiff import api
 from sciml.errors import ConfigError
 from sciml.solvers.pinn import model
-from sciml.solvers.pinn.problem import Problem, bucket
-
-from cli_cases import write_case
+from sciml.solvers.pinn.output.predict import bucket
+from sciml.solvers.pinn.problem import Problem
 
 
 @dataclass

@@ -9,8 +9,8 @@ from collections.abc import Callable
 import jax
 import numpy as np
 
-from .config import AdaptiveConfig
-from .problem import Problem
+from ..config import AdaptiveConfig
+from ..problem import Problem
 
 
 class Refiner:

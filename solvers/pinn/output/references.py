@@ -3,8 +3,9 @@ equation's type to the solver that answers it on the same domain.
 
 :meth:`~sciml.equations.Equation.reference` answers with the equation's own maths (a rectangular plate's series,
 the cavity's tables); where it gives None, :func:`reference` asks the table: ``kirchhoff_plate`` on a
-:class:`~.geometry.Polygon` is solved by finite elements (:func:`sciml.solvers.classical.fem.reference`), refined
-until the deflection at the points changes by less than ``rtol``. Points outside the domain get NaN.
+:class:`~sciml.solvers.pinn.geometry.Polygon` is solved by finite elements
+(:func:`sciml.solvers.classical.fem.reference`), refined until the deflection at the points changes by less than
+``rtol``. Points outside the domain get NaN.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .geometry import Polygon
+from ..geometry import Polygon
 
 
 def _region(geometry: Polygon):
@@ -72,3 +73,21 @@ def on_grid(eq, geometry, ev, rtol: float) -> tuple[dict | None, dict]:
         info = {"solver": f"finite elements ({info['element']})", "elements": info["elements"][-1],
                 "change_of_w": info["changes"][-1], "rtol": info["rtol"], "seconds": round(info["wall_seconds"], 1)}
     return None if fields is None else {k: np.asarray(v).reshape(ev.shape) for k, v in fields.items()}, info
+
+
+def of_case(equation, problem, ev, rtol: float) -> tuple[dict | None, list | None, dict]:
+    """``(reference, family, info)`` of a run on the evaluation grid ``ev``: a family's ``[(values, equation
+    there, reference there)]`` for each of its evaluated combinations (the reference: the first's), else None
+    and ``equation``'s reference (:func:`on_grid`); ``info``: how a classical solver made them."""
+    info: dict = {}
+
+    def one(eq) -> dict | None:
+        reference, made = on_grid(eq, problem.geometry, ev, rtol)
+        info.update(made)
+        return reference
+
+    family = problem.parameters
+    if family is None:
+        return one(equation), None, info
+    combos = [(v, eq, one(eq)) for v in family.grid() for eq in (family.at(v),)]
+    return combos[0][2], combos, info

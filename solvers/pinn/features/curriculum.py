@@ -6,8 +6,8 @@ training physics-informed neural networks", 2023: the cavity at Reynolds numbers
 same holds of other numbers that make a problem stiffer. The run trains stage by stage at values
 :math:`c_1, \dots, c_n` of one number of the ``equation`` section (``key``, a dotted name such as
 ``equation.nu``), rising or falling to the section's own :math:`c_n`, each stage starting from the parameters the
-last one ended with (the driver, :mod:`.run`, keeps one step count across stages). The solver knows no number by
-name: the stage's value rides in the batch (``constants``) and the residuals take the equation at it
+last one ended with (the driver, :mod:`sciml.solvers.pinn.run`, keeps one step count across stages). The solver knows
+no number by name: the stage's value rides in the batch (``constants``) and the residuals take the equation at it
 (:meth:`~sciml.equations.Equation.at`).
 
 - :func:`stages`: the stages' values. ``auto``: the equation's own
@@ -72,10 +72,12 @@ def stage_case(cfg, value: float):
 
 
 def check(cfg, domain) -> None:
-    """Case-file rules: the key names a number of the equation section; the stages reach its value
-    monotonically; each stage's equation is valid on ``domain`` (e.g. the ``ghia1982`` check has a table for
-    every stage)."""
+    """Case-file rules (none without a curriculum): the key names a number of the equation section; the stages
+    reach its value monotonically; each stage's equation is valid on ``domain`` (e.g. the ``ghia1982`` check has
+    a table for every stage)."""
     cur, known = cfg.training.curriculum, numbers(cfg.equation)
+    if cur is None:
+        return
     if not cur.key.startswith(SECTION) or number(cfg) not in known:
         raise Invalid("training.curriculum.key", f"{cur.key!r} is not a number of the equation section; its "
                                                  f"numbers are {[SECTION + k for k in sorted(known)]}")

@@ -3,14 +3,13 @@ import h5py
 import jax
 import numpy as np
 import pytest
+from inverse_cases import tiny_identify
 
 from sciml import cases
 from sciml.errors import BadFile, MissingFile
-from sciml.solvers.pinn import observations
+from sciml.solvers.pinn.features import observations
 from sciml.solvers.pinn.geometry import build_geometry
 from sciml.solvers.pinn.problem import Problem
-
-from inverse_cases import tiny_identify
 
 
 def test_datagen_places_a_grid_inside_and_reads_the_reference(tmp_path):

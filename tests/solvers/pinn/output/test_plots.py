@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from matplotlib.colors import CenteredNorm
 
-from sciml.solvers.pinn import evaluation, plots
 from sciml.solvers.pinn.geometry import Box, Rectangle, SpaceTime
+from sciml.solvers.pinn.output import evaluation, plots
 
 UNITS = {"x": "m", "y": "m", "mx": "N m/m", "w": "m", "u": "m/s"}
 

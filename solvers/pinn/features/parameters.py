@@ -20,8 +20,8 @@ parameters' values of those points, one per point (arrays ``(N,)``, :meth:`Param
 :mod:`.unknowns` does with its scalars: an equation must compute with those numbers arithmetically, and
 loading a case traces it once to find out.
 
-Evaluation (:mod:`.run`) scores each combination of the listed ``values`` (one list per parameter, their
-product) against the equation's reference built at those numbers; the summary lists every combination's
+Evaluation (:mod:`sciml.solvers.pinn.run`) scores each combination of the listed ``values`` (one list per parameter,
+their product) against the equation's reference built at those numbers; the summary lists every combination's
 metrics (``family``) and takes the worst of each error as ``metrics``.
 
 Not combined with: observations (``data``), unknowns, time windows, a Reynolds curriculum, adaptive
@@ -40,10 +40,10 @@ import numpy as np
 from sciml.config import suggest
 from sciml.errors import Invalid, UserError
 
-from .geometry.sampling import Method, unit_cube
+from ..geometry.sampling import Method, unit_cube
 
 if TYPE_CHECKING:
-    from .config import ParameterConfig, PinnCase
+    from ..config import ParameterConfig, PinnCase
 
 DEFAULT_VALUES = 5  # evaluated values of a parameter whose case lists none
 

@@ -1,4 +1,4 @@
-"""The table of the PINN's features that do not combine (``solvers/pinn/features.py``): each pair it lists is
+"""The table of the PINN's features that do not combine (``solvers/pinn/features/__init__.py``): each pair it lists is
 refused, naming its key, and each feature alone is not."""
 from types import SimpleNamespace
 
@@ -42,7 +42,7 @@ def test_a_feature_alone_is_not_refused(feature):
     turn_on(c, feature)
     assert features.USED[feature](c)
     if feature != features.DENSE_SEEDS:  # which is an ensemble's: refused with it
-        features.check(c)
+        features.apart(c)
 
 
 @pytest.mark.parametrize("row", features.APART, ids=lambda r: f"{r[0]}+{r[1]}")
@@ -52,5 +52,18 @@ def test_each_pair_of_the_table_is_refused_naming_its_key(row):
     turn_on(c, feature)
     turn_on(c, other)
     with pytest.raises(Invalid) as e:
-        features.check(c)
+        features.apart(c)
     assert (e.value.key, e.value.message) == (key, why.format(other=other))
+
+
+def test_every_feature_check_runs_from_the_table():
+    from sciml.solvers.pinn.features import curriculum, ensemble, observations, parameters, unknowns
+    assert set(features.CHECKS) == {features.apart, parameters.check, curriculum.check, ensemble.check,
+                                    unknowns.check, observations.check}
+    assert features.CHECKS[0] is parameters.check  # a number both a parameter and an unknown says so first
+
+
+def test_the_reports_are_of_known_features():
+    from sciml.solvers.pinn.output import report
+    assert set(report.REPORTS) <= set(features.USED)
+    assert all(issubclass(r, report.Report) for r in report.REPORTS.values())

@@ -7,11 +7,12 @@ with, which its summary scores): a curriculum's last stage, an ensemble's member
 
 - A family (``parameters``) takes its parameters' values as further columns after the coordinates; their
   ranges are in the metadata (``ranges``), and ``sciml predict`` refuses values outside them.
-- An ensemble (``ensemble``, :mod:`.ensemble`) gives its members' mean of every field and, beside it,
-  ``<field>_std``.
-- Time windows (``training.windows``, :mod:`.windows`) give each point from the window that holds its time, as
-  the run's evaluation does: windows ``0 .. k-1`` from ``checkpoints/window_<j>.h5``, the window the model was
-  saved in (its ``stage``) from the model; a run stopped in window ``k`` answers later times with window ``k``.
+- An ensemble (``ensemble``, :mod:`sciml.solvers.pinn.features.ensemble`) gives its members' mean of every field and,
+  beside it, ``<field>_std``.
+- Time windows (``training.windows``, :mod:`sciml.solvers.pinn.features.windows`) give each point from the window that
+  holds its time, as the run's evaluation does: windows ``0 .. k-1`` from ``checkpoints/window_<j>.h5``, the window the
+  model was saved in (its ``stage``) from the model; a run stopped in window ``k`` answers later times with window
+  ``k``.
 """
 from __future__ import annotations
 
@@ -23,10 +24,10 @@ from sciml.compile import Policy
 from sciml.errors import UserError
 from sciml.io import checkpoint
 
-from . import ensemble, windows
-from .config import PinnCase
-from .parameters import encoding
-from .problem import Problem, assemble
+from ..config import PinnCase
+from ..features import ensemble, windows
+from ..features.parameters import encoding
+from ..problem import Problem, assemble
 
 
 def export_model(cfg: PinnCase, run_dir: str):

@@ -2,12 +2,11 @@
 import jax
 import numpy as np
 import pytest
-
-from sciml.solvers.pinn import identifiability
-from sciml.solvers.pinn import run as driver
-from sciml.solvers.pinn.problem import Problem
-
 from inverse_cases import tiny_identify
+
+from sciml.solvers.pinn import run as driver
+from sciml.solvers.pinn.features import identifiability
+from sciml.solvers.pinn.problem import Problem
 
 BOTH = {"D": {"initial": 1.0, "bounds": [0.1, 10.0]}, "q0": {"initial": 2.0, "bounds": [0.1, 10.0]}}
 

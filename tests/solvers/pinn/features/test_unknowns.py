@@ -6,16 +6,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-
-from sciml import cases
-from sciml.solvers.pinn import run as driver
-from sciml.equations import sections
-from sciml.solvers.pinn import unknowns
-from sciml.solvers.pinn.config import UnknownConfig
-from sciml.solvers.pinn.problem import Problem
-
 from export_check import assert_exported_model_scores_as_summary
 from inverse_cases import D_TRUE, DAMAGE_TRUE, tiny_damage, tiny_identify
+
+from sciml import cases
+from sciml.equations import sections
+from sciml.solvers.pinn import run as driver
+from sciml.solvers.pinn.config import UnknownConfig
+from sciml.solvers.pinn.features import unknowns
+from sciml.solvers.pinn.problem import Problem
 
 
 @pytest.mark.parametrize("scale", ["log", "linear"])
@@ -76,9 +75,9 @@ def test_training_records_d_reports_it_and_resumes_exactly(tmp_path):
 
 def test_an_equation_that_needs_the_number_as_a_constant_is_refused_on_loading(tmp_path):
     """An equation that takes its number as a Python float: loading says so, naming the section."""
-    from sciml.errors import ConfigError
-
     from inverse_cases import constant_only
+
+    from sciml.errors import ConfigError
 
     with pytest.raises(ConfigError, match=r"constant_only.yaml: unknowns: the equation cannot take \['k'\] as "
                                           "trained values"):

@@ -4,19 +4,18 @@ import os
 
 import h5py
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
+from export_check import assert_exported_model_scores_as_summary
+from inverse_cases import D_TRUE, tiny_identify
 from scipy import stats as scipy_stats
 
 from sciml import cases, plots
 from sciml.results import load_run
-from sciml.solvers.pinn import ensemble, optim
+from sciml.solvers.pinn import optim
 from sciml.solvers.pinn import run as driver
+from sciml.solvers.pinn.features import ensemble
 from sciml.solvers.pinn.problem import Problem
-
-from export_check import assert_exported_model_scores_as_summary
-from inverse_cases import D_TRUE, tiny_identify
 
 
 def _members(problem, n=3):

@@ -7,11 +7,11 @@ import numpy as np
 
 from sciml import cases
 from sciml.solvers.pinn import assemble
-from sciml.solvers.pinn.refinement import Refiner
+from sciml.solvers.pinn.features.refinement import Refiner
 
 
 def test_adaptive_refinement_adds_the_worst_points():
-    path = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cases", "kovasznay.yaml")
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "cases", "kovasznay.yaml")
     cfg = cases.load(path, ["model.hidden=[8,8]", "sampling.interior=64", "sampling.boundary=16",
                             "sampling.adaptive={every: 1, candidates: 400, add: 20, max_points: 30}"]).config
     problem = assemble(cfg)

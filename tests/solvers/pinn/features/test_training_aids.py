@@ -5,8 +5,10 @@ import numpy as np
 import pytest
 
 from sciml.config import build
-from sciml.solvers.pinn import balancing, optim, problem as problem_module
+from sciml.solvers.pinn import optim
 from sciml.solvers.pinn.config import CausalConfig, ScheduleConfig
+from sciml.solvers.pinn.features import balancing
+from sciml.solvers.pinn.features.causal import Causal
 
 
 def test_grad_norm_weights_equalise_gradients():
@@ -20,7 +22,7 @@ def test_grad_norm_weights_equalise_gradients():
 
 @pytest.mark.parametrize("late,expected", [(False, (1 + np.exp(-1)) / 2), (True, 0.5)])
 def test_causal_weights_wait_for_earlier_times(late, expected):
-    weigh = problem_module._causal(CausalConfig(chunks=2, epsilon=1.0), (0.0, 1.0), ("pde",))
+    weigh = Causal(CausalConfig(chunks=2, epsilon=1.0), (0.0, 1.0), ("pde",))
     t = jnp.linspace(0.01, 0.99, 100)
     x = jnp.stack([jnp.zeros_like(t), t], -1)
     r = jnp.where(t > 0.5, 1.0, 0.0) if late else jnp.ones_like(t)
@@ -54,7 +56,7 @@ def test_adam_chunk_carries_balanced_weights():
 
 
 def test_causal_weights_given_replace_the_residuals_own():
-    weigh = problem_module._causal(CausalConfig(chunks=2, epsilon=1.0), (0.0, 1.0), ("pde",))
+    weigh = Causal(CausalConfig(chunks=2, epsilon=1.0), (0.0, 1.0), ("pde",))
     t = jnp.linspace(0.01, 0.99, 100)
     x = jnp.stack([jnp.zeros_like(t), t], -1)
     r = jnp.where(t < 0.5, 10.0, 1.0)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import csv
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -32,10 +33,11 @@ from sciml.compile import Policy, points
 from sciml.errors import BadFile, ConfigError, Invalid, MissingFile, UserError
 from sciml.io import hdf5
 
-from .geometry import build_geometry
+from ..geometry import build_geometry
 
 if TYPE_CHECKING:
-    from .config import DataConfig, PinnCase
+    from ..config import DataConfig, PinnCase
+    from ..derivatives import Derivatives
 
 GROUP = "data"  # the loss group of the misfit terms, named data.<field>
 
@@ -107,6 +109,36 @@ class Observations:
 
 
 # --- the generator --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Misfit:
+    """The observations' loss terms (``data.<field>``, group ``data``, weighed by ``data.weight``): the derived
+    fields at the data points, from exact derivatives of the network (no stochastic estimate), less the observed
+    values (:meth:`Observations.residuals`). A feature's terms (:class:`~.features.Terms`)."""
+
+    observations: Observations
+    derivs: Derivatives
+    requests: tuple
+    weight: float
+
+    @classmethod
+    def of(cls, observations: Observations, derivs: Derivatives, probe, c: DataConfig) -> Misfit:
+        """What the observed fields read, collected from the equation ``probe``."""
+        return cls(observations, derivs, derivs.requests(lambda d: observed(probe, d, observations.fields)), c.weight)
+
+    def weights(self) -> dict[str, float]:
+        return {GROUP: self.weight}
+
+    def residuals(self, params, net: Callable, eq, batch: dict) -> dict:
+        d = self.derivs.at(net, self.requests, batch["data"]["x"])
+        return self.observations.residuals(observed(eq, d, self.observations.fields), batch["data"])
+
+
+def observed(eq, d, fields) -> dict:
+    """The observed ``fields`` (derived, physical) from the fields ``d``, by equation ``eq``."""
+    derived = eq.derived(d)
+    return {q: derived[q] for q in fields}
+
+
 def _grid(domain, counts: list[int], rng) -> np.ndarray:
     """A regular grid of ``counts`` points per coordinate strictly inside the box (edges left out), those
     inside the domain kept."""

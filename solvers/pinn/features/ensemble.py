@@ -12,7 +12,7 @@ per step than the joint one on the plate (8 members, 2-core CPU). On a CPU the m
 split of the case's) through every phase: a deep ensemble, whose spread is that of the optimisation. ``trained``:
 the case's phases train one network, then a last stage (``ensemble``) of ``ensemble.steps`` L-BFGS steps
 trains the N members from copies of it, each on its own resample of the data: the bootstrap around the
-trained network, at the cost of one run plus N times those steps (:mod:`.stages` adds the stage).
+trained network, at the cost of one run plus N times those steps (:mod:`sciml.solvers.pinn.stages` adds the stage).
 
 **Bootstrap** (``ensemble.bootstrap`` and a ``data:`` section). Member :math:`m` fits a resample with
 replacement of the :math:`n` observations: counts :math:`c_{mi}` drawn from the multinomial of :math:`n` draws
@@ -42,14 +42,14 @@ from scipy import stats as scipy_stats
 from sciml.errors import Invalid
 
 if TYPE_CHECKING:
-    from .config import PinnCase
+    from ..config import PinnCase
 
 LEVEL = 0.95  # the intervals' confidence
 BAND = 1.96  # the plots' band: mean +- this many standard deviations
 STREAM = 0x656E73  # the bootstrap counts' stream, beside the case's seed
 
 
-def check(cfg: PinnCase) -> None:
+def check(cfg: PinnCase, domain=None) -> None:
     """A start from the trained network without data to resample (what an ensemble does not combine with:
     :mod:`.features`)."""
     e = cfg.ensemble
@@ -80,6 +80,15 @@ def member(tree, m: int):
     return jax.tree_util.tree_map(lambda a: a[m], tree)
 
 
+def predictors(predict: Callable, params, members: int, values: dict | None = None) -> list[Callable]:
+    """Each member's ``predict(physical points, of=None)`` from the problem's ``predict`` and the stacked
+    ``params`` (``values``: a family's parameters)."""
+    def one(p) -> Callable:
+        return lambda pts, of=None: predict(p, pts, of=of, values=values)
+
+    return [one(member(params, m)) for m in range(members)]
+
+
 def counts(seed: int, members: int, n: int) -> np.ndarray:
     """``(members, n)`` bootstrap counts: each row ``n`` draws with replacement over the ``n`` points."""
     rng = np.random.default_rng([seed, STREAM])
@@ -89,6 +98,15 @@ def counts(seed: int, members: int, n: int) -> np.ndarray:
 def resampled(batch: dict, root_count) -> dict:
     """``batch`` whose observations are weighed per member by ``root_count (members, n)``."""
     return {**batch, "data": {**batch["data"], "root_count": root_count}}
+
+
+def bootstrapped(cfg: PinnCase, members: int, batch: dict) -> dict:
+    """``batch`` with each of ``members``' resample of its observations (:func:`counts`), where the case's
+    ensemble bootstraps and the batch has data; else ``batch``."""
+    e = cfg.ensemble
+    if e is None or not e.bootstrap or "data" not in batch:
+        return batch
+    return resampled(batch, np.sqrt(counts(cfg.seed, members, len(batch["data"]["x"]))))
 
 
 def _axes(batch: dict) -> dict:

@@ -8,16 +8,16 @@ from pathlib import Path
 import jax
 import numpy as np
 import pytest
-
 from export_check import assert_exported_model_scores_as_summary
+
 from sciml import cases, rundir
 from sciml.errors import ConfigError, UserError
 from sciml.io import checkpoint
 from sciml.solvers.pinn import run as driver
-from sciml.solvers.pinn import windows
+from sciml.solvers.pinn.features import windows
 from sciml.solvers.pinn.problem import Problem
 
-CASE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cases", "taylor_green.yaml")
+CASE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "cases", "taylor_green.yaml")
 TINY = ["model.hidden=[8,8]", "sampling.interior=64", "sampling.boundary=16", "sampling.parts.initial=32",
         "training.adam.steps=10", "training.lbfgs.steps=0", "training.log_every=5", "evaluation.grid=[9,9,5]"]
 

@@ -4,8 +4,8 @@ import numpy as np
 
 from sciml.config import build
 from sciml.equations.plate import KirchhoffPlate, PlateConfig
-from sciml.solvers.pinn import references
 from sciml.solvers.pinn.geometry import Polygon, Rectangle
+from sciml.solvers.pinn.output import references
 
 L_SHAPE = [(0, 0), (1, 0), (1, 0.5), (0.5, 0.5), (0.5, 1), (0, 1)]
 

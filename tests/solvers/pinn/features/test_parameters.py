@@ -7,6 +7,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from cli_cases import write_case
+from export_check import assert_exported_model_scores_as_summary
 
 from sciml import cases
 from sciml.cli import main
@@ -14,14 +16,10 @@ from sciml.compile import Policy
 from sciml.equations.fields import evaluator
 from sciml.equations.plate import KirchhoffPlate, PlateConfig
 from sciml.errors import ConfigError, UserError
-from sciml.solvers.pinn import parameters
-from sciml.solvers.pinn import run as driver
+from sciml.solvers.pinn.features import parameters
 from sciml.solvers.pinn.geometry import RectangleConfig as GeometryConfig
 from sciml.solvers.pinn.geometry import build_geometry
 from sciml.solvers.pinn.problem import Problem
-
-from cli_cases import write_case
-from export_check import assert_exported_model_scores_as_summary
 
 FAMILY = {"aspect": {"range": [1.0, 2.0], "values": [1.0, 2.0]}}
 
@@ -179,9 +177,9 @@ def test_training_a_family_scores_each_value_and_the_worst(tmp_path, capsys):
 
 def test_an_equation_that_needs_the_number_as_a_constant_is_refused_on_loading(tmp_path):
     """An equation that takes its number as a Python float: loading says so, naming the section."""
-    from sciml.errors import ConfigError
-
     from inverse_cases import constant_only
+
+    from sciml.errors import ConfigError
 
     with pytest.raises(ConfigError, match=r"constant_only.yaml: parameters: the equation cannot take \['k'\] as "
                                           "values per point"):

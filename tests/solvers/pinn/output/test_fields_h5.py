@@ -4,11 +4,10 @@ import json
 import h5py
 import numpy as np
 import pytest
-
-from sciml.solvers.pinn import fields_h5
-from sciml.solvers.pinn.geometry import Box, Rectangle, SpaceTime
-
 import xdmf_sidecar
+
+from sciml.solvers.pinn.geometry import Box, Rectangle, SpaceTime
+from sciml.solvers.pinn.output import fields_h5
 
 UNITS = {"x": "m", "y": "m", "z": "m", "t": "s", "u": "m/s", "p": "Pa"}
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .geometry.domain import EvalPoints
+from ..geometry.domain import EvalPoints
 
 
 def relative_l2(pred: np.ndarray, ref: np.ndarray) -> float:
@@ -91,3 +91,10 @@ def on_plane(ev: EvalPoints, fields: dict | None, index) -> dict | None:
         return None
     mask = ev.mask.reshape(ev.shape)[index]
     return {k: np.where(mask, np.asarray(v).reshape(ev.shape)[index], np.nan) for k, v in fields.items()}
+
+
+def errors_of(predict, eq, reference: dict | None, ev: EvalPoints) -> tuple[dict, dict]:
+    """``predict(points)``'s fields on the evaluation grid (shaped like it) and their :func:`errors` against
+    ``reference`` by equation ``eq``'s gauge and vectors."""
+    pred = {k: v.reshape(ev.shape) for k, v in predict(ev.points).items()}
+    return errors(pred, reference, ev, eq.gauge_free, eq.vectors)

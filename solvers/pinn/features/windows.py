@@ -4,17 +4,17 @@ The case's interval :math:`[t_0, t_1]` is cut into :math:`N` windows of equal le
 :math:`\Delta = (t_1 - t_0)/N`; window :math:`k` is the case on :math:`[t_0 + k\Delta, t_0 + (k+1)\Delta]`
 (:func:`case`), so its network sees a nondimensional time of its own in :math:`[-1, 1]`, and causal weighting
 (``loss.causal``) acts inside it. Window 0 keeps the case's initial condition; window :math:`k > 0` matches
-the fields of window :math:`k-1` at its first time instead (:class:`~.problem.Problem` with ``initial``; as a
-penalty, or exactly or as a base through a spline of them on the grid of ``conditions.spacing``, :mod:`.exact`) and
-starts from the parameters window :math:`k-1` ended with (each of its phases with a fresh optimizer); with
-``training.continued`` those are first rewritten so that its network, on its own time axis, gives window
-:math:`k-1`'s fields at every time (:meth:`~.problem.Problem.continued`: the time input's shift and scale taken up
-by the first layers), so that it starts where the last one ends, its initial terms at zero. Window
-:math:`k` draws its points from a stream of its own, ``(seed, k)``, so a run resumed at any window gives the
-numbers of one never stopped.
+the fields of window :math:`k-1` at its first time instead (:class:`~sciml.solvers.pinn.problem.Problem` with
+``initial``; as a penalty, or exactly or as a base through a spline of them on the grid of ``conditions.spacing``,
+:mod:`sciml.solvers.pinn.exact`) and starts from the parameters window :math:`k-1` ended with (each of its phases with
+a fresh optimizer); with ``training.continued`` those are first rewritten so that its network, on its own time axis,
+gives window :math:`k-1`'s fields at every time (:meth:`~sciml.solvers.pinn.problem.Problem.continued`: the time
+input's shift and scale taken up by the first layers), so that it starts where the last one ends, its initial terms at
+zero. Window :math:`k` draws its points from a stream of its own, ``(seed, k)``, so a run resumed at any window gives
+the numbers of one never stopped.
 
-The driver (:mod:`.run`) writes window :math:`k`'s parameters to ``checkpoints/window_<k>.h5`` when it ends
-(attributes: the window and its interval; the last window's are the run's model, ``checkpoints/model.h5``);
+The driver (:mod:`sciml.solvers.pinn.run`) writes window :math:`k`'s parameters to ``checkpoints/window_<k>.h5`` when
+it ends (attributes: the window and its interval; the last window's are the run's model, ``checkpoints/model.h5``);
 ``--resume`` restores the windows before the one it continues (:func:`chain`) and, from the end of a window,
 goes on with the next one, also in a case given more windows of the same length (a longer interval). ``sciml
 export`` builds the same chain and answers over the whole interval. A time :math:`t` is predicted by the window
@@ -38,7 +38,7 @@ import numpy as np
 from sciml.errors import UserError
 from sciml.io import checkpoint
 
-from .config import PinnCase
+from ..config import PinnCase
 
 
 def bounds(cfg: PinnCase, k: int) -> tuple[float, float]:
@@ -108,7 +108,7 @@ def save(run_dir: str, cfg: PinnCase, k: int, params) -> None:
 def chain(cfg: PinnCase, params: list) -> list[tuple]:
     """``[(problem, params)]`` of windows 0, 1, ... from each one's parameters, in order: each window's problem
     takes the previous one's fields as its initial values, as in training."""
-    from .problem import assemble
+    from ..problem import assemble
 
     out: list[tuple] = []
     for k, p in enumerate(params):
@@ -118,7 +118,7 @@ def chain(cfg: PinnCase, params: list) -> list[tuple]:
 
 def handover(previous, params) -> Callable:
     """The initial values of the window after ``previous`` (its problem) with ``params``: its network's fields at
-    physical points, as that window's :class:`~.problem.Problem` takes them (``initial``)."""
+    physical points, as that window's :class:`~sciml.solvers.pinn.problem.Problem` takes them (``initial``)."""
     return lambda pts: previous.predict(params, pts, of=previous.network_fields)
 
 

@@ -46,7 +46,7 @@ from sciml.errors import Invalid
 from sciml.nn import mlp
 
 if TYPE_CHECKING:
-    from .config import PinnCase, UnknownConfig
+    from ..config import PinnCase, UnknownConfig
 
 PRIOR = "prior"  # the loss terms' group of the field unknowns' priors (prior.<name>)
 SPARSITY_SMOOTHING = 1e-2  # |d| is smoothed within this of 0 (field.sparsity)
@@ -158,9 +158,13 @@ class Unknowns:
             out[f"{PRIOR}.{n}"] = d * (d * d + SPARSITY_SMOOTHING ** 2) ** -0.25
         return out
 
-    def prior_weights(self) -> dict[str, float]:
-        """``{"prior.<name>": sparsity}`` of the terms :meth:`priors` gives."""
+    def weights(self) -> dict[str, float]:
+        """``{"prior.<name>": sparsity}`` of the terms :meth:`priors` gives (a feature's terms: ``features.Terms``)."""
         return {f"{PRIOR}.{n}": w for n, w in self.sparsity.items()}
+
+    def residuals(self, params, net, eq, batch: dict) -> dict:
+        """The field unknowns' priors at the batch's interior points (:meth:`priors`)."""
+        return self.priors(params, batch["interior"][..., :self.domain.dim])
 
     def values(self, params) -> dict:
         """``{name: value}`` of the scalar unknowns from the parameters (traced inside a trace, arrays outside)."""

@@ -12,18 +12,18 @@ import pytest
 from sciml import cases, loop
 from sciml.cli import main
 from sciml.errors import Interrupted, UserError
-from sciml.solvers.pinn import curriculum
 from sciml.solvers.pinn import run as driver
+from sciml.solvers.pinn.features import curriculum
 from sciml.solvers.pinn.problem import Problem
 
-LDC = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cases", "ldc.yaml")
+LDC = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "cases", "ldc.yaml")
 # two stages (Re 100, then 400) of 20 Adam steps each, a tiny plain MLP in u, v, p (quicker to compile)
 TINY = ["model.type=mlp", "model.hidden=[8,8]", "equation.formulation=velocity_pressure", "equation.lid_corners=false",
         "equation.Re=400",
         "sampling.interior=64", "sampling.boundary=16", "evaluation.grid=[11,11]", "training.log_every=10",
         "training.checkpoint_every=1000", "training.adam.steps=20", "training.lbfgs.steps=0",
         "training.curriculum={key: equation.Re, values: auto, adam: 20, lbfgs: 0}"]
-PLATE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cases", "plate.yaml")
+PLATE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "cases", "plate.yaml")
 
 
 def train(folder, resume=None):
