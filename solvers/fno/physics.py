@@ -13,7 +13,11 @@ form that a piecewise-constant coefficient needs (:class:`Darcy`). Each term is 
 (``training.terms``) means the same for any load scale.
 
 Plate (generator ``plate``: the unit square, simply supported or, with ``data.params.edges: clamped``, clamped;
-``D`` and ``ν`` from ``data.params``; the model's output channel 0 is ``w``):
+``D`` and ``ν`` from ``data.params``; the model's output channel 0 is ``w``). Its physics is the plate equation's
+(:mod:`sciml.equations.plate`: the residual, the bending moments, the total potential energy), written once over
+the partials of ``w`` and read here of the decoded field's (:meth:`Plate.evaluate`), as the PINN reads it of its
+network's, in physical variables (``D``; the load ``q`` per sample, the input); what stays here is the grid: the
+points, the quadrature, the norms over the samples and the scales:
 
 .. math::
     \text{pde} = \frac1B\sum_b \frac{\|D\,\Delta^2 w_b - q_b\|}{\|q_b\|}, \qquad
@@ -33,13 +37,11 @@ simply supported conditions: with ``w = 0`` along an edge, ``w_{tt} = 0`` there;
 run (``terms.data = 0``) scales the outputs by :meth:`Plate.output_scale` instead of the solved outputs'
 moments, so that no solved sample enters its training.
 
-The energy is the whole Kirchhoff energy for fields that vanish on the edges: its Gaussian-curvature part
-:math:`(1-\nu)\int (w_{xy}^2 - w_{xx}w_{yy})` integrates to 0 for ``w = 0`` on a polygon's edges, and the
-simply supported moment condition ``M_n = 0`` is its natural condition, so it needs no boundary term; it is
+The energy (:func:`sciml.equations.plate.potential`) is the whole Kirchhoff energy for fields that vanish on the
+edges, whose simply supported moment condition ``M_n = 0`` is natural, so it needs no boundary term; it is
 bounded below only among such fields (``model.vanish_on_edges`` imposes ``w = 0``). Clamped edges' ``∂_n w = 0``
-is essential, not natural: ``model.vanish_on_edges`` imposes it too there (the edge factor squared). For the
-solution ``w*``,
-:math:`\Pi(w) - \Pi(w^*) = \frac D2\|\Delta(w - w^*)\|^2`: a mode of wavenumber ``k`` weighs ``k⁴``, where the
+is essential, not natural: ``model.vanish_on_edges`` imposes it too there (the edge factor squared). Since
+:math:`\Pi(w) - \Pi(w^*) = \frac D2\|\Delta(w - w^*)\|^2`, a mode of wavenumber ``k`` weighs ``k⁴``, where the
 squared strong residual weighs ``k⁸``. :math:`\Pi(w^*)/E_b` is ``-1/2`` for the load ``sin πx sin πy`` and
 lies in ``[-1/2, 0)`` for any load (its higher modes are stiffer). The load's work is integrated on the training grid,
 where ``q`` is known (Simpson's rule), the bending energy on a grid ``refine`` times finer (the trapezoid
@@ -51,12 +53,15 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
 
 from sciml import autodiff as ad
 from sciml.equations import plate
+from sciml.equations.fields import Fields, collect, evaluator
+from sciml.nn.fno_field import Field
 
 from .generators import coordinates
 
@@ -114,17 +119,29 @@ class Plate:
     def moments(self, field: Callable, points) -> dict:
         """``mx, my, mxy`` of the decoded field at ``points (..., 2)``, each ``(..., batch)``: the plate equation's
         (:func:`sciml.equations.plate.moments`) of its second derivatives."""
-        d = ad.derivatives(lambda p: field(p)[..., 0], [(2, 0), (0, 2), (1, 1)], mode=self.mode)(points)
-        return plate.moments(self.D, self.nu, d[(2, 0)], d[(0, 2)], d[(1, 1)])
+        return self.evaluate(lambda d: plate.moments(self.D, self.nu, d["w_xx"], d["w_yy"], d["w_xy"]), field,
+                             points)
+
+    def evaluate(self, fn: Callable[[Fields], Any], field: Callable, points):
+        """``fn`` of the decoded field's partials at ``points (..., 2)``: ``fn`` reads them as the PINN's residuals
+        do (``d["w_xx"]``, ``d.bilap("w")``: :class:`~sciml.equations.fields.Fields`, ``w`` the output channel 0,
+        each value ``(..., batch)``), and what it reads is computed in one propagation of the Taylor engine."""
+        requests = collect(fn, ("w",), ("x", "y"), points.dtype)
+        return fn(evaluator(lambda p: field(p)[..., :1], requests, ("w",), ("x", "y"), mode=self.mode)(points))
+
+    def residual(self, field: Callable, x):
+        """The plate equation's residual ``D Δ²w - q`` (:func:`sciml.equations.plate.residual`) at the grid points,
+        ``(s², batch)`` in the grid's order, for the decoded field ``field(points) -> (..., batch, channels)`` of
+        the loads ``x (batch, s, s, 1)``."""
+        grid = jnp.asarray(self.points()[0], x.dtype)
+        q = _loads(x)
+        return self.evaluate(lambda d: plate.residual(plate.bending(d, self.nu), q, D=self.D),
+                             _on_grid(field, self.resolution, 4), grid)
 
     def pde(self, field: Callable, x):
-        """The relative residual for the decoded field ``field(points) -> (..., batch, channels)`` of the loads
-        ``x (batch, s, s, 1)``."""
-        grid = jnp.asarray(self.points()[0], x.dtype)
-        q = x[..., 0].reshape(x.shape[0], -1).T  # (s², batch), the grid's order
-        w = _on_grid(field, self.resolution, 4)
-        residual = self.D * ad.biharmonic(lambda p: w(p)[..., 0], mode=self.mode)(grid) - q
-        return jnp.mean(_norm(residual) / _norm(q))
+        """The :meth:`residual` relative to the load (arguments as there)."""
+        q = _loads(x)
+        return jnp.mean(_norm(self.residual(field, x)) / _norm(q))
 
     def weights(self, fine: bool = False) -> np.ndarray:
         """Quadrature weights ``(n²,)`` on the closed grid of the training points (Simpson's rule where their
@@ -145,15 +162,14 @@ class Plate:
         load's work on the training grid, where ``q`` is known."""
         n = (self.resolution - 1) * self.refine + 1
         fine = jnp.asarray(coordinates(n, 2, "closed").reshape(-1, 2), x.dtype)
-        w = _on_grid(field, n, 2)
-        laplacian = ad.laplacian(lambda p: w(p)[..., 0], mode=self.mode)(fine)
+        laplacian = self.evaluate(lambda d: d.lap("w"), _on_grid(field, n, 2), fine)
         bending = jnp.sum(jnp.asarray(self.weights(fine=True), x.dtype)[:, None] * laplacian ** 2, 0)
         weight = jnp.asarray(self.weights(), x.dtype)[:, None]
-        q = x[..., 0].reshape(x.shape[0], -1).T  # (s², batch), the grid's order
+        q = _loads(x)
         values = _on_grid(field, self.resolution, 0)(jnp.asarray(self.points()[0], x.dtype))[..., 0]
         work = jnp.sum(weight * q * values, axis=0)
         scale = jnp.sum(weight * q * q, axis=0) / (4 * np.pi ** 4 * self.D) + jnp.finfo(x.dtype).tiny
-        return jnp.mean((0.5 * self.D * bending - work) / scale)
+        return jnp.mean(plate.potential(self.D, bending, work) / scale)
 
     def boundary(self, field: Callable, x):
         """The edge conditions' relative size (arguments as for :meth:`pde`): ``w`` and ``π⁻² ∂_nn w`` on simply
@@ -171,8 +187,12 @@ def _on_grid(field: Callable, n: int, order: int) -> Callable:
     """The decoded field as its local Taylor polynomials of degree ``order`` around the points of the closed
     ``n``-point grid of the unit square (:meth:`sciml.nn.fno_field.Field.on_grid`: the same values and partials
     up to ``order`` there, cheaper to differentiate); a plain function of the points as it is."""
-    on_grid = getattr(field, "on_grid", None)
-    return on_grid([np.linspace(0.0, 1.0, n)] * 2, order) if on_grid else field
+    return field.on_grid([np.linspace(0.0, 1.0, n)] * 2, order) if isinstance(field, Field) else field
+
+
+def _loads(x):
+    """The loads of the inputs ``x (batch, s, s, 1)`` at the grid points, ``(s², batch)`` in the grid's order."""
+    return x[..., 0].reshape(x.shape[0], -1).T
 
 
 def _norm(a):

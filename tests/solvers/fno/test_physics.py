@@ -162,6 +162,42 @@ def test_nested_jvp_gives_the_engine_s_terms_and_moments():
         np.testing.assert_allclose(value, nested.moments(field, p)[name], rtol=1e-10, atol=1e-12)
 
 
+def test_the_pinn_and_the_operator_read_one_plate_equation():
+    """One field and load, not a solution of each other: ``w = x³y² + sin 2x cos 3y`` (``Δ²w = 24x + 169 sin 2x cos
+    3y``), ``q = 1000 sin πx sin πy + 300 xy``. The operator's residual at its grid points (:meth:`Plate.residual`,
+    of the field as a decoded output) and the PINN's (``KirchhoffPlate.interior`` of the same field in its
+    nondimensional variables, times its load scale ``q0``) are both ``D Δ²w - q``, by hand and by nested
+    ``jax.hessian`` (float64), and the pde term is its norm over the load's."""
+    from sciml.config import build as build_section
+    from sciml.equations.fields import collect, evaluator
+    from sciml.equations.plate import KirchhoffPlate, PlateConfig
+    from sciml.solvers.pinn.geometry import Rectangle
+
+    D, nu, s = 3.0, 0.3, 9
+    w = lambda p: p[..., 0] ** 3 * p[..., 1] ** 2 + jnp.sin(2 * p[..., 0]) * jnp.cos(3 * p[..., 1])
+    load = lambda x, y: 1000 * np.sin(np.pi * x) * np.sin(np.pi * y) + 300 * x * y
+    operator = Plate(D=D, nu=nu, resolution=s)
+    points = operator.points()[0]
+    x, y = points[:, 0], points[:, 1]
+    q = load(x, y)
+    got = operator.residual(lambda p: w(p)[..., None, None], jnp.asarray(q.reshape(1, s, s, 1)))[:, 0]
+    by_hand = D * (24 * x + 169 * np.sin(2 * x) * np.cos(3 * y)) - q
+    bilap = jax.vmap(lambda p: jnp.trace(jax.hessian(lambda p: jnp.trace(jax.hessian(w)(p)))(p)))
+    np.testing.assert_allclose(D * bilap(jnp.asarray(points)) - q, by_hand, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(got, by_hand, rtol=1e-12, atol=1e-9)
+    assert np.abs(by_hand).max() > 100.0
+
+    section = build_section(PlateConfig, {"type": "kirchhoff_plate", "D": D, "nu": nu,
+                                          "load": "1000 * sin(pi * x) * sin(pi * y) + 300 * x * y"})
+    eq = KirchhoffPlate(section, Rectangle((0.0, 1.0), (0.0, 1.0)))
+    net = lambda xh: (w(eq.to_physical(xh)) / eq.W)[..., None]
+    fields = evaluator(net, collect(eq.interior, eq.fields, eq.coords), eq.fields, eq.coords)
+    pinn = eq.q0 * eq.interior(fields(jnp.asarray(eq.to_nondim(points))))["pde"]
+    np.testing.assert_allclose(pinn, by_hand, rtol=1e-10, atol=1e-8)
+    term = float(operator.pde(lambda p: w(p)[..., None, None], jnp.asarray(q.reshape(1, s, s, 1))))
+    assert term == pytest.approx(np.linalg.norm(by_hand) / np.linalg.norm(q), rel=1e-12)
+
+
 @pytest.mark.parametrize("changes,key,message", [
     ({"training__terms": {"data": 0.0}}, "training.terms", "every weight is 0"),
     ({"data__generator": "burgers", "data__params": {}, "data__resolution": 16, "data__super_resolution": [],
