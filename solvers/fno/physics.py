@@ -14,15 +14,15 @@ form that a piecewise-constant coefficient needs (:class:`Darcy`). Each term is 
 
 Plate (generator ``plate``: the unit square, simply supported or, with ``data.params.edges: clamped``, clamped;
 ``D`` and ``ν`` from ``data.params``; the model's output channel 0 is ``w``). Its physics is the plate equation's
-(:mod:`sciml.equations.plate`: the residual, the bending moments, the total potential energy), written once over
-the partials of ``w`` and read here of the decoded field's (:meth:`Plate.evaluate`), as the PINN reads it of its
-network's, in physical variables (``D``; the load ``q`` per sample, the input); what stays here is the grid: the
-points, the quadrature, the norms over the samples and the scales:
+(:mod:`sciml.equations.plate`: the residual, the edge conditions, the bending moments, the total potential
+energy), written once over the partials of ``w`` and read here of the decoded field's (:meth:`Plate.evaluate`), as
+the PINN reads it of its network's, in physical variables (``D``; the load ``q`` per sample, the input); what
+stays here is the grid: the points, the quadrature, the norms over the samples and the scales:
 
 .. math::
     \text{pde} = \frac1B\sum_b \frac{\|D\,\Delta^2 w_b - q_b\|}{\|q_b\|}, \qquad
     \text{boundary} = \frac1B\sum_b \Big(\frac{1}{|E|}\sum_{x \in E}
-        \frac{w_b(x)^2 + (\pi^{-2}\,\partial_{nn} w_b(x))^2}{W_b^2}\Big)^{1/2},
+        \frac{w_b(x)^2 + (\pi^{-2}\,(\partial_{nn} + \nu\,\partial_{tt}) w_b(x))^2}{W_b^2}\Big)^{1/2},
 
 and the total potential energy (Ritz; its minimiser among fields with ``w = 0`` on the edges is the solution)
 
@@ -30,9 +30,9 @@ and the total potential energy (Ritz; its minimiser among fields with ``w = 0`` 
     \text{energy} = \frac1B\sum_b \frac{\Pi(w_b)}{E_b}, \qquad
     \Pi(w) = \int_{[0,1]^2} \Big(\frac D2 (\Delta w)^2 - q\,w\Big)\,dx, \qquad E_b = \frac{\int q_b^2\,dx}{4\pi^4 D},
 
-norms over the grid points, ``E`` the grid points on the edges (``w = 0`` and ``M_n ∝ w_{nn} = 0``, the
-simply supported conditions: with ``w = 0`` along an edge, ``w_{tt} = 0`` there; on clamped edges
-:math:`\pi^{-1}\partial_n w` in place of the second derivative), and the deflection scale
+norms over the grid points, ``E`` the grid points on the edges (``w = 0`` and ``M_n ∝ w_{nn} + \nu w_{tt} =
+0``, the simply supported conditions of the plate equation's :func:`~sciml.equations.plate.edge`; on clamped edges
+:math:`\pi^{-1}\partial_n w` in place of the moment), and the deflection scale
 :math:`W_b = \mathrm{rms}(q_b)/(4\pi^4 D)` (the amplitude under a sine load of the same size). A physics-only
 run (``terms.data = 0``) scales the outputs by :meth:`Plate.output_scale` instead of the solved outputs'
 moments, so that no solved sample enters its training.
@@ -58,12 +58,14 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from sciml import autodiff as ad
 from sciml.equations import plate
 from sciml.equations.fields import Fields, collect, evaluator
 from sciml.nn.fno_field import Field
 
 from .generators import coordinates
+
+# a plate edge's residual (sciml.equations.plate.EDGE_RULES) -> its order in the derivatives of w
+EDGE_ORDERS = {"w": 0, "dw": 1, "m": 2}
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,7 @@ class Plate:
                    edges=str(params.get("edges", "simply_supported")))
 
     def points(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(grid (s², 2), edge points (E, 2), whether each edge point's normal is x)``."""
+        """``(grid (s², 2), edge points (E, 2), their outward unit normals (E, 2))``; a corner's normal is x's."""
         s = self.resolution
         grid = coordinates(s, 2, "closed")
         on_x = np.zeros((s, s), bool)
@@ -94,7 +96,9 @@ class Plate:
         on_y = np.zeros((s, s), bool)
         on_y[:, [0, -1]] = True
         edge = on_x | on_y
-        return grid.reshape(-1, 2), grid[edge], on_x[edge]
+        side = np.sign(grid[edge] - 0.5)  # -1 on the edges x = 0 and y = 0, +1 on x = 1 and y = 1
+        normal = np.where(on_x[edge][:, None], side * [1.0, 0.0], side * [0.0, 1.0])
+        return grid.reshape(-1, 2), grid[edge], normal
 
     def terms(self) -> dict[str, Callable]:
         """Each of :attr:`TERMS` by name: ``(decoded field, inputs x) -> the term``."""
@@ -172,15 +176,16 @@ class Plate:
         return jnp.mean(plate.potential(self.D, bending, work) / scale)
 
     def boundary(self, field: Callable, x):
-        """The edge conditions' relative size (arguments as for :meth:`pde`): ``w`` and ``π⁻² ∂_nn w`` on simply
-        supported edges, ``w`` and ``π⁻¹ ∂_n w`` on clamped ones."""
-        _, edge, normal_x = self.points()
-        k = 1 if self.edges == "clamped" else 2  # the order of the normal derivative that vanishes
-        d = ad.derivatives(lambda p: field(p)[..., 0], [(0, 0), (k, 0), (0, k)], mode=self.mode)(
-            jnp.asarray(edge, x.dtype))
-        normal = jnp.where(normal_x[:, None], d[(k, 0)], d[(0, k)])
+        """The edge conditions' relative size (arguments as for :meth:`pde`): the plate equation's residuals of
+        the edges (:func:`sciml.equations.plate.edge`), each of derivative order ``k`` over ``π^k``: ``w`` and ``π⁻²
+        (w_nn + ν w_tt)`` (``∝ M_n``) on simply supported edges, ``w`` and ``π⁻¹ ∂_n w`` on clamped ones."""
+        _, edge, normals = self.points()
+        normal = jnp.asarray(normals[:, None], x.dtype)  # (E, 1, 2): one per point, for every sample
+        residuals = self.evaluate(lambda d: plate.edge(self.edges, d, normal, self.nu), field,
+                                  jnp.asarray(edge, x.dtype))
+        size = sum((r / np.pi ** EDGE_ORDERS[name]) ** 2 for name, r in residuals.items())
         scale = jnp.sqrt(jnp.mean(x[..., 0].reshape(x.shape[0], -1) ** 2, axis=1)) / (4 * np.pi ** 4 * self.D)
-        return jnp.mean(jnp.sqrt(jnp.mean(d[(0, 0)] ** 2 + (normal / np.pi ** k) ** 2, axis=0)) / scale)
+        return jnp.mean(jnp.sqrt(jnp.mean(size, axis=0)) / scale)
 
 
 def _on_grid(field: Callable, n: int, order: int) -> Callable:

@@ -66,8 +66,9 @@ def test_the_exact_solution_has_no_residual_and_a_scaled_one_its_scale():
 
 
 def test_the_boundary_term_measures_w_on_the_edges_against_the_deflection_scale():
-    """A constant offset c breaks w = 0 on every edge (w_nn stays 0): the term is |c| / W_b averaged over the
-    batch, ``W_b = rms(q_b) / (4π⁴ D)``; a term in x² (w_xx = 2c) breaks only M_n on the edges x = 0, 1."""
+    """A constant offset c breaks w = 0 on every edge (M_n stays 0): the term is |c| / W_b averaged over the
+    batch, ``W_b = rms(q_b) / (4π⁴ D)``; a term c x(x - 1) (w_xx = 2c) breaks M_n ∝ w_nn + ν w_tt on every edge (on
+    x = 0, 1 by w_nn, on y = 0, 1 by ν w_tt, where it breaks w too)."""
     plate = Plate(D=1.0, nu=0.3, resolution=9)
     amplitude = np.array([1.0, 2.0])
     q = loads(plate, amplitude)
@@ -76,10 +77,11 @@ def test_the_boundary_term_measures_w_on_the_edges_against_the_deflection_scale(
     assert got == pytest.approx(np.mean(0.01 / scale), rel=1e-10)
     c = 0.01
     bent = lambda p: sine_mode(amplitude)(p) + (c * p[..., 0] * (p[..., 0] - 1))[..., None, None]
-    # on the edges x = 0, 1 (2 x 9 points of the 32): w = 0 and w_xx = 2c; on y = 0, 1 (the 14 others) w = c x(x-1)
+    # on the edges x = 0, 1 (2 x 9 points of the 32): w = 0, w_nn = 2c; on y = 0, 1 (the 14 others) w = c x(x-1),
+    # w_tt = 2c
     x = np.linspace(0, 1, 9)
     on_y = c * x[1:-1] * (x[1:-1] - 1)
-    mean_sq = (18 * (2 * c / np.pi ** 2) ** 2 + 2 * np.sum(on_y ** 2)) / 32
+    mean_sq = (18 * (2 * c / np.pi ** 2) ** 2 + 2 * np.sum(on_y ** 2) + 14 * (0.3 * 2 * c / np.pi ** 2) ** 2) / 32
     assert float(plate.boundary(bent, q)) == pytest.approx(np.mean(np.sqrt(mean_sq) / scale), rel=1e-10)
 
 
