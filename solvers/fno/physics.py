@@ -62,6 +62,7 @@ from sciml.equations import plate
 from sciml.equations.fields import Fields, collect, evaluator
 from sciml.nn.fno_field import Field
 
+from ..classical.darcy import face_coefficients
 from .generators import coordinates
 
 # a plate edge's residual (sciml.equations.plate.EDGE_RULES) -> its order in the derivatives of w
@@ -271,9 +272,10 @@ class Darcy:
 
     def _parts(self, u, x):
         """``(u (batch, s, s), a (batch, s, s), a_x (batch, s-1, s), a_y (batch, s, s-1), h)`` from the outputs
-        and inputs ``(batch, s, s, c)``: the face coefficients by arithmetic averages, as the classical scheme's."""
+        and inputs ``(batch, s, s, c)``: the classical scheme's face coefficients (arithmetic averages,
+        :func:`sciml.solvers.classical.darcy.face_coefficients`)."""
         a = x[..., 0].astype(u.dtype)
-        ax, ay = 0.5 * (a[:, 1:] + a[:, :-1]), 0.5 * (a[:, :, 1:] + a[:, :, :-1])
+        ax, ay = face_coefficients(a)
         return u[..., 0], a, ax, ay, 1.0 / (self.resolution - 1)
 
     def energy(self, u, x):
