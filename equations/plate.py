@@ -291,6 +291,67 @@ EDGE_RULES = {
 }
 
 
+# --- the plate's statements over the partials of w: the PINN's residuals (KirchhoffPlate) and the operators'
+# (sciml.solvers.fno.physics.Plate, on the decoded field) read these, each in its own variables -----------------
+def unstretched(aspect) -> bool:
+    """Whether ``aspect`` is the plain number 1 (not a per-point array): a plate whose y side is not stretched."""
+    return isinstance(aspect, (int, float)) and aspect == 1
+
+
+def bilaplacian(d: Fields, aspect=1.0):
+    r""":math:`\Delta^2 w` in the plate's coordinates from the partials ``d`` in the geometry's: for a stretched plate
+    (``aspect`` :math:`s`) :math:`\partial_x^4 + 2 s^{-2} \partial_x^2 \partial_y^2 + s^{-4} \partial_y^4` (module
+    notes)."""
+    if unstretched(aspect):
+        return d.bilap("w")
+    r = 1.0 / aspect**2
+    return d["w_xxxx"] + 2 * r * d["w_xxyy"] + r * r * d["w_yyyy"]
+
+
+def divergence(d: Fields, nu):
+    r"""The moments' divergence over :math:`-D` for the rigidity :math:`D s` (``s`` a coefficient field of ``d``):
+    :math:`\partial_{xx}(s\kappa_x) + 2(1-\nu)\partial_{xy}(s w_{xy}) + \partial_{yy}(s\kappa_y)`, expanded
+    (module notes; :math:`\kappa_x = w_{xx} + \nu w_{yy}`; not stretched)."""
+    slopes = d["s_x"] * (d["w_xxx"] + d["w_xyy"]) + d["s_y"] * (d["w_xxy"] + d["w_yyy"])
+    return (d["s"] * d.bilap("w") + 2 * slopes + d["s_xx"] * (d["w_xx"] + nu * d["w_yy"])
+            + 2 * (1 - nu) * d["s_xy"] * d["w_xy"] + d["s_yy"] * (d["w_yy"] + nu * d["w_xx"]))
+
+
+def bending(d: Fields, nu, aspect=1.0, varying: bool = False):
+    """The bending operator on ``w`` over the rigidity: :func:`bilaplacian` (a constant rigidity, the plate
+    stretched by ``aspect``), or with ``varying`` the :func:`divergence` of a rigidity ``D s``."""
+    return divergence(d, nu) if varying else bilaplacian(d, aspect)
+
+
+def residual(bend, q, D=1.0, c=1.0):
+    r"""The plate equation's residual :math:`D\,\mathcal{B}w / c - q`: ``bend`` the bending operator on ``w``
+    (:func:`bending`), ``q`` the load, ``D`` the rigidity and ``c`` the factor the nondimensional equation is
+    divided by (module notes); in physical variables ``c = 1``: :math:`D\,\Delta^2 w - q`."""
+    return D * bend / c - q
+
+
+def edge(kind: str, d: Fields, normal, nu, aspect=1.0, varying: bool = False) -> dict:
+    """The residuals of an edge of condition ``kind`` (:data:`EDGE_RULES`) with outward unit normals ``normal
+    (..., 2)``: its tangent turned from the normal, both as the plate's directions in the geometry's coordinates
+    (a stretched plate's y components over ``aspect``)."""
+    tangent = jnp.stack([-normal[..., 1], normal[..., 0]], axis=-1)
+    if not unstretched(aspect):
+        stretch = lambda v: jnp.stack([v[..., 0], v[..., 1] / aspect], axis=-1)
+        normal, tangent = stretch(normal), stretch(tangent)
+    return EDGE_RULES[kind](d, normal, tangent, nu, varying)
+
+
+def potential(D, bend, work):
+    r"""The total potential energy :math:`\Pi(w) = \frac D2 \int (\Delta w)^2\,dx - \int q\,w\,dx` (Ritz) from
+    its integrals ``bend`` :math:`= \int (\Delta w)^2` and ``work`` :math:`= \int q\,w`, each by a quadrature of its
+    own. It is the whole Kirchhoff energy for fields that vanish on a polygon's edges: the Gaussian-curvature part
+    :math:`(1-\nu)\int (w_{xy}^2 - w_{xx} w_{yy})` integrates to 0 there. Among such fields its minimiser is the
+    solution with simply supported edges (``M_n = 0`` is the natural condition) or, with ``w_n = 0`` imposed too,
+    with clamped ones; it is bounded below only among them. For the solution :math:`w^*`,
+    :math:`\Pi(w) - \Pi(w^*) = \frac D2 \|\Delta(w - w^*)\|^2`."""
+    return 0.5 * D * bend - work
+
+
 @dataclass
 class _Check:
     """What :meth:`KirchhoffPlate.checks` reports (the fields :meth:`Equation.checks` describes)."""
@@ -370,7 +431,7 @@ class KirchhoffPlate(Equation):
     @property
     def stretched(self) -> bool:
         """Whether the y side is stretched (module notes): any aspect but the plain number 1."""
-        return not (isinstance(self.s, (int, float)) and self.s == 1)
+        return not unstretched(self.s)
 
     def place(self, points):
         """The plate's physical points ``(N, 2)`` of the geometry's ``points`` (the y side stretched)."""
@@ -408,28 +469,11 @@ class KirchhoffPlate(Equation):
 
     # --- residuals ----------------------------------------------------------------------------
     def interior(self, d: Fields) -> dict:
-        if self.varying:
-            return {"pde": self._divergence(d) / self.c - self.load_hat(d.points)}
-        if not self.stretched:
-            return {"pde": d.bilap("w") / self.c - self.load_hat(d.points)}
-        r = 1.0 / self.s**2
-        bilap = d["w_xxxx"] + 2 * r * d["w_xxyy"] + r * r * d["w_yyyy"]
-        return {"pde": bilap / self.c - self.load_hat(d.points)}
-
-    def _divergence(self, d: Fields):
-        r""":math:`\partial_{xx}(s\kappa_x) + 2(1-\nu)\partial_{xy}(s w_{xy}) + \partial_{yy}(s\kappa_y)`, expanded
-        (module notes; :math:`\kappa_x = w_{xx} + \nu w_{yy}`)."""
-        nu = self.nu
-        slopes = d["s_x"] * (d["w_xxx"] + d["w_xyy"]) + d["s_y"] * (d["w_xxy"] + d["w_yyy"])
-        return (d["s"] * d.bilap("w") + 2 * slopes + d["s_xx"] * (d["w_xx"] + nu * d["w_yy"])
-                + 2 * (1 - nu) * d["s_xy"] * d["w_xy"] + d["s_yy"] * (d["w_yy"] + nu * d["w_xx"]))
+        """The plate equation (:func:`residual`) in the nondimensional variables, divided by ``c``."""
+        return {"pde": residual(bending(d, self.nu, self.s, self.varying), self.load_hat(d.points), c=self.c)}
 
     def boundary(self, part: str, d: Fields, normal) -> dict:
-        tangent = jnp.stack([-normal[..., 1], normal[..., 0]], axis=-1)
-        if self.stretched:  # physical directions in the geometry's coordinates: y components over s
-            stretch = lambda v: jnp.stack([v[..., 0], v[..., 1] / self.s], axis=-1)
-            normal, tangent = stretch(normal), stretch(tangent)
-        return EDGE_RULES[self.config.edge(part)](d, normal, tangent, self.nu, self.varying)
+        return edge(self.config.edge(part), d, normal, self.nu, self.s, self.varying)
 
     def corners(self):
         """Corners (physical points) where two free edges meet; there ``w_xy = 0``."""

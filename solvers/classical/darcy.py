@@ -34,10 +34,12 @@ AVERAGES = {
 }
 
 
-def face_coefficients(a: np.ndarray, averaging: str = "arithmetic") -> tuple[np.ndarray, np.ndarray]:
-    r"""Face values :math:`a_{i+\frac12,j}` (shape ``(s-1, s)``) and :math:`a_{i,j+\frac12}` (``(s, s-1)``)."""
+def face_coefficients(a, averaging: str = "arithmetic"):
+    r"""Face values :math:`a_{i+\frac12,j}` (shape ``(..., s-1, s)``) and :math:`a_{i,j+\frac12}` (``(..., s,
+    s-1)``) of coefficients ``a (..., s, s)`` (NumPy, or jax.numpy: the operators' Darcy terms,
+    ``sciml.solvers.fno.physics.Darcy``, are this scheme's)."""
     avg = AVERAGES[averaging]
-    return avg(a[:-1, :], a[1:, :]), avg(a[:, :-1], a[:, 1:])
+    return avg(a[..., :-1, :], a[..., 1:, :]), avg(a[..., :, :-1], a[..., :, 1:])
 
 
 def matrix(a: np.ndarray, averaging: str = "arithmetic") -> sparse.csc_matrix:

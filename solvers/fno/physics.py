@@ -13,12 +13,16 @@ form that a piecewise-constant coefficient needs (:class:`Darcy`). Each term is 
 (``training.terms``) means the same for any load scale.
 
 Plate (generator ``plate``: the unit square, simply supported or, with ``data.params.edges: clamped``, clamped;
-``D`` and ``ν`` from ``data.params``; the model's output channel 0 is ``w``):
+``D`` and ``ν`` from ``data.params``; the model's output channel 0 is ``w``). Its physics is the plate equation's
+(:mod:`sciml.equations.plate`: the residual, the edge conditions, the bending moments, the total potential
+energy), written once over the partials of ``w`` and read here of the decoded field's (:meth:`Plate.evaluate`), as
+the PINN reads it of its network's, in physical variables (``D``; the load ``q`` per sample, the input); what
+stays here is the grid: the points, the quadrature, the norms over the samples and the scales:
 
 .. math::
     \text{pde} = \frac1B\sum_b \frac{\|D\,\Delta^2 w_b - q_b\|}{\|q_b\|}, \qquad
     \text{boundary} = \frac1B\sum_b \Big(\frac{1}{|E|}\sum_{x \in E}
-        \frac{w_b(x)^2 + (\pi^{-2}\,\partial_{nn} w_b(x))^2}{W_b^2}\Big)^{1/2},
+        \frac{w_b(x)^2 + (\pi^{-2}\,(\partial_{nn} + \nu\,\partial_{tt}) w_b(x))^2}{W_b^2}\Big)^{1/2},
 
 and the total potential energy (Ritz; its minimiser among fields with ``w = 0`` on the edges is the solution)
 
@@ -26,20 +30,18 @@ and the total potential energy (Ritz; its minimiser among fields with ``w = 0`` 
     \text{energy} = \frac1B\sum_b \frac{\Pi(w_b)}{E_b}, \qquad
     \Pi(w) = \int_{[0,1]^2} \Big(\frac D2 (\Delta w)^2 - q\,w\Big)\,dx, \qquad E_b = \frac{\int q_b^2\,dx}{4\pi^4 D},
 
-norms over the grid points, ``E`` the grid points on the edges (``w = 0`` and ``M_n ∝ w_{nn} = 0``, the
-simply supported conditions: with ``w = 0`` along an edge, ``w_{tt} = 0`` there; on clamped edges
-:math:`\pi^{-1}\partial_n w` in place of the second derivative), and the deflection scale
+norms over the grid points, ``E`` the grid points on the edges (``w = 0`` and ``M_n ∝ w_{nn} + \nu w_{tt} =
+0``, the simply supported conditions of the plate equation's :func:`~sciml.equations.plate.edge`; on clamped edges
+:math:`\pi^{-1}\partial_n w` in place of the moment), and the deflection scale
 :math:`W_b = \mathrm{rms}(q_b)/(4\pi^4 D)` (the amplitude under a sine load of the same size). A physics-only
 run (``terms.data = 0``) scales the outputs by :meth:`Plate.output_scale` instead of the solved outputs'
 moments, so that no solved sample enters its training.
 
-The energy is the whole Kirchhoff energy for fields that vanish on the edges: its Gaussian-curvature part
-:math:`(1-\nu)\int (w_{xy}^2 - w_{xx}w_{yy})` integrates to 0 for ``w = 0`` on a polygon's edges, and the
-simply supported moment condition ``M_n = 0`` is its natural condition, so it needs no boundary term; it is
+The energy (:func:`sciml.equations.plate.potential`) is the whole Kirchhoff energy for fields that vanish on the
+edges, whose simply supported moment condition ``M_n = 0`` is natural, so it needs no boundary term; it is
 bounded below only among such fields (``model.vanish_on_edges`` imposes ``w = 0``). Clamped edges' ``∂_n w = 0``
-is essential, not natural: ``model.vanish_on_edges`` imposes it too there (the edge factor squared). For the
-solution ``w*``,
-:math:`\Pi(w) - \Pi(w^*) = \frac D2\|\Delta(w - w^*)\|^2`: a mode of wavenumber ``k`` weighs ``k⁴``, where the
+is essential, not natural: ``model.vanish_on_edges`` imposes it too there (the edge factor squared). Since
+:math:`\Pi(w) - \Pi(w^*) = \frac D2\|\Delta(w - w^*)\|^2`, a mode of wavenumber ``k`` weighs ``k⁴``, where the
 squared strong residual weighs ``k⁸``. :math:`\Pi(w^*)/E_b` is ``-1/2`` for the load ``sin πx sin πy`` and
 lies in ``[-1/2, 0)`` for any load (its higher modes are stiffer). The load's work is integrated on the training grid,
 where ``q`` is known (Simpson's rule), the bending energy on a grid ``refine`` times finer (the trapezoid
@@ -51,14 +53,20 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
 
-from sciml import autodiff as ad
 from sciml.equations import plate
+from sciml.equations.fields import Fields, collect, evaluator
+from sciml.nn.fno_field import Field
 
+from ..classical.darcy import face_coefficients
 from .generators import coordinates
+
+# a plate edge's residual (sciml.equations.plate.EDGE_RULES) -> its order in the derivatives of w
+EDGE_ORDERS = {"w": 0, "dw": 1, "m": 2}
 
 
 @dataclass(frozen=True)
@@ -81,7 +89,7 @@ class Plate:
                    edges=str(params.get("edges", "simply_supported")))
 
     def points(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(grid (s², 2), edge points (E, 2), whether each edge point's normal is x)``."""
+        """``(grid (s², 2), edge points (E, 2), their outward unit normals (E, 2))``; a corner's normal is x's."""
         s = self.resolution
         grid = coordinates(s, 2, "closed")
         on_x = np.zeros((s, s), bool)
@@ -89,7 +97,9 @@ class Plate:
         on_y = np.zeros((s, s), bool)
         on_y[:, [0, -1]] = True
         edge = on_x | on_y
-        return grid.reshape(-1, 2), grid[edge], on_x[edge]
+        side = np.sign(grid[edge] - 0.5)  # -1 on the edges x = 0 and y = 0, +1 on x = 1 and y = 1
+        normal = np.where(on_x[edge][:, None], side * [1.0, 0.0], side * [0.0, 1.0])
+        return grid.reshape(-1, 2), grid[edge], normal
 
     def terms(self) -> dict[str, Callable]:
         """Each of :attr:`TERMS` by name: ``(decoded field, inputs x) -> the term``."""
@@ -114,17 +124,29 @@ class Plate:
     def moments(self, field: Callable, points) -> dict:
         """``mx, my, mxy`` of the decoded field at ``points (..., 2)``, each ``(..., batch)``: the plate equation's
         (:func:`sciml.equations.plate.moments`) of its second derivatives."""
-        d = ad.derivatives(lambda p: field(p)[..., 0], [(2, 0), (0, 2), (1, 1)], mode=self.mode)(points)
-        return plate.moments(self.D, self.nu, d[(2, 0)], d[(0, 2)], d[(1, 1)])
+        return self.evaluate(lambda d: plate.moments(self.D, self.nu, d["w_xx"], d["w_yy"], d["w_xy"]), field,
+                             points)
+
+    def evaluate(self, fn: Callable[[Fields], Any], field: Callable, points):
+        """``fn`` of the decoded field's partials at ``points (..., 2)``: ``fn`` reads them as the PINN's residuals
+        do (``d["w_xx"]``, ``d.bilap("w")``: :class:`~sciml.equations.fields.Fields`, ``w`` the output channel 0,
+        each value ``(..., batch)``), and what it reads is computed in one propagation of the Taylor engine."""
+        requests = collect(fn, ("w",), ("x", "y"), points.dtype)
+        return fn(evaluator(lambda p: field(p)[..., :1], requests, ("w",), ("x", "y"), mode=self.mode)(points))
+
+    def residual(self, field: Callable, x):
+        """The plate equation's residual ``D Δ²w - q`` (:func:`sciml.equations.plate.residual`) at the grid points,
+        ``(s², batch)`` in the grid's order, for the decoded field ``field(points) -> (..., batch, channels)`` of
+        the loads ``x (batch, s, s, 1)``."""
+        grid = jnp.asarray(self.points()[0], x.dtype)
+        q = _loads(x)
+        return self.evaluate(lambda d: plate.residual(plate.bending(d, self.nu), q, D=self.D),
+                             _on_grid(field, self.resolution, 4), grid)
 
     def pde(self, field: Callable, x):
-        """The relative residual for the decoded field ``field(points) -> (..., batch, channels)`` of the loads
-        ``x (batch, s, s, 1)``."""
-        grid = jnp.asarray(self.points()[0], x.dtype)
-        q = x[..., 0].reshape(x.shape[0], -1).T  # (s², batch), the grid's order
-        w = _on_grid(field, self.resolution, 4)
-        residual = self.D * ad.biharmonic(lambda p: w(p)[..., 0], mode=self.mode)(grid) - q
-        return jnp.mean(_norm(residual) / _norm(q))
+        """The :meth:`residual` relative to the load (arguments as there)."""
+        q = _loads(x)
+        return jnp.mean(_norm(self.residual(field, x)) / _norm(q))
 
     def weights(self, fine: bool = False) -> np.ndarray:
         """Quadrature weights ``(n²,)`` on the closed grid of the training points (Simpson's rule where their
@@ -145,34 +167,38 @@ class Plate:
         load's work on the training grid, where ``q`` is known."""
         n = (self.resolution - 1) * self.refine + 1
         fine = jnp.asarray(coordinates(n, 2, "closed").reshape(-1, 2), x.dtype)
-        w = _on_grid(field, n, 2)
-        laplacian = ad.laplacian(lambda p: w(p)[..., 0], mode=self.mode)(fine)
+        laplacian = self.evaluate(lambda d: d.lap("w"), _on_grid(field, n, 2), fine)
         bending = jnp.sum(jnp.asarray(self.weights(fine=True), x.dtype)[:, None] * laplacian ** 2, 0)
         weight = jnp.asarray(self.weights(), x.dtype)[:, None]
-        q = x[..., 0].reshape(x.shape[0], -1).T  # (s², batch), the grid's order
+        q = _loads(x)
         values = _on_grid(field, self.resolution, 0)(jnp.asarray(self.points()[0], x.dtype))[..., 0]
         work = jnp.sum(weight * q * values, axis=0)
         scale = jnp.sum(weight * q * q, axis=0) / (4 * np.pi ** 4 * self.D) + jnp.finfo(x.dtype).tiny
-        return jnp.mean((0.5 * self.D * bending - work) / scale)
+        return jnp.mean(plate.potential(self.D, bending, work) / scale)
 
     def boundary(self, field: Callable, x):
-        """The edge conditions' relative size (arguments as for :meth:`pde`): ``w`` and ``π⁻² ∂_nn w`` on simply
-        supported edges, ``w`` and ``π⁻¹ ∂_n w`` on clamped ones."""
-        _, edge, normal_x = self.points()
-        k = 1 if self.edges == "clamped" else 2  # the order of the normal derivative that vanishes
-        d = ad.derivatives(lambda p: field(p)[..., 0], [(0, 0), (k, 0), (0, k)], mode=self.mode)(
-            jnp.asarray(edge, x.dtype))
-        normal = jnp.where(normal_x[:, None], d[(k, 0)], d[(0, k)])
+        """The edge conditions' relative size (arguments as for :meth:`pde`): the plate equation's residuals of
+        the edges (:func:`sciml.equations.plate.edge`), each of derivative order ``k`` over ``π^k``: ``w`` and ``π⁻²
+        (w_nn + ν w_tt)`` (``∝ M_n``) on simply supported edges, ``w`` and ``π⁻¹ ∂_n w`` on clamped ones."""
+        _, edge, normals = self.points()
+        normal = jnp.asarray(normals[:, None], x.dtype)  # (E, 1, 2): one per point, for every sample
+        residuals = self.evaluate(lambda d: plate.edge(self.edges, d, normal, self.nu), field,
+                                  jnp.asarray(edge, x.dtype))
+        size = sum((r / np.pi ** EDGE_ORDERS[name]) ** 2 for name, r in residuals.items())
         scale = jnp.sqrt(jnp.mean(x[..., 0].reshape(x.shape[0], -1) ** 2, axis=1)) / (4 * np.pi ** 4 * self.D)
-        return jnp.mean(jnp.sqrt(jnp.mean(d[(0, 0)] ** 2 + (normal / np.pi ** k) ** 2, axis=0)) / scale)
+        return jnp.mean(jnp.sqrt(jnp.mean(size, axis=0)) / scale)
 
 
 def _on_grid(field: Callable, n: int, order: int) -> Callable:
     """The decoded field as its local Taylor polynomials of degree ``order`` around the points of the closed
     ``n``-point grid of the unit square (:meth:`sciml.nn.fno_field.Field.on_grid`: the same values and partials
     up to ``order`` there, cheaper to differentiate); a plain function of the points as it is."""
-    on_grid = getattr(field, "on_grid", None)
-    return on_grid([np.linspace(0.0, 1.0, n)] * 2, order) if on_grid else field
+    return field.on_grid([np.linspace(0.0, 1.0, n)] * 2, order) if isinstance(field, Field) else field
+
+
+def _loads(x):
+    """The loads of the inputs ``x (batch, s, s, 1)`` at the grid points, ``(s², batch)`` in the grid's order."""
+    return x[..., 0].reshape(x.shape[0], -1).T
 
 
 def _norm(a):
@@ -246,9 +272,10 @@ class Darcy:
 
     def _parts(self, u, x):
         """``(u (batch, s, s), a (batch, s, s), a_x (batch, s-1, s), a_y (batch, s, s-1), h)`` from the outputs
-        and inputs ``(batch, s, s, c)``: the face coefficients by arithmetic averages, as the classical scheme's."""
+        and inputs ``(batch, s, s, c)``: the classical scheme's face coefficients (arithmetic averages,
+        :func:`sciml.solvers.classical.darcy.face_coefficients`)."""
         a = x[..., 0].astype(u.dtype)
-        ax, ay = 0.5 * (a[:, 1:] + a[:, :-1]), 0.5 * (a[:, :, 1:] + a[:, :, :-1])
+        ax, ay = face_coefficients(a)
         return u[..., 0], a, ax, ay, 1.0 / (self.resolution - 1)
 
     def energy(self, u, x):

@@ -66,8 +66,9 @@ def test_the_exact_solution_has_no_residual_and_a_scaled_one_its_scale():
 
 
 def test_the_boundary_term_measures_w_on_the_edges_against_the_deflection_scale():
-    """A constant offset c breaks w = 0 on every edge (w_nn stays 0): the term is |c| / W_b averaged over the
-    batch, ``W_b = rms(q_b) / (4π⁴ D)``; a term in x² (w_xx = 2c) breaks only M_n on the edges x = 0, 1."""
+    """A constant offset c breaks w = 0 on every edge (M_n stays 0): the term is |c| / W_b averaged over the
+    batch, ``W_b = rms(q_b) / (4π⁴ D)``; a term c x(x - 1) (w_xx = 2c) breaks M_n ∝ w_nn + ν w_tt on every edge (on
+    x = 0, 1 by w_nn, on y = 0, 1 by ν w_tt, where it breaks w too)."""
     plate = Plate(D=1.0, nu=0.3, resolution=9)
     amplitude = np.array([1.0, 2.0])
     q = loads(plate, amplitude)
@@ -76,10 +77,11 @@ def test_the_boundary_term_measures_w_on_the_edges_against_the_deflection_scale(
     assert got == pytest.approx(np.mean(0.01 / scale), rel=1e-10)
     c = 0.01
     bent = lambda p: sine_mode(amplitude)(p) + (c * p[..., 0] * (p[..., 0] - 1))[..., None, None]
-    # on the edges x = 0, 1 (2 x 9 points of the 32): w = 0 and w_xx = 2c; on y = 0, 1 (the 14 others) w = c x(x-1)
+    # on the edges x = 0, 1 (2 x 9 points of the 32): w = 0, w_nn = 2c; on y = 0, 1 (the 14 others) w = c x(x-1),
+    # w_tt = 2c
     x = np.linspace(0, 1, 9)
     on_y = c * x[1:-1] * (x[1:-1] - 1)
-    mean_sq = (18 * (2 * c / np.pi ** 2) ** 2 + 2 * np.sum(on_y ** 2)) / 32
+    mean_sq = (18 * (2 * c / np.pi ** 2) ** 2 + 2 * np.sum(on_y ** 2) + 14 * (0.3 * 2 * c / np.pi ** 2) ** 2) / 32
     assert float(plate.boundary(bent, q)) == pytest.approx(np.mean(np.sqrt(mean_sq) / scale), rel=1e-10)
 
 
@@ -160,6 +162,42 @@ def test_nested_jvp_gives_the_engine_s_terms_and_moments():
     p = jnp.asarray(np.random.default_rng(1).uniform(0, 1, (6, 2)))
     for name, value in taylor.moments(field, p).items():
         np.testing.assert_allclose(value, nested.moments(field, p)[name], rtol=1e-10, atol=1e-12)
+
+
+def test_the_pinn_and_the_operator_read_one_plate_equation():
+    """One field and load, not a solution of each other: ``w = x³y² + sin 2x cos 3y`` (``Δ²w = 24x + 169 sin 2x cos
+    3y``), ``q = 1000 sin πx sin πy + 300 xy``. The operator's residual at its grid points (:meth:`Plate.residual`,
+    of the field as a decoded output) and the PINN's (``KirchhoffPlate.interior`` of the same field in its
+    nondimensional variables, times its load scale ``q0``) are both ``D Δ²w - q``, by hand and by nested
+    ``jax.hessian`` (float64), and the pde term is its norm over the load's."""
+    from sciml.config import build as build_section
+    from sciml.equations.fields import collect, evaluator
+    from sciml.equations.plate import KirchhoffPlate, PlateConfig
+    from sciml.solvers.pinn.geometry import Rectangle
+
+    D, nu, s = 3.0, 0.3, 9
+    w = lambda p: p[..., 0] ** 3 * p[..., 1] ** 2 + jnp.sin(2 * p[..., 0]) * jnp.cos(3 * p[..., 1])
+    load = lambda x, y: 1000 * np.sin(np.pi * x) * np.sin(np.pi * y) + 300 * x * y
+    operator = Plate(D=D, nu=nu, resolution=s)
+    points = operator.points()[0]
+    x, y = points[:, 0], points[:, 1]
+    q = load(x, y)
+    got = operator.residual(lambda p: w(p)[..., None, None], jnp.asarray(q.reshape(1, s, s, 1)))[:, 0]
+    by_hand = D * (24 * x + 169 * np.sin(2 * x) * np.cos(3 * y)) - q
+    bilap = jax.vmap(lambda p: jnp.trace(jax.hessian(lambda p: jnp.trace(jax.hessian(w)(p)))(p)))
+    np.testing.assert_allclose(D * bilap(jnp.asarray(points)) - q, by_hand, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(got, by_hand, rtol=1e-12, atol=1e-9)
+    assert np.abs(by_hand).max() > 100.0
+
+    section = build_section(PlateConfig, {"type": "kirchhoff_plate", "D": D, "nu": nu,
+                                          "load": "1000 * sin(pi * x) * sin(pi * y) + 300 * x * y"})
+    eq = KirchhoffPlate(section, Rectangle((0.0, 1.0), (0.0, 1.0)))
+    net = lambda xh: (w(eq.to_physical(xh)) / eq.W)[..., None]
+    fields = evaluator(net, collect(eq.interior, eq.fields, eq.coords), eq.fields, eq.coords)
+    pinn = eq.q0 * eq.interior(fields(jnp.asarray(eq.to_nondim(points))))["pde"]
+    np.testing.assert_allclose(pinn, by_hand, rtol=1e-10, atol=1e-8)
+    term = float(operator.pde(lambda p: w(p)[..., None, None], jnp.asarray(q.reshape(1, s, s, 1))))
+    assert term == pytest.approx(np.linalg.norm(by_hand) / np.linalg.norm(q), rel=1e-12)
 
 
 @pytest.mark.parametrize("changes,key,message", [
