@@ -5,14 +5,17 @@ Every row goes through the real entry, ``sciml.cli.main``, as ``sciml show`` (wh
 ``run`` would); the ``run`` rows also show that no run folder was made.
 """
 import pytest
+import yaml
 
 from sciml.cli import main
 
-from cli_cases import write_case
+from cli_cases import TINY_DARCY, write_case
 
 PATCH = "{x: 1.0, y: 1.5, width: 0.4, height: 0.6}"
 DAMAGE = "{x: 1.0, y: 1.5, radius: 0.3, drop: 0.3}"
 ON_PATCH = f"equation={{type: kirchhoff_plate, D: 1, nu: 0.25, q0: 1, patch: {PATCH}}}"  # instead of the load
+GAMMA = yaml.safe_dump({**TINY_DARCY, "training": {**TINY_DARCY["training"], "schedule": {"type": "step", "every": 5,
+                                                                                      "gamma": 0.5}}}).encode()
 
 # (id, case file: None for the tiny plate, or the file's bytes; overrides; the line after "error: <file>: ", or
 # after "error: " where it names the command line)
@@ -50,6 +53,16 @@ ROWS = [
     ("dtype-unknown", None, ["dtype=float16"], "dtype: must be one of ['float32', 'float64']"),
     ("grid-wrong-length", None, ["evaluation.grid=[11]"], "evaluation.grid: expected 2 sizes"),
     ("alpha-at-bound", None, ["loss.balancing.alpha=1"], "loss.balancing.alpha: must be < 1.0"),
+    # the learning-rate schedule's keys before both solvers wrote it alike
+    ("schedule-decay-rate", None, ["training.adam.schedule.decay_rate=0.5"],
+     "training.adam.schedule.decay_rate: renamed: write training.adam.schedule.decay"),
+    ("schedule-decay-steps", None, ["training.adam.schedule={type: exponential, decay_steps: 100}"],
+     "training.adam.schedule.decay_steps: renamed: write training.adam.schedule.every"),
+    ("schedule-warmup-steps", None, ["training.adam.schedule.warmup_steps=10"],
+     "training.adam.schedule.warmup_steps: renamed: write training.adam.schedule.warmup"),
+    ("schedule-gamma", GAMMA, [], "training.schedule.gamma: renamed: write training.schedule.decay"),
+    ("schedule-onecycle-no-warmup", None, ["training.adam.schedule.type=onecycle"],
+     "training.adam.schedule.warmup: onecycle needs a warm-up of at least 1 step"),
     # the command line's own syntax
     ("override-no-equals", None, ["training.adam.steps"], "command line: bad override 'training.adam.steps'"),
     ("override-tag", None, ["seed=!!python/object:os.system 1"],

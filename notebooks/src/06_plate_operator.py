@@ -148,8 +148,7 @@ print(f"operator, a batch of 100 loads at 17 x 17: {ms_batch:.3f} ms per load; t
 
 # %%
 pinn_budget = ({"adam": {"steps": 60, "lr": 1e-3}, "lbfgs": {"steps": 20, "memory": 20}} if SMALL else
-               {"adam": {"steps": 2000, "lr": 1e-3, "schedule": {"type": "exponential", "decay_rate": 0.9,
-                                                                  "decay_steps": 1000}},
+               {"adam": {"steps": 2000, "lr": 1e-3, "schedule": {"type": "exponential", "decay": 0.9, "every": 1000}},
                 "lbfgs": {"steps": 3000, "memory": 20}})
 pinn_case = sciml.load_case({
     "case": "plate_new_load", "solver": "pinn", "seed": 0, "dtype": "float64",

@@ -3,7 +3,9 @@
 Supported annotations: ``int``, ``float``, ``bool``, ``str``, ``Literal[...]``, ``list[T]``, ``tuple[T, ...]``,
 ``tuple[T1, T2]``, ``dict[str, T]``, ``T | None``, nested dataclasses, and unions of dataclasses told apart
 by their ``type: Literal[...]`` field (a tagged union). Bounds and help come from :func:`spec`. A dataclass
-may define ``check(self)`` for cross-field rules, raising :class:`~sciml.errors.Invalid`.
+may define ``check(self)`` for cross-field rules, raising :class:`~sciml.errors.Invalid`, and say how the keys
+of an older form are written now: a table ``renamed`` (``{old: new}``, a class variable) or a hook
+``unknown_key(key, value)`` returning the line to write.
 
 Numbers are finite (``.inf``, ``.nan`` and ``1e400`` are refused, in untyped values too); an ``int`` may be
 written as a whole float (``1e3``, ``2.0``) and lies within int64. Bounds apply to a number, to each item of a
@@ -149,9 +151,8 @@ def _build_dataclass(cls, raw, path):
     hints = typing.get_type_hints(cls, include_extras=True)
     fields = {f.name: f for f in dataclasses.fields(cls)}
     for key in raw:
-        if key not in fields:  # a section may say how a key of an older form is written now (``unknown_key``)
-            moved = getattr(cls, "unknown_key", lambda k, v: None)(key, raw[key])
-            raise Invalid(_join(path, key), moved or "unknown key" + suggest(key, fields))
+        if key not in fields:
+            raise Invalid(_join(path, key), _moved(cls, key, raw[key], path) or "unknown key" + suggest(key, fields))
     values = {}
     for name, f in fields.items():
         if name in raw:
@@ -168,6 +169,15 @@ def _build_dataclass(cls, raw, path):
         except Invalid as e:
             raise Invalid(_join(path, e.key), e.message) from None
     return obj
+
+
+def _moved(cls, key: str, value, path: str) -> str | None:
+    """How a key of an older form is written now, or None: a key of the section's table ``renamed`` (old name ->
+    new) names the new key, ``unknown_key(key, value)`` (a hook) gives the line to write."""
+    new = getattr(cls, "renamed", {}).get(key)
+    if new is not None:
+        return f"renamed: write {_join(path, new)}"
+    return getattr(cls, "unknown_key", lambda k, v: None)(key, value)
 
 
 def _check_bounds_if_number(value, meta, path):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from sciml import averaging, schedules
 from sciml.config import spec, suggest
@@ -169,26 +169,15 @@ class ModelConfig:
 
 
 @dataclass
-class ScheduleConfig:
-    type: Literal["step", "cosine", "onecycle", "constant"] = spec(
-        "step", help="step: lr times gamma every `every` epochs (the FNO paper's); cosine: half a cosine from lr "
-                     "down to final_lr; onecycle: a warm-up along half a cosine from 0 up to lr, then the cosine "
-                     "down to final_lr; constant: lr")
-    every: int = spec(100, ge=1, help="step: epochs between decays")
-    gamma: float = spec(0.5, gt=0.0, le=1.0, help="step: factor per decay")
-    final_lr: float = spec(0.0, ge=0.0, help="cosine, onecycle: learning rate at the end")
-    warmup: int = spec(0, ge=0, help="epochs of warm-up from 0 up to lr before the schedule (linear; along half "
-                                     "a cosine for onecycle, which needs at least 1)")
+class EpochSchedule(schedules.ScheduleConfig):
+    """The learning-rate schedule of every solver (:class:`sciml.schedules.ScheduleConfig`), counted in epochs,
+    with the FNO paper's recipe by default: lr halved every 100 epochs."""
 
-    @property
-    def kind(self) -> str:
-        """The schedule's name in :data:`sciml.schedules.KINDS` (the paper's step decay is a staircase
-        exponential)."""
-        return "exponential" if self.type == "step" else self.type
+    UNIT: ClassVar[str] = "epoch"
 
-    def check(self):
-        if schedules.KINDS[self.kind].needs_warmup and not self.warmup:
-            raise Invalid("warmup", f"{self.type} needs a warm-up of at least 1 epoch")
+    type: schedules.Type = schedules.default("type", "step")
+    decay: float = schedules.default("decay", 0.5)
+    every: int = schedules.default("every", 100)
 
 
 @dataclass
@@ -243,7 +232,8 @@ class TrainingConfig:
                          "only save memory: sciml bench fno-step)")
     lr: float = spec(1e-3, gt=0.0)
     weight_decay: float = spec(1e-4, ge=0.0, help="decoupled (AdamW); 0: plain Adam")
-    schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
+    schedule: EpochSchedule = spec(factory=EpochSchedule, help="the learning-rate schedule (a PINN's keys), every "
+                                                               "and warmup in epochs")
     average: AverageConfig = field(default_factory=AverageConfig)
     loss: Literal["rel_l2", "h1"] = "rel_l2"
     terms: LossTerms = spec(factory=LossTerms, help="weights of the data and the physics terms (pde, boundary, "

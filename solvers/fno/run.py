@@ -63,10 +63,8 @@ from .physics import PHYSICS
 
 
 def schedule(cfg: FnoCase, steps_per_epoch: int) -> optax.Schedule:
-    t, s = cfg.training, cfg.training.schedule
-    return schedules.build(s.kind, t.lr, max(t.epochs * steps_per_epoch, 1), warmup=s.warmup * steps_per_epoch,
-                           decay_steps=s.every * steps_per_epoch, decay_rate=s.gamma, staircase=True,
-                           final_lr=s.final_lr)
+    t = cfg.training
+    return t.schedule.learning_rate(t.lr, max(t.epochs * steps_per_epoch, 1), steps_per_epoch)
 
 
 def optimizer(cfg: FnoCase, sched: optax.Schedule) -> optax.GradientTransformation:
@@ -263,7 +261,7 @@ def functions(cfg: FnoCase, c_in: int, c_out: int, per_epoch: int):
     """``(operator, schedule, optimiser, jitted step, jitted eval)`` for a case, cached by their inputs."""
     training = to_dict(cfg.training)
     training.pop("checkpoint_every")
-    if not schedules.KINDS[cfg.training.schedule.kind].spans:
+    if not schedules.KINDS[cfg.training.schedule.type].spans:
         training.pop("epochs")
     key = json.dumps([to_dict(cfg.model), cfg.dtype, cfg.data.generator, cfg.data.t_in, cfg.data.t_out, training,
                       c_in, c_out, per_epoch, cfg.data.n_labelled is not None], sort_keys=True)

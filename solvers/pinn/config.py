@@ -12,6 +12,7 @@ from sciml.equations.base import Section
 from sciml.errors import Invalid
 from sciml.nn.mlp import Activation
 from sciml.parallel import ParallelConfig
+from sciml.schedules import ScheduleConfig
 
 from .geometry import GeometryConfig, Method, build_geometry
 
@@ -141,19 +142,11 @@ class SamplingConfig:
 
 
 @dataclass
-class ScheduleConfig:
-    type: Literal["constant", "exponential", "cosine"] = "exponential"
-    decay_rate: float = spec(0.9, gt=0.0, le=1.0)
-    decay_steps: int = spec(1000, ge=1)
-    final_lr: float = spec(0.0, ge=0.0, help="cosine: learning rate at the end")
-    warmup_steps: int = spec(0, ge=0, help="linear warm-up from 0 over this many steps")
-
-
-@dataclass
 class AdamConfig:
     steps: int = spec(5000, ge=0)
     lr: float = spec(1e-3, gt=0.0)
-    schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
+    schedule: ScheduleConfig = spec(factory=ScheduleConfig, help="the learning-rate schedule (an operator's keys), "
+                                                                 "every and warmup in optimizer steps")
 
 
 @dataclass

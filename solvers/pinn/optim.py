@@ -23,10 +23,8 @@ import jax.numpy as jnp
 import optax
 from jax.flatten_util import ravel_pytree
 
-from sciml import schedules
-
 from . import linesearch
-from .config import AdamConfig, LbfgsConfig, ScheduleConfig
+from .config import AdamConfig, LbfgsConfig
 
 DENSE_MAX = 20_000  # parameters the dense BFGS takes on a CPU (its matrix: 3.2 GB in float64)
 
@@ -40,13 +38,8 @@ def dense_max(device=None) -> int:
     return max(DENSE_MAX, math.isqrt(limit // 32)) if limit else DENSE_MAX
 
 
-def schedule(cfg: ScheduleConfig, lr: float, steps: int) -> optax.Schedule:
-    return schedules.build(cfg.type, lr, steps, decay_steps=cfg.decay_steps, decay_rate=cfg.decay_rate,
-                           final_lr=cfg.final_lr, warmup=cfg.warmup_steps)
-
-
 def adam(cfg: AdamConfig) -> tuple[optax.GradientTransformation, optax.Schedule]:
-    sched = schedule(cfg.schedule, cfg.lr, cfg.steps)
+    sched = cfg.schedule.learning_rate(cfg.lr, cfg.steps)
     return optax.adam(sched), sched
 
 

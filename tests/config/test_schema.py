@@ -1,6 +1,6 @@
 """The typed schema: every kind of mistake names its dotted key."""
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import pytest
 
@@ -52,6 +52,26 @@ def test_valid_round_trip():
 def test_unknown_key_suggests():
     e = err({"name": "n", "inner": {"stpes": 3}})
     assert e.key == "inner.stpes" and "did you mean 'steps'" in e.message
+
+
+@dataclass
+class Renamed:
+    renamed: ClassVar[dict[str, str]] = {"n_steps": "steps"}
+    steps: int = 1
+
+
+@dataclass
+class Holder:
+    inner: Renamed = field(default_factory=Renamed)
+
+
+def test_a_renamed_key_names_the_new_one_with_its_path():
+    with pytest.raises(Invalid) as e:
+        build(Holder, {"inner": {"n_steps": 3}})
+    assert (e.value.key, e.value.message) == ("inner.n_steps", "renamed: write inner.steps")
+    with pytest.raises(Invalid) as e:
+        build(Holder, {"inner": {"step": 3}})
+    assert e.value.message == "unknown key (did you mean 'steps'?)"
 
 
 def test_missing_required():

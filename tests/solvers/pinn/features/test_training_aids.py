@@ -6,7 +6,7 @@ import pytest
 
 from sciml.config import build
 from sciml.solvers.pinn import optim
-from sciml.solvers.pinn.config import CausalConfig, ScheduleConfig
+from sciml.solvers.pinn.config import AdamConfig, CausalConfig
 from sciml.solvers.pinn.features import balancing
 from sciml.solvers.pinn.features.causal import Causal
 
@@ -33,7 +33,7 @@ def test_causal_weights_wait_for_earlier_times(late, expected):
 
 
 def test_warmup_schedule():
-    s = optim.schedule(build(ScheduleConfig, {"type": "constant", "warmup_steps": 10}), 1e-3, 100)
+    s = optim.adam(build(AdamConfig, {"steps": 100, "schedule": {"type": "constant", "warmup": 10}}))[1]
     assert float(s(0)) == 0.0 and float(s(5)) == pytest.approx(5e-4) and float(s(50)) == pytest.approx(1e-3)
 
 
