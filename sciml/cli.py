@@ -121,6 +121,13 @@ def _positive(text: str) -> int:
     return int(text)
 
 
+def _data(args) -> int:
+    from .io import datafile
+
+    print(datafile.info(args.file))
+    return 0
+
+
 def _datagen(args) -> int:
     from . import cases
 
@@ -232,6 +239,13 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--workers", type=_positive, default=1, metavar="N",
                    help="processes solving chunks in parallel (for CPU solvers such as Darcy; same data)")
     g.set_defaults(func=_datagen)
+
+    d = sub.add_parser("data", help="look into a dataset file: sciml data info FILE (HDF5, MATLAB v5 or v7.3)",
+                       description="Look into a dataset file (HDF5, MATLAB v5 or v7.3) as sciml reads it.")
+    d.add_argument("action", choices=["info"], help="info: the file's kind and each numeric array's key, shape (as "
+                                                     "read: MATLAB v7.3's axes reversed back), type, range, NaNs")
+    d.add_argument("file", metavar="FILE", help="the dataset file")
+    d.set_defaults(func=_data)
 
     e = sub.add_parser("export", help="serialise a trained run's prediction function (jax.export, StableHLO)",
                        description="Serialise a trained run's prediction function (jax.export, StableHLO).")
