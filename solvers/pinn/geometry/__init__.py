@@ -1,12 +1,11 @@
 """Geometry for collocation: the case file's ``geometry`` section and the domains it builds.
 
-``type``: ``rectangle`` (2D), ``box`` (3D), ``disk`` (2D; 3D a solid ball), ``polygon`` (2D, any simple polygon, its edges
-named by index, :mod:`.polygon`), ``ball`` (any dimension ``dim``, :mod:`.ball`) or ``mesh`` (3D, the inside of
-a closed triangle mesh from a file, its faces named by selectors, :mod:`.mesh`), ``csg`` (the union,
-difference or intersection of other sections, its parts ``<name>.<part>``, :mod:`.csg`); rectangles, boxes and disks
-may have circular or spherical ``holes`` (boolean difference), polygons circular or polygonal ones; ``time: [t0, t1]``
-makes the domain space-time (coordinate ``t``, new part ``initial``); ``parts`` regroups and renames boundary
-parts, e.g.
+``type``: ``rectangle`` (2D), ``box`` (3D), ``disk`` (2D; 3D a solid ball), ``polygon`` (2D, any simple polygon, its
+edges named by index, :mod:`.polygon`), ``ball`` (any dimension ``dim``, :mod:`.ball`), ``mesh`` (3D, the inside
+of a closed triangle mesh from a file, its faces named by selectors, :mod:`.mesh`) or ``csg`` (the union, difference
+or intersection of other sections, its parts ``<name>.<part>``, :mod:`.csg`); rectangles, boxes and disks may have
+circular or spherical ``holes`` (boolean difference), polygons circular or polygonal ones; ``time: [t0, t1]`` makes
+the domain space-time (coordinate ``t``, new part ``initial``); ``parts`` regroups and renames boundary parts, e.g.
 ``parts: {lid: [top], walls: [left, right, bottom]}``. Domains and samplers live in :mod:`.domain`,
 :mod:`.shapes`, :mod:`.polygon`, :mod:`.spacetime` and :mod:`.sampling`; this module holds the schema and the registry.
 """
