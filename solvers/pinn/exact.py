@@ -160,8 +160,8 @@ class Exact:
             raise ConfigError(f"no condition on {p!r} can be imposed exactly (only a value of a network output "
                               f"{list(eq.fields)} can, and a clamped derivative with it); use penalty", key=key)
         if any(piece.distance is None for piece in geometry.pieces_of(p)):
-            raise ConfigError(f"{p!r} has no distance function to impose it by (a mesh's faces have none yet): use "
-                              "penalty", key=key)
+            raise ConfigError(f"{p!r} has no distance function to impose it by (a mesh's faces have none yet, nor a "
+                              "csg piece whose line, plane or circle runs into the domain): use penalty", key=key)
         phi = _factor(eq, [piece.distance for piece in geometry.pieces_of(p)], self._length)
         zero = all(_vanishes(g(eq, xh), g(eq, inside)) for g in values.values())
         vanishing = {m: self._vanishing(residuals, phi, m, values, xh) for m in (1, 2)} if zero else {1: set()}

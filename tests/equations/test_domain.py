@@ -59,6 +59,10 @@ SECTIONS = [
      "holes": [{"vertices": [[0.1, 0.1], [0.3, 0.1], [0.2, 0.3]]}, {"center": [0.7, 0.2], "radius": 0.1}]},
     {"type": "mesh", "path": os.path.join(os.path.dirname(__file__), "..", "..", "cases", "parts", "bracket.stl"),
      "select": {"base": {"normal": [0, 0, -1]}}, "time": [0, 1]},
+    {"type": "csg", "op": "difference", "parts": [{"type": "box", "x": [0, 1], "y": [0, 1], "z": [0, 1]},
+                                                  {"type": "disk", "center": [0.5, 0.5, 1.0], "radius": 0.3}]},
+    {"type": "csg", "op": "union", "time": [0, 1], "parts": [{"type": "rectangle", "x": [0, 1], "y": [0, 1]},
+                                                             {"type": "disk", "center": [1, 0.5], "radius": 0.3}]},
 ]
 
 

@@ -1,23 +1,25 @@
 """Geometry for collocation: the case file's ``geometry`` section and the domains it builds.
 
-``type``: ``rectangle`` (2D), ``box`` (3D), ``disk`` (2D), ``polygon`` (2D, any simple polygon, its edges
-named by index, :mod:`.polygon`), ``ball`` (any dimension ``dim``, :mod:`.ball`) or ``mesh`` (3D, the inside of
-a closed triangle mesh from a file, its faces named by selectors, :mod:`.mesh`); rectangles, boxes and disks
-may have circular or spherical ``holes`` (boolean difference), polygons circular or polygonal ones; ``time: [t0, t1]``
-makes the domain space-time (coordinate ``t``, new part ``initial``); ``parts`` regroups and renames boundary
-parts, e.g.
+``type``: ``rectangle`` (2D), ``box`` (3D), ``disk`` (2D; 3D a solid ball), ``polygon`` (2D, any simple polygon, its
+edges named by index, :mod:`.polygon`), ``ball`` (any dimension ``dim``, :mod:`.ball`), ``mesh`` (3D, the inside
+of a closed triangle mesh from a file, its faces named by selectors, :mod:`.mesh`) or ``csg`` (the union, difference
+or intersection of other sections, its parts ``<name>.<part>``, :mod:`.csg`); rectangles, boxes and disks may have
+circular or spherical ``holes`` (boolean difference), polygons circular or polygonal ones; ``time: [t0, t1]`` makes
+the domain space-time (coordinate ``t``, new part ``initial``); ``parts`` regroups and renames boundary parts, e.g.
 ``parts: {lid: [top], walls: [left, right, bottom]}``. Domains and samplers live in :mod:`.domain`,
 :mod:`.shapes`, :mod:`.polygon`, :mod:`.spacetime` and :mod:`.sampling`; this module holds the schema and the registry.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
-from sciml.config import spec
+from sciml.config import build, spec
+from sciml.config.schema import Registry
 from sciml.errors import Invalid
 
 from .ball import Ball
+from .csg import Csg
 from .domain import Domain, EvalPoints, Piece
 from .mesh import Mesh, read
 from .polygon import Polygon
@@ -89,16 +91,19 @@ class BoxConfig:
 
 @dataclass
 class DiskConfig:
-    """``type: disk``: the disk of ``radius`` around ``center`` (boundary part ``circle``)."""
+    """``type: disk``: the disk of ``radius`` around ``center`` (boundary part ``circle``), or with ``center: [x, y,
+    z]`` the solid ball (boundary part ``sphere``)."""
 
     type: Literal["disk"]
-    center: tuple[float, float] = spec((0.0, 0.0), help="[x, y]")
+    center: list[float] = spec(factory=lambda: [0.0, 0.0], help="[x, y], or [x, y, z]: a solid ball")
     radius: float = spec(1.0, gt=0.0)
     holes: list[HoleConfig] = spec(factory=list, help="circular holes")
     parts: dict[str, list[str]] = spec(factory=dict, help="named groups of parts")
     time: tuple[float, float] | None = spec(None, help="[t0, t1]: a space-time domain")
 
     def check(self):
+        if len(self.center) not in (2, 3):
+            raise Invalid("center", f"expected [x, y] (a disk) or [x, y, z] (a solid ball), got {self.center}")
         build_geometry(self)
 
 
@@ -175,6 +180,46 @@ class MeshConfig:
         build_geometry(self)
 
 
+@dataclass
+class CsgConfig:
+    """``type: csg``: the ``union``, ``intersection`` or ``difference`` (the first minus the rest) of ``parts``,
+    each a geometry section with an optional ``name`` (default ``a``, ``b``, …); boundary parts
+    ``<name>.<part>`` (:mod:`.csg`)."""
+
+    type: Literal["csg"]
+    op: Literal["union", "intersection", "difference"] = spec(help="the operation; difference: the first part "
+                                                                   "minus the others")
+    parts: list[dict[str, Any]] = spec(help="the geometry sections combined, each with an optional name")
+    groups: dict[str, list[str]] = spec(factory=dict, help="named groups of parts, e.g. {walls: [plate.left, "
+                                                           "plate.right]}")
+    time: tuple[float, float] | None = spec(None, help="[t0, t1]: a space-time domain")
+
+    def check(self):
+        build_geometry(self)
+
+    def children(self) -> list[tuple[str, Domain]]:
+        """The named parts, each built and checked as a geometry section (errors at ``parts[i]...``)."""
+        if not self.parts:
+            raise Invalid("parts", "needs at least one geometry section")
+        out = []
+        for i, raw in enumerate(self.parts):
+            section = {k: v for k, v in raw.items() if k != "name"}
+            if "time" in section:
+                raise Invalid(f"parts[{i}].time", "give time on the csg section, not on its parts")
+            if section.get("type") == "ball":
+                raise Invalid(f"parts[{i}].type", "a ball in d dimensions has coordinates x1 … xd; a csg part in 3-D "
+                                                  "is a disk with center [x, y, z]")
+            cfg = build(PartConfig, section, f"parts[{i}]")
+            name = raw.get("name", NAMES[i] if i < len(NAMES) else f"p{i}")
+            if not isinstance(name, str) or not name:
+                raise Invalid(f"parts[{i}].name", f"expected a name, got {name!r}")
+            out.append((name, build_geometry(cfg)))
+        return out
+
+
+NAMES = "abcdefghijklmnopqrstuvwxyz"  # a csg's parts without a name
+
+
 def _with_time(space: Domain, cfg) -> Domain:
     return SpaceTime(space, cfg.time) if cfg.time is not None else space
 
@@ -188,9 +233,12 @@ GEOMETRIES = {
                                                             c.parts), c)),
     "ball": (BallConfig, lambda c: Ball(c.dim, c.radius, c.parts, c.test_points)),
     "mesh": (MeshConfig, lambda c: _with_time(Mesh(*read(c.path, c.scale), c.select, c.parts), c)),
+    "csg": (CsgConfig, lambda c: _with_time(Csg(c.op, c.children(), c.groups), c)),
 }
+PartConfig = Annotated[object, Registry(GEOMETRIES)]  # a csg's part: any registered kind
 if TYPE_CHECKING:  # mypy cannot read a union built at run time: the same union, written out
-    GeometryConfig = RectangleConfig | BoxConfig | DiskConfig | PolygonConfig | BallConfig | MeshConfig
+    GeometryConfig = (RectangleConfig | BoxConfig | DiskConfig | PolygonConfig | BallConfig | MeshConfig
+                      | CsgConfig)
 else:  # the union of the registered kinds, built from the table (`|` cannot spread a tuple)
     GeometryConfig = Union[tuple(cfg for cfg, _ in GEOMETRIES.values())]  # noqa: UP007
 
@@ -200,6 +248,6 @@ def build_geometry(cfg) -> Domain:
     return GEOMETRIES[cfg.type][1](cfg)
 
 
-__all__ = ["GEOMETRIES", "Ball", "BallConfig", "Box", "BoxConfig", "Disk", "DiskConfig", "Domain", "EvalPoints",
-           "GeometryConfig", "HoleConfig", "Mesh", "MeshConfig", "Method", "Piece", "Polygon", "PolygonConfig",
-           "Rectangle", "RectangleConfig", "SpaceTime", "build_geometry", "draw", "unit_cube"]
+__all__ = ["GEOMETRIES", "Ball", "BallConfig", "Box", "BoxConfig", "Csg", "CsgConfig", "Disk", "DiskConfig", "Domain",
+           "EvalPoints", "GeometryConfig", "HoleConfig", "Mesh", "MeshConfig", "Method", "Piece", "Polygon",
+           "PolygonConfig", "Rectangle", "RectangleConfig", "SpaceTime", "build_geometry", "draw", "unit_cube"]

@@ -29,7 +29,7 @@ import numpy as np
 from sciml.config import suggest
 from sciml.errors import Invalid
 
-from .sampling import Keep, Method, draw, kept, unit_cube
+from .sampling import Keep, Method, draw, kept, split, unit_cube
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,13 @@ class Piece:
     sphere: tuple[tuple[float, ...], float] | None = None  # (centre, radius) for a hole's circle or sphere
     # (points (..., dim)) -> distance to the piece's plane or sphere, positive on the domain's side (jnp)
     distance: Callable | None = None
+    # the measure the map covers before its own rejection (a csg piece: its child's whole piece); None: measure
+    drawn: float | None = None
+
+    @property
+    def weight(self) -> float:
+        """The share of a part's samples the piece's map takes: what it covers before rejecting points."""
+        return self.measure if self.drawn is None else self.drawn
 
 
 @dataclass(frozen=True)
@@ -156,19 +163,16 @@ class Domain:
             raise ValueError(f"part {part!r} groups pieces of different dimensions")
         if len(pieces) == 1:
             return pieces[0].map, pieces[0].k
-        w = np.array([p.measure for p in pieces], float)
-        edges = np.concatenate([[0.0], np.cumsum(w) / w.sum()])
+        weights = [p.weight for p in pieces]
 
         def mapped(u):
-            which = np.clip(np.searchsorted(edges, u[:, 0], side="right") - 1, 0, len(pieces) - 1)
+            which, rescaled = split(u, weights)
             pts, nrm = np.empty((len(u), self.dim)), np.empty((len(u), self.dim))
             valid = np.zeros(len(u), bool)
             for j, piece in enumerate(pieces):
                 sel = which == j
                 if sel.any():
-                    uu = u[sel].copy()
-                    uu[:, 0] = np.clip((uu[:, 0] - edges[j]) / (edges[j + 1] - edges[j]), 0.0, 1.0)
-                    pts[sel], nrm[sel], valid[sel] = piece.map(uu)
+                    pts[sel], nrm[sel], valid[sel] = piece.map(rescaled[sel])
             return pts, nrm, valid
 
         return mapped, pieces[0].k

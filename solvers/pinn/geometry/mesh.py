@@ -37,6 +37,7 @@ from sciml.errors import Invalid
 from sciml.expr import parse
 
 from .domain import Domain, Piece, regroup
+from .sampling import split
 
 REST = "surface"  # the part of the faces no selector takes
 CHUNK = 2_000_000  # points x faces per block of the winding number and the distance
@@ -187,12 +188,10 @@ class Mesh(Domain):
 
     def _piece(self, faces: np.ndarray) -> Piece:
         tri, normals, areas = self.triangles[faces], self.normals[faces], self.areas[faces]
-        edges = np.concatenate([[0.0], np.cumsum(areas) / areas.sum()])
 
         def on_faces(u):
-            which = np.clip(np.searchsorted(edges, u[:, 0], side="right") - 1, 0, len(faces) - 1)
-            r1 = np.clip((u[:, 0] - edges[which]) / np.maximum(edges[which + 1] - edges[which], 1e-300), 0.0, 1.0)
-            s, r2 = np.sqrt(r1)[:, None], u[:, 1:2]
+            which, r = split(u, areas)
+            s, r2 = np.sqrt(r[:, 0])[:, None], u[:, 1:2]
             t = tri[which]
             pts = (1 - s) * t[:, 0] + s * (1 - r2) * t[:, 1] + s * r2 * t[:, 2]
             return pts, normals[which], np.ones(len(u), bool)

@@ -64,6 +64,18 @@ def avoiding(point_map: PointMap, centres: np.ndarray, radius: float) -> PointMa
     return mapped
 
 
+def split(u: np.ndarray, weights) -> tuple[np.ndarray, np.ndarray]:
+    """``(which (m,), u')``: each sample of ``u (m, k)`` given to one of ``len(weights)`` items in proportion to
+    the weights by its first coordinate, which ``u'`` rescales to ``[0, 1]`` within the item's share (so a
+    quasi-random sequence stays spread over every item)."""
+    w = np.asarray(weights, float)
+    edges = np.concatenate([[0.0], np.cumsum(w) / w.sum()])
+    which = np.clip(np.searchsorted(edges, u[:, 0], side="right") - 1, 0, len(w) - 1)
+    out = u.copy()
+    out[:, 0] = np.clip((u[:, 0] - edges[which]) / np.maximum(edges[which + 1] - edges[which], 1e-300), 0.0, 1.0)
+    return which, out
+
+
 def draw(point_map: PointMap, k: int, n: int, rng: np.random.Generator, method: Method):
     """``n`` valid points (and normals) of ``point_map`` applied to samples of ``[0, 1]^k``.
 

@@ -7,7 +7,6 @@ difference), and interior samples falling in a hole are rejected.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 
 import jax.numpy as jnp
@@ -173,20 +172,22 @@ class Box(BoxShape):
 
 
 class Disk(Shape):
-    """The disk of ``radius`` around ``center``; its boundary is the part ``circle``."""
+    """The disk (2-D) or solid ball (3-D, ``center`` of three numbers) of ``radius`` around ``center``; its
+    boundary is the part ``circle`` (2-D) or ``sphere`` (3-D)."""
 
     def __init__(self, center: Sequence[float], radius: float, holes=(), parts=None):
         self.center, self.radius = np.asarray(center, float), float(radius)
         rim = Ball(self.center, self.radius).piece(normal_sign=1.0)
         bounds = [(c - self.radius, c + self.radius) for c in self.center]
-        self._setup(("x", "y"), bounds, {"circle": rim}, holes, parts)
+        coords = ("x", "y", "z")[:len(self.center)]
+        self._setup(coords, bounds, {"circle" if len(coords) == 2 else "sphere": rim}, holes, parts)
         for i, h in enumerate(self.holes):
             if np.linalg.norm(h.center - self.center) + h.radius >= self.radius:
                 raise Invalid(f"holes[{i}]", "must lie strictly inside the disk")
 
     def _outer_map(self, u):
-        r, th = self.radius * np.sqrt(u[:, 0]), 2 * math.pi * u[:, 1]
-        return self.center + np.stack([r * np.cos(th), r * np.sin(th)], -1), np.ones(len(u), bool)
+        r = self.radius * u[:, 0] ** (1.0 / self.dim)  # uniform in area (volume); the rest is the direction
+        return self.center + r[:, None] * Ball(self.center, self.radius).directions(u[:, 1:]), np.ones(len(u), bool)
 
     def _outer_contains(self, pts, tol):
         return np.linalg.norm(pts - self.center, axis=-1) <= self.radius + tol

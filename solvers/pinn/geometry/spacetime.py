@@ -50,7 +50,8 @@ class SpaceTime(Domain):
 
         inner = piece.distance
         distance = None if inner is None else (lambda pts: inner(pts[..., :-1]))
-        return Piece(piece.k + 1, piece.measure * span, point_map, on, piece.face, piece.sphere, distance)
+        return Piece(piece.k + 1, piece.measure * span, point_map, on, piece.face, piece.sphere, distance,
+                     None if piece.drawn is None else piece.drawn * span)
 
     def at_start(self, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Spatial points ``(n, d)`` as points of the part ``initial``: ``(points at t0, normals -e_t)``."""

@@ -114,7 +114,8 @@ def test_exact_conditions_on_a_mesh_part_are_refused_in_one_line(capsys):
     assert main(["show", case, "conditions={enforce: {faces: exact}, length: 0.1}"]) == 2
     err = capsys.readouterr().err
     assert err == (f"error: {case}: conditions.enforce.faces: 'faces' has no distance function to impose it by "
-                   "(a mesh's faces have none yet): use penalty\n")
+                   "(a mesh's faces have none yet, nor a csg piece whose line, plane or circle runs into the "
+                   "domain): use penalty\n")
 
 
 def test_the_shipped_case_finds_its_part_from_any_folder(tmp_path, monkeypatch, capsys):
