@@ -107,10 +107,9 @@ def _variant(text: str) -> tuple[str, list[str]]:
 def _shapes(cfg) -> list[tuple[int, ...]]:
     """The step's array shapes, channels last (the dataset's layout): one minibatch's inputs and outputs on the
     physics terms' grid, then with ``data.n_labelled`` the data term's own batch on the training grid."""
-    from sciml.solvers.fno.generators import GENERATORS
     from sciml.solvers.fno.run import labelled_size
 
-    gen = GENERATORS[cfg.data.generator]
+    gen = cfg.source
     channels = (cfg.data.t_in, cfg.data.t_out) if gen.trajectory else (1, 1)
     batches = [(cfg.training.batch_size, cfg.data.physics_grid)]
     if cfg.data.n_labelled is not None:

@@ -11,7 +11,7 @@ from sciml.nn.fno import check_modes
 from sciml.nn.mlp import Activation
 from sciml.parallel import ParallelConfig
 
-from .generators import GENERATORS, factor
+from .generators import GENERATORS, Generator, factor
 from .physics import PHYSICS
 
 Backend = Literal["cpu", "gpu", "tpu"]  # JAX backends a per-backend setting may name
@@ -24,11 +24,22 @@ else:  # a key of the generator table
 
 @dataclass
 class DataConfig:
-    generator: GeneratorName = spec(help="classical solver that makes the data")
     path: str = spec(help="HDF5 dataset (made by `sciml datagen CASE.yaml`), e.g. data/<case>.h5")
     resolution: int = spec(ge=2, help="training grid: points per spatial axis")
     n_train: int = spec(ge=1)
     n_test: int = spec(ge=1)
+    generator: GeneratorName | None = spec(None, help="classical solver that makes the data (or data.file)")
+    file: str | None = spec(None, help="a dataset file of your own in place of a generator (HDF5, MATLAB v5 or "
+                                       "v7.3; `sciml data info FILE` shows its arrays as read): `sciml datagen` "
+                                       "copies its samples into data.path, subsampled to each grid")
+    inputs: str | list[str] = spec(factory=list, help="data.file: the key of the inputs' array, (samples, grid..., "
+                                                      "[channels]); a list for several arrays, their channels "
+                                                      "side by side")
+    outputs: str | list[str] = spec(factory=list, help="data.file: the key(s) of the outputs' array(s), as inputs")
+    grid: Literal["closed", "periodic"] = spec("closed", help="data.file: closed: the file's grid holds both ends of "
+                                                              "[0, 1] (x_j = j / (n - 1)); periodic: x_j = j / n")
+    test_file: str | None = spec(None, help="data.file: the test samples' file, the same keys (default: the n_test "
+                                            "rows after the n_train training rows of data.file)")
     super_resolution: list[int] = spec(factory=list, ge=2,
                                        help="finer test grids for zero-shot super-resolution")
     solve_resolution: int | None = spec(None, ge=2, help="grid of the classical solver (default: the finest "
@@ -98,8 +109,25 @@ class DataConfig:
             sets.append(SampleSet(self.n_physics, sets[0].grid, (), "data.n_physics", "unsolved"))
         return sets
 
+    def source(self, dims: int) -> Generator:
+        """What makes the data: the generator's record, or for ``data.file`` one of ``dims`` spatial axes on the
+        file's kind of grid (:class:`.generators.Generator`, no solver)."""
+        if self.generator is not None:
+            return GENERATORS[self.generator]
+        return Generator("file", None, dims, self.grid, None)
+
+    @property
+    def keys(self) -> tuple[list[str], list[str]]:
+        """``data.file``'s input and output keys, as lists."""
+        return tuple([k] if isinstance(k, str) else list(k) for k in (self.inputs, self.outputs))  # type: ignore
+
     def check(self):
-        gen = GENERATORS[self.generator]
+        if (self.generator is None) == (self.file is None):
+            raise Invalid("file" if self.file else "generator", "give one of data.generator (a classical solver) "
+                                                               "and data.file (a dataset file of your own)")
+        if self.file is not None:
+            return self._check_file()
+        gen = self.source(0)
         for i, r in enumerate(self.super_resolution):
             if r < self.resolution:
                 raise Invalid(f"super_resolution[{i}]", f"{r} is coarser than data.resolution {self.resolution}")
@@ -119,6 +147,25 @@ class DataConfig:
                     rule = "(S - 1) / (s - 1)" if gen.grid == "closed" else "S / s"
                     raise Invalid(key, f"a {gen.grid} grid of {r} points is not a subsample of the solver's grid of "
                                        f"S = {S} points ({origin}); {rule} must be an integer")
+
+    def _check_file(self):
+        """A dataset from a file: its keys given, and none of a generator's settings (:data:`FILE_REFUSES`)."""
+        for key, (value, why) in FILE_REFUSES.items():
+            if getattr(self, key) != value:
+                raise Invalid(key, f"a dataset from data.file {why}")
+        for key, keys in zip(("inputs", "outputs"), self.keys):
+            if not keys:
+                raise Invalid(key, "name the file's array(s) (`sciml data info FILE` lists them)")
+
+
+# a generator's settings that a dataset from a file does not take: key -> (its value unset, why)
+FILE_REFUSES: dict[str, tuple[Any, str]] = {
+    "params": ({}, "has no generator parameters"),
+    "solve_resolution": (None, "is not solved: its grid is the file's"),
+    "n_test_super": (None, "has no solver to make finer test samples: give a test_file holding them, finer"),
+    "physics_resolution": (None, "stores no inputs on a finer grid for the physics terms (it has none)"),
+    "n_physics": (None, "has no generator to draw unsolved inputs"),
+}
 
 
 @dataclass(frozen=True)
@@ -289,13 +336,18 @@ class FnoCase:
     parallel: ParallelConfig = field(default_factory=ParallelConfig)
 
     @property
+    def source(self) -> Generator:
+        """What makes the data (:meth:`DataConfig.source`): a file's grid has as many axes as the model's modes."""
+        return self.data.source(len(self.model.modes))
+
+    @property
     def model_dims(self) -> int:
         """Axes the FNO transforms: the generator's spatial axes, plus time for ``space_time``."""
-        return GENERATORS[self.data.generator].dims + (self.model.type == "space_time")
+        return self.source.dims + (self.model.type == "space_time")
 
     def model_shape(self) -> list[int]:
         """The training grid the FNO sees (without padding)."""
-        shape = [self.data.resolution] * GENERATORS[self.data.generator].dims
+        shape = [self.data.resolution] * self.source.dims
         return shape + [self.data.t_out] if self.model.type == "space_time" else shape
 
     def padding(self) -> list[int]:
@@ -303,11 +355,11 @@ class FnoCase:
         return [p] * self.model_dims if isinstance(p, int) else list(p)
 
     def check(self):
-        gen = GENERATORS[self.data.generator]
+        gen = self.source
         m = self.model
         if m.type != "fno" and not gen.trajectory:
             raise Invalid("model.type", f"{m.type!r} needs a time-dependent generator (vorticity), "
-                                        f"not {self.data.generator!r}")
+                                        f"not {gen.name!r}")
         d = self.model_dims
         if len(m.modes) != d:
             raise Invalid("model.modes", f"expected {d} numbers (one per axis of the "
@@ -323,7 +375,7 @@ class FnoCase:
                                          f"{' + padding' if any(self.padding()) else ''})") from None
         if m.vanish_on_edges and (m.type != "fno" or gen.grid != "closed"):
             raise Invalid("model.vanish_on_edges", f"needs model.type fno on a closed grid, not {m.type!r} on "
-                                                   f"{self.data.generator!r}'s {gen.grid} grid")
+                                                   f"{gen.name!r}'s {gen.grid} grid")
         if m.type == "recurrent" and self.data.t_out % m.step:
             raise Invalid("model.step", f"must divide data.t_out = {self.data.t_out}")
         if m.type == "recurrent" and m.step > self.data.t_in:
@@ -400,6 +452,8 @@ class FnoCase:
                                                 f"{fields}")
 
     def _check_params(self, gen):
+        if gen.generate is None:  # a file's: DataConfig.check refuses parameters
+            return
         try:
             known = gen.parameters()
         except ImportError:  # the generator is not installed: datagen will say so

@@ -45,6 +45,7 @@ from sciml.io import hdf5
 from sciml.io.atomic import atomic_h5
 from sciml.version import __version__
 
+from . import files
 from . import parts as dataset_parts
 from .config import DataConfig, FnoCase, SampleSet
 from .generators import GENERATORS, coordinates, factor, subsample
@@ -56,7 +57,9 @@ PHYSICS_GROUP = "train_physics"  # the physics terms' inputs on data.physics_gri
 def settings(cfg: DataConfig) -> dict:
     """Everything that determines the data; a file made with other settings is not reused (one made with
     ``data.physics_resolution`` also serves the case without it, and one with ``data.n_physics`` unsolved inputs
-    a case with as many or fewer: :func:`check`)."""
+    a case with as many or fewer: :func:`check`). A dataset from ``data.file``: :func:`.files.settings`."""
+    if cfg.generator is None:
+        return files.settings(cfg)
     return {"generator": cfg.generator, "params": cfg.params, "seed": cfg.seed, "n_train": cfg.n_train,
             "n_test": cfg.n_test, "resolutions": cfg.resolutions, "solve_resolution": cfg.solver_grid,
             "chunk": cfg.chunk, **({"t_in": cfg.t_in, "t_out": cfg.t_out}
@@ -121,10 +124,11 @@ def _create(group: h5py.Group, name: str, n: int, sample: np.ndarray) -> h5py.Da
 def _solve_chunk(cfg: DataConfig, chunk: Chunk, progress=None) -> tuple[np.ndarray, np.ndarray | None]:
     """Inputs and outputs of ``chunk`` on its solver's grid (its own seed: chunks are independent); the inputs
     alone (outputs None) for a chunk of unsolved inputs (``data.n_physics``)."""
-    gen = GENERATORS[cfg.generator]
+    gen = cfg.source(0)  # a generator's dataset (DataConfig.check)
     S = chunk.grid
     solved = cfg.sample_sets()[chunk.set].solved
     draw = gen.generate if solved else gen.inputs
+    assert gen.split is not None, "a generator's chunk"
     assert draw is not None, "FnoCase.check(): data.n_physics needs a generator that draws inputs alone"
     arrays = draw(chunk.n, S, chunk_seed(cfg.seed, chunk.index), progress, **cfg.params)
     x, y = gen.split(arrays, cfg.t_in, cfg.t_out)
@@ -195,7 +199,7 @@ def write(cfg: DataConfig, path: str, progress=None, workers: int = 1, fresh: bo
     all again). ``progress``: called with the number of samples just finished (by the generator, or after
     each chunk when ``workers > 1`` processes solve the chunks, or for the chunks kept).
     """
-    gen = GENERATORS[cfg.generator]
+    gen = cfg.source(0)  # a generator's (a file's dataset: _copy)
     sets: list[SampleSet] = cfg.sample_sets()
     strides: dict[tuple[int, int], int] = {}  # (sample set, test grid) -> stride from the set's solver grid
     for k, s in enumerate(sets):
@@ -264,7 +268,7 @@ def solve_test(cfg: DataConfig, resolution: int, **params) -> tuple[np.ndarray, 
     (e.g. the plate's ``fields``: outputs the dataset does not hold), ``(inputs, outputs)`` in the test split's
     order. A sample depends on its chunk's seed and its index only (the generators' contract), so these are the
     same inputs as the dataset's."""
-    gen = GENERATORS[cfg.generator]
+    gen = cfg.source(0)  # a generator's (a file's dataset is not solved again)
     cfg = replace(cfg, params={**cfg.params, **params})
     k, s = next((k, s) for k, s in enumerate(cfg.sample_sets()) if resolution in s.serves)
     stride = factor(s.grid, resolution, gen.grid)
@@ -293,12 +297,35 @@ def datagen(cfg: FnoCase, quiet: bool = False, force: bool = False, workers: int
         if not quiet:
             print(f"{path} is up to date (use --force to make it again)")
         return path
+    if cfg.data.file is not None:
+        _copy(cfg, path)
+        if not quiet:
+            print(f"{path}: {cfg.data.n_train} training and {cfg.data.n_test} test samples from {cfg.data.file}")
+        return path
     sets = cfg.data.sample_sets()
     with tqdm(total=sum(s.n for s in sets), disable=quiet, unit="sample",
               desc=f"{cfg.data.generator} {' + '.join(str(s.grid) for s in sets)}",
               dynamic_ncols=True) as bar:
         write(cfg.data, path, progress=bar.update, workers=workers, fresh=force)
     return path
+
+
+def _copy(cfg: FnoCase, path: str) -> None:
+    """The dataset of ``data.file`` at ``path``, atomically (:func:`.files.splits`), in this module's layout."""
+    d = cfg.data
+    source, splits = files.splits(cfg)
+    with atomic_h5(path) as f:
+        f.attrs.update({"generator": "file", "params": json.dumps({}), "seed": d.seed, "n_train": d.n_train,
+                        "n_test": d.n_test, "resolution": d.resolution, "resolutions": d.resolutions,
+                        "t_in": d.t_in, "t_out": d.t_out, "chunk": d.chunk, "grid_kind": d.grid,
+                        "sciml_version": __version__, "settings": json.dumps(settings(d)),
+                        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "source": os.path.abspath(source)})
+        for name, r, x, y in splits:
+            g = f.create_group(name)
+            g["grid"] = coordinates(r, cfg.source.dims, d.grid).astype(_DTYPE)
+            g.attrs["resolution"] = r
+            for key, a in (("inputs", x), ("outputs", y)):
+                _create(g, key, len(a), a)[...] = a.astype(_DTYPE)
 
 
 class MissingDataset(ConfigError):

@@ -11,7 +11,6 @@ from sciml.io import checkpoint
 
 from . import data
 from .config import FnoCase
-from .generators import GENERATORS
 from .model import build, smallest_grid
 from .run import derived_fields, derived_physics
 
@@ -25,7 +24,7 @@ def export_model(cfg: FnoCase, run_dir: str):
     meta = {"solver": "fno", "inputs": ["inputs"], "outputs": ["prediction"],
             "output_shape": grid + list(y_shape[len(grid):]), "trained_on": list(x_shape),
             "constraints": [f"{n} >= {k}" for n, k in zip(grid, smallest_grid(cfg))],
-            "generator": cfg.data.generator, "checkpoint": path,
+            "generator": cfg.source.name, "checkpoint": path,
             "units": "those of the dataset (its generator's nondimensional variables)",
             "scalings": {"note": "applied inside: inputs (x - x_mean) / x_std, outputs y * y_std + y_mean, "
                                  "per channel",
@@ -46,7 +45,7 @@ def derived_model(cfg: FnoCase, run_dir: str):
         raise UserError(f"{run_dir}: no derived fields: they need a generator with physics "
                         f"(data.generator plate) and model.type fno")
     _, _, op, params, stats = _trained(cfg, run_dir)
-    fields = derived_fields(op, physics, GENERATORS[cfg.data.generator].grid)
+    fields = derived_fields(op, physics, cfg.source.grid)
     return lambda x: fields(params, stats, x)
 
 

@@ -29,10 +29,11 @@ def _channels_last(a: np.ndarray, dims: int) -> np.ndarray:
 @dataclass(frozen=True)
 class Generator:
     name: str
-    generate: Callable  # the classical solver's generate(n_samples, resolution, seed, progress, **params)
+    generate: Callable | None  # the classical solver's generate(n_samples, resolution, seed, progress,
+    # **params); None for a dataset from a file (DataConfig.source)
     dims: int  # spatial axes
     grid: str  # "closed" or "periodic"
-    split: Callable  # (arrays dict, t_in, t_out) -> (inputs, outputs), channels last
+    split: Callable | None  # (arrays dict, t_in, t_out) -> (inputs, outputs), channels last (None: a file's)
     trajectory: bool = False  # outputs are time steps in the channel axis (t_in -> t_out)
     inputs: Callable | None = None  # generate's inputs alone, the same draws, not solved (data.n_physics)
     edge_power: Callable[[dict], int] = lambda params: 1  # the edge factor's power its edges need
@@ -40,6 +41,7 @@ class Generator:
 
     def parameters(self) -> dict[str, inspect.Parameter]:
         """Keyword parameters of ``generate`` beyond ``(n_samples, resolution, seed, progress)``."""
+        assert self.generate is not None, "a generator's (a file's has no parameters)"
         sig = inspect.signature(self.generate)
         return {k: p for k, p in sig.parameters.items()
                 if k not in ("n_samples", "resolution", "seed", "progress")

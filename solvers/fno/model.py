@@ -36,7 +36,6 @@ from sciml.nn import fno, fno_field
 from sciml.parallel import CHANNEL_AXIS
 
 from .config import FnoCase
-from .generators import GENERATORS
 
 
 def scaled_padding(p: int, n0: int, n: int, kind: str) -> int:
@@ -66,7 +65,7 @@ def smallest_grid(cfg: FnoCase) -> list[int]:
     """Per spatial axis, the fewest points from which every finer grid is one the model can take: ``2 m``
     for ``m`` kept modes (no Nyquist mode kept, as the truncated DFT of a symbolic grid needs), and the
     scaled padding (:func:`scaled_padding`) not negative."""
-    gen = GENERATORS[cfg.data.generator]
+    gen = cfg.source
     out = []
     for m, p, n0 in list(zip(cfg.model.modes, cfg.padding(), cfg.model_shape()))[:gen.dims]:
         n = max(2 * m, 2)
@@ -84,7 +83,7 @@ class Operator:
 
 
 def build(cfg: FnoCase, in_channels: int, out_channels: int) -> Operator:
-    gen = GENERATORS[cfg.data.generator]
+    gen = cfg.source
     m = cfg.model
     policy = Policy.of(cfg.dtype)
     dtype, compute = policy.param_dtype, policy.compute_dtype

@@ -57,7 +57,7 @@ from sciml.nn import fno, fno_field, losses
 from . import data, fields_h5
 from . import plots as fno_plots
 from .config import PHYSICS_TERMS, FnoCase, LossTerms
-from .generators import GENERATORS, coordinates, factor, subsample
+from .generators import coordinates, factor, subsample
 from .model import Operator, build, partition
 from .physics import PHYSICS
 
@@ -269,7 +269,7 @@ def functions(cfg: FnoCase, c_in: int, c_out: int, per_epoch: int):
         op = build(cfg, c_in, c_out)
         sched = schedule(cfg, per_epoch)
         tx = optimizer(cfg, sched)
-        gen = GENERATORS[cfg.data.generator]
+        gen = cfg.source
         step = make_step(op, tx, cfg.training.loss, gen.dims, cfg.training.micro(jax.default_backend()),
                          cfg.training.average.rule(), cfg.training.terms, physics_of(cfg),
                          cfg.data.n_labelled is not None)
@@ -286,7 +286,7 @@ def physics_of(cfg: FnoCase):
 
 def physics_for(cfg: FnoCase):
     """The generator's physics (:data:`.physics.PHYSICS`) for the case's parameters and training grid."""
-    return PHYSICS[cfg.data.generator].of(cfg.data.params, cfg.data.physics_grid, cfg.training.autodiff)
+    return PHYSICS[cfg.source.name].of(cfg.data.params, cfg.data.physics_grid, cfg.training.autodiff)
 
 
 def moments(cfg: FnoCase, train_set: data.Split):
@@ -465,13 +465,13 @@ class _Fno:
         results = _final_evaluation(cfg, self.eval_fn, self.host(state), self.tests, out)
         physics = derived_physics(cfg)
         if physics is not None:
-            derive = make_derived(self.op, physics, GENERATORS[cfg.data.generator].grid)
+            derive = make_derived(self.op, physics, cfg.source.grid)
             for r, split in self.tests.items():
                 suffix = "" if r == cfg.data.resolution else f"_{r}"
                 for name, err in evaluate_derived(cfg, derive, self.host(state), split, r, physics).items():
                     results[f"rel_l2_{name}{suffix}"] = err
         if cfg.evaluation.decoded:
-            grid = GENERATORS[cfg.data.generator].grid
+            grid = cfg.source.grid
             for r, split in self.tests.items():
                 if r != cfg.data.resolution:
                     decoded = make_decoded(self.op, cfg.data.resolution, r, grid)
@@ -519,7 +519,7 @@ def _final_evaluation(cfg: FnoCase, eval_fn, state, tests: dict, out: str | None
         split = tests[r]
         x, y = split.read(np.arange(len(preds)))
         samples[r] = (err, split.grid, {"inputs": x, "outputs": y, "prediction": preds, "error": preds - y})
-    fields_h5.write(os.path.join(out, "fields.h5"), cfg.case, cfg.data.generator, cfg.data.resolution, samples)
+    fields_h5.write(os.path.join(out, "fields.h5"), cfg.case, cfg.source.name, cfg.data.resolution, samples)
     for r, (_, grid, arrays) in samples.items():
         for i in range(min(keep, len(arrays["prediction"]))):
             fig = fno_plots.sample(grid, arrays["inputs"][i], arrays["outputs"][i], arrays["prediction"][i],

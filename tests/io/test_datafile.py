@@ -9,20 +9,11 @@ from sciml.cli import main
 from sciml.errors import BadFile
 from sciml.io import datafile
 
+from dataset_files import matlab73
+
 RNG = np.random.default_rng(0)
 COEFF = RNG.uniform(3.0, 12.0, (5, 7, 6))  # (samples, x, y): the FNO paper's coeff
 SOL = RNG.normal(size=(5, 7, 6))
-
-
-def matlab73(path, arrays: dict) -> str:
-    """A MATLAB v7.3 file as MATLAB writes one: an HDF5 file behind a 512-byte header, each array column-major
-    (stored with its axes reversed)."""
-    with h5py.File(path, "w", userblock_size=512) as f:
-        for k, a in arrays.items():
-            f[k] = a.T
-    with open(path, "r+b") as fh:
-        fh.write(b"MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: Thu Dec  3 12:00:00 2026 HDF5 schema 1.00 .")
-    return str(path)
 
 
 @pytest.fixture

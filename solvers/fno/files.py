@@ -1,0 +1,96 @@
+"""A dataset of your own: a file's samples copied into sciml's dataset layout (:mod:`.data`), on each grid.
+
+``data.file`` is an HDF5 or MATLAB file (v5, or v7.3 whose arrays are read with their axes reversed back:
+:mod:`sciml.io.datafile`); ``data.inputs`` and ``data.outputs`` name its arrays, each ``(samples, grid...)`` or
+``(samples, grid..., channels)`` with as many grid axes as the model has modes, several arrays side by side as
+channels. The first ``n_train`` samples train and the next ``n_test`` test (or the first ``n_test`` of
+``data.test_file``). The file's grid of ``S`` points per axis (``data.grid``: closed, both ends of [0, 1], or
+periodic) is subsampled to ``data.resolution`` and to each ``super_resolution``, as the FNO paper takes its
+85-point Darcy grid from the 421-point one: ``(S - 1) / (s - 1)`` (closed) or ``S / s`` (periodic) must be an
+integer. Every mismatch is one :class:`~sciml.errors.ConfigError` line naming the key. The dataset at
+``data.path`` then trains, tests, exports and predicts as a generator's does.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from sciml.errors import ConfigError
+from sciml.io import datafile
+
+from .config import FnoCase
+from .generators import factor, subsample
+
+
+def settings(cfg) -> dict:
+    """What shapes a dataset from a file (``cfg``: the data section): a dataset made with others is not
+    reused. The file's content is not among them: ``sciml datagen --force`` copies a changed file again."""
+    return {"file": cfg.file, "inputs": cfg.keys[0], "outputs": cfg.keys[1], "grid": cfg.grid,
+            "test_file": cfg.test_file, "n_train": cfg.n_train, "n_test": cfg.n_test, "resolutions": cfg.resolutions}
+
+
+def channels(path: str, keys: list[str], key: str, dims: int, rows: slice) -> np.ndarray:
+    """The arrays ``keys`` of file ``path`` (case key ``key``) as ``(samples, S, ..., S, channels)``: each
+    ``(N, S...)`` gains a channel axis, each ``(N, S..., c)`` keeps its; rows ``rows``; side by side."""
+    out = []
+    for k in keys:
+        a = datafile.read(path, k, f"data.{key}")
+        grid = a.shape[1:1 + dims]
+        if a.ndim not in (1 + dims, 2 + dims) or len(set(grid)) != 1:
+            raise ConfigError(f"{path}: {k} has shape {a.shape}; expected (samples, {', '.join(['S'] * dims)}) or "
+                              f"(samples, {', '.join(['S'] * dims)}, channels): {dims} grid axes of one size, as "
+                              f"model.modes has {dims} numbers", key=f"data.{key}")
+        out.append(a[rows] if a.ndim == 2 + dims else a[rows][..., None])
+    shapes = {k: a.shape[:-1] for k, a in zip(keys, out)}
+    if len(set(shapes.values())) > 1:
+        raise ConfigError(f"{path}: the arrays' samples and grids differ: {shapes}", key=f"data.{key}")
+    return np.concatenate(out, axis=-1)
+
+
+def _samples(cfg: FnoCase, split: str) -> tuple[str, np.ndarray, np.ndarray]:
+    """``(file, inputs, outputs)`` of ``split`` ("train" or "test"), each ``(n, S..., c)``, checked."""
+    d, dims = cfg.data, cfg.source.dims
+    path, first, n = ((d.file, 0, d.n_train) if split == "train" else
+                      (d.test_file, 0, d.n_test) if d.test_file else (d.file, d.n_train, d.n_test))
+    assert path is not None, "DataConfig.check: a dataset from a file names it"
+    held = len(datafile.read(path, d.keys[0][0], "data.inputs"))
+    if held < first + n:
+        asked = f"n_test = {n}" if d.test_file and split == "test" else f"n_train + n_test = {d.n_train + d.n_test}"
+        raise ConfigError(f"{path} holds {held} samples; the case asks for {asked}",
+                          key="data.n_test" if split == "test" else "data.n_train")
+    rows = slice(first, first + n)
+    x, y = (channels(path, keys, key, dims, rows) for keys, key in zip(d.keys, ("inputs", "outputs")))
+    if x.shape[:-1] != y.shape[:-1]:
+        raise ConfigError(f"{path}: inputs {x.shape[:-1]} and outputs {y.shape[:-1]} differ in samples or grid",
+                          key="data.outputs")
+    for key, a in (("inputs", x), ("outputs", y)):
+        bad = ~np.isfinite(a.reshape(len(a), -1)).all(axis=1)
+        if bad.any():
+            raise ConfigError(f"{path}: sample {first + int(np.argmax(bad))} of the {key} holds NaN or inf",
+                              key=f"data.{key}")
+    return path, x, y
+
+
+def strides(cfg: FnoCase, S: int, path: str) -> dict[int, int]:
+    """Each grid's stride from the file's grid of ``S`` points (:func:`.generators.factor`)."""
+    d, out = cfg.data, {}
+    keys = [("resolution", d.resolution)] + [(f"super_resolution[{i}]", r) for i, r in enumerate(d.super_resolution)]
+    for key, r in keys:
+        stride = factor(S, r, d.grid)
+        if stride is None:
+            rule = "(S - 1) / (s - 1)" if d.grid == "closed" else "S / s"
+            raise ConfigError(f"a {d.grid} grid of {r} points is not a subsample of {path}'s grid of S = {S} points; "
+                              f"{rule} must be an integer", key=f"data.{key}")
+        out[r] = stride
+    return out
+
+
+def splits(cfg: FnoCase) -> tuple[str, list[tuple[str, int, np.ndarray, np.ndarray]]]:
+    """``(the training file, [(group, grid, inputs, outputs)])``: the training split on ``data.resolution``, the
+    test split on each test grid, subsampled from the file's grid, checked (:mod:`.data` writes them)."""
+    d, dims = cfg.data, cfg.source.dims
+    src, x, y = _samples(cfg, "train")
+    test_src, tx, ty = _samples(cfg, "test")
+    train, test = strides(cfg, x.shape[1], src), strides(cfg, tx.shape[1], test_src)
+    out = [("train", d.resolution, subsample(x, train[d.resolution], dims), subsample(y, train[d.resolution], dims))]
+    out += [(f"test/{r}", r, subsample(tx, test[r], dims), subsample(ty, test[r], dims)) for r in d.resolutions]
+    return src, out
