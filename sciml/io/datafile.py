@@ -69,18 +69,27 @@ def keys(path: str) -> list[str]:
 def read(path: str, key: str, what: str = "") -> np.ndarray:
     """The array at ``key`` (MATLAB v7.3's with its axes reversed); ``what`` (a case's key, e.g.
     ``data.inputs``) names what asked for it in the message of a missing key."""
+    return arrays(path, {key: what})[key]
+
+
+def arrays(path: str, wanted: dict[str, str]) -> dict[str, np.ndarray]:
+    """The arrays at the keys of ``wanted``, read in one opening of the file (a MATLAB v5 file is loaded
+    whole once); each key's value names what asked for it, as :func:`read`'s ``what``."""
     k = kind(path)
     if k == "matlab":
         variables = _matlab(path)
-        if key not in variables:
-            _missing(path, key, list(variables), what)
-        return _numbers(path, key, variables[key])
+        for key, what in wanted.items():
+            if key not in variables:
+                _missing(path, key, list(variables), what)
+        return {key: _numbers(path, key, variables[key]) for key in wanted}
+    stored = {}
     with hdf5.opened(path, "dataset file") as f:
-        node = f.get(key)
-        if node is None or not hasattr(node, "shape"):
-            _missing(path, key, _h5_keys(f), what)
-        array = node[()]
-    return _numbers(path, key, array.T if k == "matlab7.3" else array)
+        for key, what in wanted.items():
+            node = f.get(key)
+            if node is None or not hasattr(node, "shape"):
+                _missing(path, key, _h5_keys(f), what)
+            stored[key] = node[()]
+    return {key: _numbers(path, key, a.T if k == "matlab7.3" else a) for key, a in stored.items()}
 
 
 def entries(path: str, ranges: bool = True) -> list[Entry]:

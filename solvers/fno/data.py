@@ -226,23 +226,15 @@ def write(cfg: DataConfig, path: str, progress=None, workers: int = 1, fresh: bo
         _solve_parts(cfg, parts, sorted(todo, key=lambda c: -c.grid), progress, workers)
     assembled = os.path.join(parts.folder, "dataset.h5")
     with atomic_h5(assembled) as f:
-        f.attrs.update({"generator": cfg.generator, "params": json.dumps(cfg.params), "seed": cfg.seed,
-                        "n_train": cfg.n_train, "n_test": cfg.n_test, "resolution": cfg.resolution,
-                        "resolutions": cfg.resolutions, "solve_resolution": sets[0].grid, "t_in": cfg.t_in,
-                        "t_out": cfg.t_out, "chunk": cfg.chunk, "grid_kind": gen.grid,
-                        "sciml_version": __version__, "settings": json.dumps(settings(cfg)),
-                        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                        **({"n_test_super": cfg.n_test_super, "super_solve_resolution": sets[1].grid}
-                           if cfg.n_test_super else {}),
-                        **({"physics_resolution": cfg.physics_resolution} if cfg.physics_resolution else {}),
-                        **({"n_physics": cfg.n_physics} if cfg.n_physics else {})})
-        groups = {("train", cfg.resolution): f.create_group("train")}
-        groups.update({("test", r): f.create_group(f"test/{r}") for r in cfg.resolutions})
-        if has_physics_group(cfg):
-            groups["physics", cfg.physics_grid] = f.create_group(PHYSICS_GROUP)
-        for (_, r), g in groups.items():
-            g["grid"] = coordinates(r, gen.dims, gen.grid).astype(_DTYPE)
-            g.attrs["resolution"] = r
+        f.attrs.update(_attrs(cfg, gen.name, gen.grid, params=json.dumps(cfg.params),
+                              solve_resolution=sets[0].grid,
+                              **({"n_test_super": cfg.n_test_super, "super_solve_resolution": sets[1].grid}
+                                 if cfg.n_test_super else {}),
+                              **({"physics_resolution": cfg.physics_resolution} if cfg.physics_resolution else {}),
+                              **({"n_physics": cfg.n_physics} if cfg.n_physics else {})))
+        names = {("train", cfg.resolution): "train", **{("test", r): f"test/{r}" for r in cfg.resolutions},
+                 **({("physics", cfg.physics_grid): PHYSICS_GROUP} if has_physics_group(cfg) else {})}
+        groups = {key: _group(f, name, key[1], gen.dims, gen.grid) for key, name in names.items()}
         for chunk in every:
             x, y = parts.load(chunk.index) or _solve_chunk(cfg, chunk)
             ids = np.arange(chunk.first, chunk.first + len(x))
@@ -261,6 +253,23 @@ def write(cfg: DataConfig, path: str, progress=None, workers: int = 1, fresh: bo
                     ds[rows[0]:rows[-1] + 1] = a.astype(_DTYPE)
     os.replace(assembled, path)
     parts.clear()
+
+
+def _attrs(cfg: DataConfig, generator: str, grid_kind: str, **more) -> dict:
+    """A dataset's attributes (module notes): what made it (a generator's name, or ``file``), its counts and
+    grids, the settings it was made with, and ``more`` of its own."""
+    return {"generator": generator, "seed": cfg.seed, "n_train": cfg.n_train, "n_test": cfg.n_test,
+            "resolution": cfg.resolution, "resolutions": cfg.resolutions, "t_in": cfg.t_in, "t_out": cfg.t_out,
+            "chunk": cfg.chunk, "grid_kind": grid_kind, "sciml_version": __version__,
+            "settings": json.dumps(settings(cfg)), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **more}
+
+
+def _group(f: h5py.File, name: str, resolution: int, dims: int, grid_kind: str) -> h5py.Group:
+    """The split ``name`` of a dataset on a grid of ``resolution`` points per axis, with its coordinates."""
+    g = f.create_group(name)
+    g["grid"] = coordinates(resolution, dims, grid_kind).astype(_DTYPE)
+    g.attrs["resolution"] = resolution
+    return g
 
 
 def solve_test(cfg: DataConfig, resolution: int, **params) -> tuple[np.ndarray, np.ndarray]:
@@ -315,15 +324,9 @@ def _copy(cfg: FnoCase, path: str) -> None:
     d = cfg.data
     source, splits = files.splits(cfg)
     with atomic_h5(path) as f:
-        f.attrs.update({"generator": "file", "params": json.dumps({}), "seed": d.seed, "n_train": d.n_train,
-                        "n_test": d.n_test, "resolution": d.resolution, "resolutions": d.resolutions,
-                        "t_in": d.t_in, "t_out": d.t_out, "chunk": d.chunk, "grid_kind": d.grid,
-                        "sciml_version": __version__, "settings": json.dumps(settings(d)),
-                        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "source": os.path.abspath(source)})
+        f.attrs.update(_attrs(d, "file", d.grid, params=json.dumps({}), source=os.path.abspath(source)))
         for name, r, x, y in splits:
-            g = f.create_group(name)
-            g["grid"] = coordinates(r, cfg.source.dims, d.grid).astype(_DTYPE)
-            g.attrs["resolution"] = r
+            g = _group(f, name, r, cfg.source.dims, d.grid)
             for key, a in (("inputs", x), ("outputs", y)):
                 _create(g, key, len(a), a)[...] = a.astype(_DTYPE)
 

@@ -12,6 +12,9 @@ integer. Every mismatch is one :class:`~sciml.errors.ConfigError` line naming th
 """
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 import numpy as np
 
 from sciml.errors import ConfigError
@@ -28,12 +31,13 @@ def settings(cfg) -> dict:
             "test_file": cfg.test_file, "n_train": cfg.n_train, "n_test": cfg.n_test, "resolutions": cfg.resolutions}
 
 
-def channels(path: str, keys: list[str], key: str, dims: int, rows: slice) -> np.ndarray:
-    """The arrays ``keys`` of file ``path`` (case key ``key``) as ``(samples, S, ..., S, channels)``: each
-    ``(N, S...)`` gains a channel axis, each ``(N, S..., c)`` keeps its; rows ``rows``; side by side."""
+def channels(path: str, held: dict[str, np.ndarray], keys: list[str], key: str, dims: int, rows: slice) -> np.ndarray:
+    """The arrays ``keys`` of file ``path`` (``held``: its arrays as read; case key ``key``) as ``(samples, S,
+    ..., S, channels)``: each ``(N, S...)`` gains a channel axis, each ``(N, S..., c)`` keeps its; rows ``rows``;
+    side by side."""
     out = []
     for k in keys:
-        a = datafile.read(path, k, f"data.{key}")
+        a = held[k]
         grid = a.shape[1:1 + dims]
         if a.ndim not in (1 + dims, 2 + dims) or len(set(grid)) != 1:
             raise ConfigError(f"{path}: {k} has shape {a.shape}; expected (samples, {', '.join(['S'] * dims)}) or "
@@ -46,19 +50,21 @@ def channels(path: str, keys: list[str], key: str, dims: int, rows: slice) -> np
     return np.concatenate(out, axis=-1)
 
 
-def _samples(cfg: FnoCase, split: str) -> tuple[str, np.ndarray, np.ndarray]:
-    """``(file, inputs, outputs)`` of ``split`` ("train" or "test"), each ``(n, S..., c)``, checked."""
+def _samples(cfg: FnoCase, split: str, read: Callable[[str], dict]) -> tuple[str, np.ndarray, np.ndarray]:
+    """``(file, inputs, outputs)`` of ``split`` ("train" or "test"), each ``(n, S..., c)``, checked; ``read``:
+    a file's arrays of the case's keys."""
     d, dims = cfg.data, cfg.source.dims
     path, first, n = ((d.file, 0, d.n_train) if split == "train" else
                       (d.test_file, 0, d.n_test) if d.test_file else (d.file, d.n_train, d.n_test))
     assert path is not None, "DataConfig.check: a dataset from a file names it"
-    held = len(datafile.read(path, d.keys[0][0], "data.inputs"))
+    arrays = read(path)
+    held = len(arrays[d.keys[0][0]])
     if held < first + n:
         asked = f"n_test = {n}" if d.test_file and split == "test" else f"n_train + n_test = {d.n_train + d.n_test}"
         raise ConfigError(f"{path} holds {held} samples; the case asks for {asked}",
                           key="data.n_test" if split == "test" else "data.n_train")
     rows = slice(first, first + n)
-    x, y = (channels(path, keys, key, dims, rows) for keys, key in zip(d.keys, ("inputs", "outputs")))
+    x, y = (channels(path, arrays, keys, key, dims, rows) for keys, key in zip(d.keys, ("inputs", "outputs")))
     if x.shape[:-1] != y.shape[:-1]:
         raise ConfigError(f"{path}: inputs {x.shape[:-1]} and outputs {y.shape[:-1]} differ in samples or grid",
                           key="data.outputs")
@@ -88,8 +94,10 @@ def splits(cfg: FnoCase) -> tuple[str, list[tuple[str, int, np.ndarray, np.ndarr
     """``(the training file, [(group, grid, inputs, outputs)])``: the training split on ``data.resolution``, the
     test split on each test grid, subsampled from the file's grid, checked (:mod:`.data` writes them)."""
     d, dims = cfg.data, cfg.source.dims
-    src, x, y = _samples(cfg, "train")
-    test_src, tx, ty = _samples(cfg, "test")
+    wanted = {**{k: "data.inputs" for k in d.keys[0]}, **{k: "data.outputs" for k in d.keys[1]}}
+    read = functools.cache(lambda path: datafile.arrays(path, wanted))  # a file once, for both splits
+    src, x, y = _samples(cfg, "train", read)
+    test_src, tx, ty = _samples(cfg, "test", read)
     train, test = strides(cfg, x.shape[1], src), strides(cfg, tx.shape[1], test_src)
     out = [("train", d.resolution, subsample(x, train[d.resolution], dims), subsample(y, train[d.resolution], dims))]
     out += [(f"test/{r}", r, subsample(tx, test[r], dims), subsample(ty, test[r], dims)) for r in d.resolutions]
