@@ -23,16 +23,25 @@ overridden where the equation needs it; the solvers read only these members.
 :mod:`.sections`), the one way the solvers vary them: an unknown's trained value, a family's value at each point,
 a curriculum's stage. The values may be traced, so an equation computes with its section's numbers
 arithmetically (no ``float()`` of them) wherever they may vary.
+
+**An equation is a pytree** of its section's ``float`` numbers (:func:`.sections.leaves`; the integers, the
+fields that also take an expression, the rest of the section and the domain are its static structure): every
+subclass is registered with JAX when it is defined, and unflattening with other leaves builds the equation as
+:meth:`Equation.at` does, so ``jax.jit`` takes an equation as an argument with its numbers traced, and
+``jax.grad`` of a function of an equation gives the derivative by each number (a shell holding them: numbers that
+pose no equation, like the placeholders JAX's tree utilities pass, do not run the constructor).
 """
 from __future__ import annotations
 
 import abc
 import contextlib
 import contextvars
+import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
+import jax
 import numpy as np
 
 from . import sections
@@ -70,6 +79,10 @@ class Equation(abc.ABC):
         self = super().__new__(cls)
         self.section, self.domain = config, domain  # what at() builds the equation again from
         return self
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        jax.tree_util.register_pytree_node(cls, _flatten, functools.partial(_unflatten, cls))
 
     def at(self, values: Mapping[str, Any]) -> Equation:
         """This equation with its section's numbers ``values`` (``{dotted name: value}``, traced or not) in place
@@ -239,3 +252,50 @@ def is_checking() -> bool:
 def missing(cls: type) -> list[str]:
     """The abstract members ``cls`` does not define (empty for a complete equation class)."""
     return sorted(cls.__abstractmethods__)  # type: ignore[attr-defined]
+
+
+class _Static:
+    """An equation's structure as a pytree: the dotted names of its section's numbers (the leaves, in this order),
+    the section with those numbers blanked (``None``), the domain; equal for the same equation at other values.
+    An equation built without a section (a test's) has no leaves and is its own structure (``alone``)."""
+
+    def __init__(self, names: tuple[str, ...], section: Any, domain: Any, alone: Any = None):
+        self.names, self.domain, self.alone = names, domain, alone
+        self.skeleton = None if section is None else sections.replace(section, dict.fromkeys(names))
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, _Static) and self.names == other.names and self.domain is other.domain
+                and self.alone is other.alone and self.skeleton == other.skeleton)
+
+    def __hash__(self) -> int:
+        return hash((self.names, type(self.skeleton), id(self.domain), id(self.alone)))
+
+
+def _flatten(eq: Equation) -> tuple[list, _Static]:
+    """An equation's leaves: its section's ``float`` numbers (:func:`.sections.leaves`), traced or not."""
+    shell = getattr(eq, "_shell", None)
+    if shell is not None:
+        return list(shell[1]), shell[0]
+    if eq.section is None:
+        return [], _Static((), None, eq.domain, alone=eq)
+    values = sections.leaves(eq.section)
+    return list(values.values()), _Static(tuple(values), eq.section, eq.domain)
+
+
+def _is_number(leaf: Any) -> bool:
+    return isinstance(leaf, (int, float, np.ndarray, np.generic, jax.Array)) and not isinstance(leaf, bool)
+
+
+def _unflatten(cls: type[Equation], static: _Static, leaves: Sequence[Any]) -> Equation:
+    """The equation at the numbers ``leaves``: built again as :meth:`Equation.at` builds it. Leaves that pose no
+    equation (the placeholders JAX's tree utilities pass, ``None`` and ``object()``; numbers its constructor refuses,
+    such as a gradient's zeros) give a shell that holds the structure and the leaves and nothing else."""
+    if static.alone is not None:
+        return static.alone
+    if all(_is_number(v) for v in leaves):
+        with contextlib.suppress(Exception):  # numbers that pose no equation (a gradient's zeros): a shell
+            return cls(sections.replace(static.skeleton, dict(zip(static.names, leaves))), static.domain)
+    shell = object.__new__(cls)
+    shell.section, shell.domain = static.skeleton, static.domain
+    shell._shell = (static, tuple(leaves))  # type: ignore[attr-defined]
+    return shell

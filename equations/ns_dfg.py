@@ -32,6 +32,7 @@ same number of periods).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -147,15 +148,20 @@ def _quantities_in_time(eq, predict, t, center, radius, outer, rows: int = 1 << 
         flat = predict(np.column_stack([np.tile(pts, (len(times), 1)), np.repeat(times, len(pts))]),
                        of=eq.gradients)
         values = {k: np.asarray(v).reshape(len(times), len(pts)) for k, v in flat.items()}
-        for i in range(len(times)):
-            served = iter(pieces)
-
-            def flow(p, of=None, i=i, served=served):
-                idx = next(served)
-                return {k: v[i, idx] for k, v in values.items()}
-
-            out.append(_quantities(eq, flow, center, radius, outer))
+        out += [_quantities(eq, _served(values, i, pieces), center, radius, outer) for i in range(len(times))]
     return out
+
+
+def _served(values: dict, i: int, pieces: list) -> Callable:
+    """A flow that answers the ``k``-th call with the ``k``-th of ``pieces`` (indices) of the ``i``-th time's
+    ``values``: the point sets a snapshot reads, in the order it reads them."""
+    served = iter(pieces)
+
+    def flow(pts, of=None):
+        idx = next(served)
+        return {k: v[i, idx] for k, v in values.items()}
+
+    return flow
 
 
 def _sections(eq, center) -> dict[str, float]:

@@ -7,6 +7,7 @@ other values of them through :func:`replace`.
 from __future__ import annotations
 
 import dataclasses
+import typing
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,3 +32,18 @@ def replace(section, values: Mapping[str, Any]):
         inner.setdefault(head, {}).update({rest: v} if rest else {"": v})
     return dataclasses.replace(section, **{k: v[""] if "" in v else replace(getattr(section, k), v)
                                            for k, v in inner.items()})
+
+
+def leaves(section, prefix: str = "") -> dict[str, Any]:
+    """``{dotted name: value}`` of the section's numbers typed ``float`` (or ``float | None`` and set): the
+    leaves of an equation as a pytree (:mod:`.base`), each of which may be traced. Integers (a seed, a count) and
+    fields that also take an expression (a load ``q(x, y)``) are the equation's structure."""
+    hints = typing.get_type_hints(type(section))
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(section):
+        v = getattr(section, f.name)
+        if dataclasses.is_dataclass(v):
+            out.update(leaves(v, f"{prefix}{f.name}."))
+        elif v is not None and hints[f.name] in (float, float | None):
+            out[prefix + f.name] = v
+    return out

@@ -1,4 +1,5 @@
 """The equation contract: the hooks' defaults are what the solvers may rely on without asking."""
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -58,3 +59,40 @@ def test_periodic_pairs_without_a_residual_say_so():
     eq.periodic = [("left", "right")]
     with pytest.raises(NotImplementedError, match=r"Minimal declares periodic pairs \[\('left', 'right'\)\]"):
         eq.periodic_residual(None, None)
+
+
+def _plate(**changes):
+    from sciml.config import build
+    from sciml.equations.plate import PlateConfig
+    from sciml.solvers.pinn.geometry import Rectangle
+
+    section = {"type": "kirchhoff_plate", "E": 2.0e11, "nu": 0.25, "thickness": 0.01, "load": "980 * x * y",
+               "aspect": 1.5, **changes}
+    return KirchhoffPlate(build(PlateConfig, section), Rectangle((0.0, 2.0), (0.0, 3.0)))
+
+
+def test_an_equation_is_a_pytree_of_its_float_numbers():
+    """The leaves are the section's float numbers (an expression's field and the integers are its structure);
+    unflattening with other leaves is ``Equation.at``; ``jax.jit`` and ``jax.grad`` take an equation as an
+    argument, its numbers traced; placeholders and numbers that pose no equation (a gradient's) give a shell."""
+    eq = _plate()
+    leaves, tree = jax.tree_util.tree_flatten(eq)
+    names = tree.node_data()[1].names
+    assert dict(zip(names, leaves)) == {"E": 2.0e11, "nu": 0.25, "thickness": 0.01, "aspect": 1.5}
+    new = {"E": 3.0e11, "nu": 0.3, "thickness": 0.02, "aspect": 1.5}
+    other = jax.tree_util.tree_unflatten(tree, [new[n] for n in names])
+    at = eq.at(new)
+    assert type(other) is KirchhoffPlate and (other.D, other.c, other.q0) == (at.D, at.c, at.q0)
+    assert jax.tree_util.tree_structure(at) == tree and jax.tree_util.tree_leaves(at) == [new[n] for n in names]
+    with jax.enable_x64(True):
+        assert float(jax.jit(lambda e: e.D)(eq)) == pytest.approx(eq.D, rel=1e-14)
+        grad = jax.grad(lambda e: e.D)(eq)  # D = E t^3 / (12 (1 - nu^2))
+    g = dict(zip(names, jax.tree_util.tree_leaves(grad)))
+    assert g["E"] == pytest.approx(eq.D / 2.0e11, rel=1e-12)
+    assert g["thickness"] == pytest.approx(3 * eq.D / 0.01, rel=1e-12)
+    assert g["nu"] == pytest.approx(eq.D * 2 * 0.25 / (1 - 0.25**2), rel=1e-12) and g["aspect"] == 0.0
+    shell = jax.tree_util.tree_map(lambda x: object(), eq)
+    assert jax.tree_util.tree_structure(shell) == tree and not hasattr(shell, "D")
+    assert jax.tree_util.tree_leaves(Minimal()) == []  # built without a section: no leaves, itself back
+    alone = Minimal()
+    assert jax.tree_util.tree_map(lambda x: x, alone) is alone
