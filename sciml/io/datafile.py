@@ -6,6 +6,12 @@
   MATLAB shows it (``(samples, x, y)`` for the FNO paper's ``coeff`` and ``sol``).
 - **MATLAB v5** (and v4; ``.mat``, scipy.io): a variable per key.
 
+A key may index its array, samples first, with numpy's basic indexing (integers, slices, ``...``): PDEBench's
+1D files hold ``tensor`` as ``(samples, t, x)``, so ``tensor[:, 0]`` is the initial states and ``tensor[:, -1]``
+the last ones; an HDF5 file reads only the part indexed. ``*/PATH`` stacks the array at ``PATH`` of every
+top-level group as the samples (PDEBench's 2D files with a group per sample: ``*/data[:, 0]`` is each sample's
+first time); ``sciml data info`` shows such a file's arrays so, one line each.
+
 :func:`read` gives one key's array as stored (float64 for numbers); :func:`entries` lists every numeric array
 with its shape, type, range and NaN count (what ``sciml data info FILE`` prints, :func:`info`). Every failure
 (no such file, a file of none of these kinds, a truncated or damaged one, a missing key, an array of strings)
@@ -14,6 +20,7 @@ is one :class:`~sciml.errors.BadFile` line naming the file and, where one is ask
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +32,8 @@ from . import hdf5
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 MATLAB_73 = b"MATLAB 7.3"
 BLOCK = 2 ** 24  # bytes read at a time for a range (a large array is not loaded whole to describe it)
+EACH = "*/"  # a key's prefix: the array at the rest of the path in every top-level group, stacked as samples
+_KEY = re.compile(r"^\s*(?P<name>[^\[\]]+?)\s*(?:\[(?P<index>[^\[\]]*)\])?\s*$")
 
 
 @dataclass(frozen=True)
@@ -75,21 +84,26 @@ def read(path: str, key: str, what: str = "") -> np.ndarray:
 def arrays(path: str, wanted: dict[str, str]) -> dict[str, np.ndarray]:
     """The arrays at the keys of ``wanted``, read in one opening of the file (a MATLAB v5 file is loaded
     whole once); each key's value names what asked for it, as :func:`read`'s ``what``."""
-    k = kind(path)
+    k, named = kind(path), {key: _parse(path, key, what) for key, what in wanted.items()}
     if k == "matlab":
         variables = _matlab(path)
         for key, what in wanted.items():
-            if key not in variables:
-                _missing(path, key, list(variables), what)
-        return {key: _numbers(path, key, variables[key]) for key in wanted}
+            if named[key][0] not in variables:
+                _missing(path, named[key][0], list(variables), what)
+        return {key: _numbers(path, key, _take(path, key, variables[name], index)) for key, (name, index) in
+                named.items()}
     stored = {}
     with hdf5.opened(path, "dataset file") as f:
         for key, what in wanted.items():
-            node = f.get(key)
+            name, index = named[key]
+            if name.startswith(EACH):
+                stored[key] = _stacked(path, f, key, what, index)
+                continue
+            node = f.get(name)
             if node is None or not hasattr(node, "shape"):
-                _missing(path, key, _h5_keys(f), what)
-            stored[key] = node[()]
-    return {key: _numbers(path, key, a.T if k == "matlab7.3" else a) for key, a in stored.items()}
+                _missing(path, name, _h5_keys(f), what)
+            stored[key] = _take(path, key, node, index, reverse=k == "matlab7.3")
+    return {key: _numbers(path, key, a) for key, a in stored.items()}
 
 
 def entries(path: str, ranges: bool = True) -> list[Entry]:
@@ -101,11 +115,14 @@ def entries(path: str, ranges: bool = True) -> list[Entry]:
     out = []
     with hdf5.opened(path, "dataset file") as f:
         for key in _h5_keys(f):
-            node = f[key]
+            nodes = [g[key[len(EACH):]] for g in f.values()] if key.startswith(EACH) else [f[key]]
+            node = nodes[0]
             if not np.issubdtype(node.dtype, np.number) or node.shape is None:
                 continue
             shape = tuple(reversed(node.shape)) if k == "matlab7.3" else tuple(node.shape)
-            low, high, nans = _range(node) if ranges else (np.nan, np.nan, 0)
+            if key.startswith(EACH):
+                shape = (len(nodes), *shape)
+            low, high, nans = _merged([_range(n) for n in nodes]) if ranges else (np.nan, np.nan, 0)
             out.append(Entry(key, shape, str(node.dtype), low, high, nans))
     return out
 
@@ -133,9 +150,91 @@ def _matlab(path: str) -> dict[str, np.ndarray]:
 
 
 def _h5_keys(f) -> list[str]:
+    """The paths of an HDF5 file's arrays; a file with a group per sample (:func:`_per_sample`) as ``*/PATH``."""
+    each = _per_sample(f)
+    if each is not None:
+        return [EACH + p for p in each]
     found: list[str] = []
     f.visititems(lambda name, node: found.append(name) if hasattr(node, "shape") else None)
     return found
+
+
+def _per_sample(f) -> list[str] | None:
+    """The array paths every top-level group holds when the file is a group per sample (two groups or more, only
+    groups at the top, each with the same arrays of the same shapes), else None."""
+    groups = list(f.values())
+    if len(groups) < 2 or not all(hasattr(g, "visititems") for g in groups):
+        return None
+
+    def arrays(g) -> dict:
+        found: dict = {}
+        g.visititems(lambda name, node: found.update({name: node.shape}) if hasattr(node, "shape") else None)
+        return found
+
+    first = arrays(groups[0])
+    return list(first) if first and all(arrays(g) == first for g in groups[1:]) else None
+
+
+def _parse(path: str, key: str, what: str) -> tuple[str, tuple]:
+    """``(name, index)`` of a key ``NAME`` or ``NAME[INDEX]`` (numpy's basic indexing: integers, slices, ``...``)."""
+    m = _KEY.match(key)
+    try:
+        if m is None:
+            raise ValueError
+        if m["index"] is None:
+            return m["name"], ()
+        return m["name"], tuple(_item(part) for part in m["index"].split(","))
+    except ValueError:
+        asked = f"{what}: " if what else ""
+        raise BadFile(f"{path}: {asked}{key!r} is not an array's key with an index such as tensor[:, -1] "
+                      f"(integers, slices a:b:c and ... only)") from None
+
+
+def _item(text: str):
+    text = text.strip()
+    if text == "...":
+        return Ellipsis
+    if ":" in text:
+        parts = text.split(":")
+        if len(parts) > 3:
+            raise ValueError(text)
+        return slice(*(int(p) if p.strip() else None for p in parts))
+    return int(text)
+
+
+def _full(index: tuple, ndim: int) -> tuple:
+    """``index`` with its ``...`` (or its end) filled by whole slices to ``ndim`` axes."""
+    at = index.index(Ellipsis) if Ellipsis in index else len(index)
+    rest = [i for i in index if i is not Ellipsis]
+    return (*rest[:at], *[slice(None)] * (ndim - len(rest)), *rest[at:])
+
+
+def _take(path: str, key: str, a, index: tuple, reverse: bool = False) -> np.ndarray:
+    """``a[index]`` of an array or HDF5 dataset (only that part read); ``reverse``: MATLAB v7.3's, stored with its
+    axes reversed and indexed as MATLAB shows it."""
+    try:
+        if reverse:
+            return np.asarray(a[tuple(reversed(_full(index, a.ndim)))] if a.ndim else a[()]).T
+        return np.asarray(a[index] if index else a[()])
+    except (IndexError, ValueError, TypeError) as e:
+        shape = tuple(reversed(a.shape)) if reverse else tuple(a.shape)
+        raise BadFile(f"{path}: {key}: cannot index an array of shape {shape}: {e}") from None
+
+
+def _stacked(path: str, f, key: str, what: str, index: tuple) -> np.ndarray:
+    """The array ``*/PATH[index]``: ``PATH`` of each top-level group, the groups as the first axis."""
+    name = _parse(path, key, what)[0][len(EACH):]
+    groups = [g for g in f.values() if hasattr(g, "visititems") and hasattr(g.get(name), "shape")]
+    if not groups:
+        _missing(path, EACH + name, _h5_keys(f), what)
+    full = _full(index, 1 + groups[0][name].ndim)
+    try:
+        chosen = np.arange(len(groups))[full[0]]
+    except (IndexError, TypeError) as e:
+        raise BadFile(f"{path}: {key}: cannot index {len(groups)} groups: {e}") from None
+    if np.ndim(chosen) == 0:
+        return _take(path, key, groups[int(chosen)][name], full[1:])
+    return np.stack([_take(path, key, groups[i][name], full[1:]) for i in chosen])
 
 
 def _numeric(a) -> bool:
@@ -171,8 +270,11 @@ def _range(node) -> tuple[float, float, int]:
     if node.ndim == 0 or node.size == 0:
         return _stats(np.asarray(node[()]))
     rows = max(1, BLOCK // max(1, node.size // node.shape[0] * node.dtype.itemsize))
-    low, high, nans = np.inf, -np.inf, 0
-    for i in range(0, node.shape[0], rows):
-        lo, hi, n = _stats(node[i:i + rows])
-        low, high, nans = (min(low, lo), max(high, hi), nans + n) if np.isfinite(lo) else (low, high, nans + n)
-    return (low, high, nans) if np.isfinite(low) else (np.nan, np.nan, nans)
+    return _merged([_stats(node[i:i + rows]) for i in range(0, node.shape[0], rows)])
+
+
+def _merged(parts: list[tuple[float, float, int]]) -> tuple[float, float, int]:
+    """The finite range and NaN count of the parts' together (NaN, NaN where none has a finite value)."""
+    finite = [(lo, hi) for lo, hi, _ in parts if np.isfinite(lo)]
+    nans = sum(n for _, _, n in parts)
+    return (min(lo for lo, _ in finite), max(hi for _, hi in finite), nans) if finite else (np.nan, np.nan, nans)

@@ -74,7 +74,11 @@ def broken(tmp_path, files) -> dict:
             "no array 'cof' (did you mean 'coeff'?)": (files["hdf5"], "cof"),
             "no array 'solution'": (files["matlab"], "solution"),
             "data.outputs: no array 'x'": (files["matlab7.3"], "x"),
-            "holds <U1 values, not numbers": (str(strings), "names")}
+            "holds <U1 values, not numbers": (str(strings), "names"),
+            "'coeff[:, x]' is not an array's key with an index": (files["hdf5"], "coeff[:, x]"),
+            "coeff[:, 9]: cannot index an array of shape (5, 7, 6)": (files["matlab7.3"], "coeff[:, 9]"),
+            "coeff[::-1]: cannot index an array of shape (5, 7, 6)": (files["hdf5"], "coeff[::-1]"),
+            "no array '*/data'": (files["hdf5"], "*/data")}
 
 
 def test_each_broken_input_is_one_line_naming_the_file(tmp_path, files, capsys):
@@ -87,3 +91,38 @@ def test_each_broken_input_is_one_line_naming_the_file(tmp_path, files, capsys):
             assert main(["data", "info", path]) == 2
             err = capsys.readouterr().err
             assert err.count("\n") == 1 and said in err
+
+
+@pytest.mark.parametrize("key,index", [("coeff[:, 0]", np.s_[:, 0]), ("coeff[..., -1]", np.s_[..., -1]),
+                                       ("coeff[1:4, ::2, 2]", np.s_[1:4, ::2, 2]), ("coeff [3]", np.s_[3])])
+def test_a_key_indexes_its_array_samples_first(files, key, index):
+    for kind, path in files.items():
+        np.testing.assert_array_equal(datafile.read(path, key), COEFF[index], err_msg=kind)
+
+
+def test_the_pdebench_layouts(tmp_path, capsys):
+    """A 1D file (``tensor`` as (samples, t, x) beside its coordinates) indexed by time, and a 2D file with a
+    group per sample (``0000/data`` as (t, x, y, channels), ``0000/grid/x``) read as ``*/PATH``."""
+    one = tmp_path / "1D_Burgers.hdf5"
+    tensor = RNG.normal(size=(4, 6, 8)).astype(np.float32)
+    with h5py.File(one, "w") as f:
+        f["tensor"], f["x-coordinate"], f["t-coordinate"] = tensor, np.linspace(0, 1, 8), np.linspace(0, 2, 7)
+    np.testing.assert_array_equal(datafile.read(str(one), "tensor[:, 0]"), tensor[:, 0])
+    np.testing.assert_array_equal(datafile.read(str(one), "tensor[:, -1]"), tensor[:, -1])
+    two = tmp_path / "2D_diff-react.h5"
+    samples = RNG.normal(size=(3, 5, 4, 4, 2))
+    with h5py.File(two, "w") as f:
+        for i, d in enumerate(samples):
+            f[f"{i:04d}/data"], f[f"{i:04d}/grid/x"] = d, np.linspace(-1, 1, 4)
+    assert [(e.key, e.shape) for e in datafile.entries(str(two))] == [("*/data", (3, 5, 4, 4, 2)),
+                                                                      ("*/grid/x", (3, 4))]
+    entry = datafile.entries(str(two))[0]
+    assert (entry.low, entry.high) == (samples.min(), samples.max())
+    np.testing.assert_array_equal(datafile.read(str(two), "*/data[:, 0, ..., 1]"), samples[:, 0, ..., 1])
+    np.testing.assert_array_equal(datafile.read(str(two), "*/data[1:, -1]"), samples[1:, -1])
+    np.testing.assert_array_equal(datafile.read(str(two), "*/data[2, 0]"), samples[2, 0])
+    with pytest.raises(BadFile, match=r"no array '\*/dat' \(did you mean '\*/data'\?\)"):
+        datafile.read(str(two), "*/dat")
+    assert main(["data", "info", str(two)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 4 and out[2].startswith("*/data") and "(3, 5, 4, 4, 2)" in out[2]

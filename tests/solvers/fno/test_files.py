@@ -66,6 +66,19 @@ def test_a_file_makes_the_generators_dataset_bit_for_bit(tmp_path, generated):
         data.check(cases.load(case).config.data)
 
 
+def test_pdebench_darcy_layout_by_an_indexed_key(tmp_path, generated):
+    """PDEBench's 2D Darcy file: ``nu`` (samples, x, y) and ``tensor`` (samples, 1, x, y): ``tensor[:, 0]``."""
+    made, _, arrays = generated
+    path = tmp_path / "2D_DarcyFlow.hdf5"
+    with h5py.File(path, "w") as f:
+        f["nu"], f["tensor"] = arrays["a"], arrays["u"][:, None]
+    case = from_file(tmp_path, path, data__inputs="nu", data__outputs="tensor[:, 0]")
+    assert main(["datagen", case, "--quiet"]) == 0
+    with h5py.File(made) as want, h5py.File(cases.load(case).config.data.path) as got:
+        for k in ("train/inputs", "train/outputs", "test/17/outputs"):
+            np.testing.assert_array_equal(got[k][()], want[k][()], err_msg=k)
+
+
 def test_the_same_training_from_the_file_as_from_the_generator(tmp_path, generated, capsys):
     made, paths, _ = generated
     runs = {}
