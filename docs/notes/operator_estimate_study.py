@@ -1,4 +1,6 @@
-"""Prototype (issue 72): a residual error estimate for the plate operator, on in- and out-of-distribution loads."""
+"""Issue 72: the plate operator's error estimate (physics.Plate.estimate) on in- and out-of-distribution loads
+against Navier's series, and a one-step correction by the same inverse: ``python operator_estimate_study.py RUN``
+for a run of plate_operator_quick (docs/notes/operator_estimate.md)."""
 import sys, numpy as np, jax, jax.numpy as jnp
 from scipy.stats import spearmanr
 from sciml import cases
@@ -57,7 +59,7 @@ def study(s):
     sine, lam, _ = _sine_solver(s - 2, 1.0)
     ri = r[:, 1:-1, 1:-1]
     delta = np.einsum("ij,bjk,kl->bil", sine, np.einsum("ij,bjk,kl->bil", sine, ri, sine) / (physics.D * lam ** 2), sine)
-    est = np.linalg.norm(delta.reshape(len(items), -1), axis=1) / np.linalg.norm(pred.reshape(len(items), -1), axis=1)
+    est = np.asarray(physics.estimate(field, xin))  # ‖δ‖ / ‖w - δ‖
     true = np.linalg.norm((pred - ref).reshape(len(items), -1), axis=1) / np.linalg.norm(ref.reshape(len(items), -1), axis=1)
     corrected = pred.copy(); corrected[:, 1:-1, 1:-1] -= delta
     after = np.linalg.norm((corrected - ref).reshape(len(items), -1), axis=1) / np.linalg.norm(ref.reshape(len(items), -1), axis=1)

@@ -148,6 +148,21 @@ class Plate:
         q = _loads(x)
         return jnp.mean(_norm(self.residual(field, x)) / _norm(q))
 
+    def estimate(self, field: Callable, x):
+        """Each sample's estimate of the relative L2 error of the decoded field (arguments as for :meth:`pde`),
+        ``(batch,)``: the :meth:`residual` at the grid's interior points mapped back to a deflection by the inverse
+        of the discrete simply supported bilaplacian, ``δ = (D Δ_h²)⁻¹ r`` (diagonal in the sine basis,
+        :func:`_sine_solver`), over the field less it: ``‖δ‖ / ‖w - δ‖``. For ``w = w* + e``, ``e`` smooth on the
+        grid and zero with its Laplacian on the edges, ``δ ≈ e`` and ``w - δ ≈ w*``; on clamped edges the same
+        inverse is an approximation. Measured on loads unlike the training's: docs/notes/operator_estimate.md."""
+        s, batch = self.resolution, x.shape[0]
+        r = self.residual(field, x).T.reshape(batch, s, s)[:, 1:-1, 1:-1]
+        sine, eigenvalues, _ = _sine_solver(s - 2, 1.0)
+        S, lam = jnp.asarray(sine, r.dtype), jnp.asarray(eigenvalues, r.dtype)
+        delta = S @ ((S @ r @ S) / (self.D * lam ** 2)) @ S
+        w = _on_grid(field, s, 0)(jnp.asarray(self.points()[0], x.dtype))[..., 0].T.reshape(batch, s, s)
+        return _relative(delta, w[:, 1:-1, 1:-1] - delta)
+
     def weights(self, fine: bool = False) -> np.ndarray:
         """Quadrature weights ``(n²,)`` on the closed grid of the training points (Simpson's rule where their
         ``s - 1`` intervals are even, else the trapezoid rule) or, ``fine``, on the grid ``refine`` times finer
@@ -204,6 +219,11 @@ def _loads(x):
 def _norm(a):
     """``||a||`` over the points (axis 0), with a finite gradient at 0."""
     return jnp.sqrt(jnp.sum(a * a, axis=0) + jnp.finfo(a.dtype).tiny)
+
+
+def _relative(error, reference):
+    """``‖error‖ / ‖reference‖`` of each sample, both ``(batch, ...)``."""
+    return _norm(error.reshape(error.shape[0], -1).T) / _norm(reference.reshape(reference.shape[0], -1).T)
 
 
 @functools.cache
@@ -313,6 +333,17 @@ class Darcy:
         s, lam = jnp.asarray(sine, residual.dtype), jnp.asarray(eigenvalues, residual.dtype)
         z = s @ ((s @ residual @ s) / lam) @ s
         return jnp.mean(_norm(z.reshape(z.shape[0], -1).T)) / reference
+
+    def estimate(self, u, x):
+        """Each sample's estimate of the relative L2 error of the outputs ``u`` against the scheme's solution
+        (arguments as for :meth:`energy`), ``(batch,)``: the residual through the inverse Laplacian (as
+        :meth:`preconditioned`) over the sample's mean coefficient ``ā``, ``δ = L⁻¹(A_h u - f) / ā ≈ u - u*``, over
+        the output less it at the interior points: ``‖δ‖ / ‖u - δ‖``, exact for a constant coefficient."""
+        residual = self._residual(u, x)
+        sine, eigenvalues, _ = _sine_solver(residual.shape[1], self.f)
+        s, lam = jnp.asarray(sine, residual.dtype), jnp.asarray(eigenvalues, residual.dtype)
+        delta = (s @ ((s @ residual @ s) / lam) @ s) / jnp.mean(x[..., 0], (1, 2))[:, None, None]
+        return _relative(delta, u[:, 1:-1, 1:-1, 0] - delta)
 
     def boundary(self, u, x):
         """The rms of ``u`` on the edges over :meth:`output_scale` of each sample's coefficient."""

@@ -65,6 +65,21 @@ def test_the_exact_solution_has_no_residual_and_a_scaled_one_its_scale():
     np.testing.assert_allclose(m["mxy"], np.outer(c, -k * 0.7), rtol=1e-10)
 
 
+def test_the_estimate_is_zero_at_the_solution_and_a_scaled_one_s_error_by_the_discrete_inverse():
+    """``‖δ‖ / ‖w - δ‖``, ``δ = (D Δ_h²)⁻¹ r``: 0 for the exact field; for ``1.1 w*`` the residual ``0.1 q`` maps to
+    ``0.1 (2π²/λ)² w*`` (λ the five-point Laplacian's first eigenvalue), so the estimate is the true 0.1 to the
+    grid's O(h²) (0.6 % on 17 points), each sample alike."""
+    with jax.enable_x64(True):
+        plate = Plate(D=2.5, nu=0.3, resolution=17)
+        amplitude = np.array([1.0, -0.2])
+        q = loads(plate, amplitude)
+        np.testing.assert_allclose(plate.estimate(sine_mode(amplitude), q), 0.0, atol=1e-12)
+        lam = 8 * 16 ** 2 * np.sin(np.pi / 32) ** 2
+        delta = 0.1 * (2 * np.pi ** 2 / lam) ** 2
+        np.testing.assert_allclose(plate.estimate(sine_mode(1.1 * amplitude), q), delta / (1.1 - delta), rtol=1e-9)
+        assert abs(delta / (1.1 - delta) / 0.1 - 1) < 0.01
+
+
 def test_the_boundary_term_measures_w_on_the_edges_against_the_deflection_scale():
     """A constant offset c breaks w = 0 on every edge (M_n stays 0): the term is |c| / W_b averaged over the
     batch, ``W_b = rms(q_b) / (4π⁴ D)``; a term c x(x - 1) (w_xx = 2c) breaks M_n ∝ w_nn + ν w_tt on every edge (on
@@ -296,6 +311,19 @@ def test_the_preconditioned_residual_is_the_relative_error_for_a_constant_coeffi
             assert float(physics.preconditioned(u + e, a)) == pytest.approx(0.01, rel=1e-9)
             residuals.append(float(physics.pde(u + e, a)))
         assert residuals[1] > 100 * residuals[0]
+
+
+def test_the_darcy_estimate_is_the_relative_error_for_a_constant_coefficient_and_zero_at_the_solution():
+    s = 21
+    physics = Darcy(f=1.0, resolution=s)
+    a, u = darcy_sample(s, n=3)
+    np.testing.assert_allclose(physics.estimate(u, a), 0.0, atol=1e-12)
+    x = np.linspace(0, 1, s)
+    a = np.full((2, s, s, 1), 7.5)
+    u = darcy.solve(a[..., 0], 1.0)[..., None]
+    e = np.stack([np.outer(np.sin(np.pi * x), np.sin(2 * np.pi * x)), np.outer(np.sin(17 * np.pi * x), np.sin(3 * np.pi * x))])
+    e = e / np.linalg.norm(e, axis=(1, 2), keepdims=True) * np.linalg.norm(u[0]) * np.array([0.01, 0.3])[:, None, None]
+    np.testing.assert_allclose(physics.estimate(u + e[..., None], a), [0.01, 0.3], rtol=1e-9)
 
 
 def test_the_physics_reads_the_inputs_on_its_own_finer_grid(tmp_path, monkeypatch):
