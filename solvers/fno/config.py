@@ -318,6 +318,10 @@ class EvaluationConfig:
                                      "run on the training grid (the finer inputs subsampled to it) with its output "
                                      "decoded at the finer points (rel_l2_<s>_decoded; model.type fno, a finer grid "
                                      "that holds the training grid's points)")
+    estimate: bool = spec(False, help="also report the physics' per-sample error estimate on each test grid, its "
+                                      "mean (estimate_<s>) and its rank correlation with the true errors "
+                                      "(estimate_spearman_<s>; a generator with physics: plate, darcy; model.type "
+                                      "fno)")
 
 
 @dataclass
@@ -398,6 +402,10 @@ class FnoCase:
             self._check_physics(gen)
         if self.evaluation.decoded:
             self._check_decoded(gen)
+        if self.evaluation.estimate and (self.data.generator not in PHYSICS or self.model.type != "fno"):
+            raise Invalid("evaluation.estimate", f"needs a generator with physics ({', '.join(PHYSICS)}) "
+                                                 f"and model.type fno, not {self.data.generator or 'a file'} and "
+                                                 f"{self.model.type!r}")
         if self.data.physics_resolution and not self.training.terms.physics:
             raise Invalid("data.physics_resolution", "is the grid of the physics terms, and the loss has none "
                                                      "(training.terms)")

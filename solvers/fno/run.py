@@ -13,7 +13,10 @@ gives, next to that final error, the mean, std, min and max of the last ``evalua
 (:func:`last_k`: one draw of a noisy curve is not the run's error). For a generator with physics (the plate)
 the final evaluation also scores the fields the physics derives from the decoded output (the bending moments:
 second derivatives by the Taylor engine at the test grid's points) against the generator's own, solved again
-for the same test loads (:func:`make_derived`, :func:`evaluate_derived`). With ``evaluation.decoded`` each
+for the same test loads (:func:`make_derived`, :func:`evaluate_derived`). With ``evaluation.estimate`` (a
+generator with physics: the plate, Darcy) it reports the physics' per-sample error estimate on each test grid
+(:meth:`.physics.Plate.estimate`; :func:`make_estimate`): ``estimate``, its mean, and ``estimate_spearman``, its
+rank correlation with the true errors of the output's first channel. With ``evaluation.decoded`` each
 finer grid is also scored by the operator on the training grid with its output decoded at the finer points
 (:func:`make_decoded`, ``rel_l2_<s>_decoded``), beside the network run on the finer inputs (``rel_l2_<s>``).
 
@@ -221,6 +224,31 @@ def evaluate_derived(cfg: FnoCase, run, state, split: data.Split, resolution: in
         for name, e in run(state["params"], state["stats"], stored[rows], reference[rows]).items():
             errs[name].append(np.asarray(e))
     return {name: float(np.mean(np.concatenate(e))) for name, e in errs.items()}
+
+
+def make_estimate(op: Operator, physics):
+    """``(params, stats, x, y) -> (per-sample error estimate, per-sample true rel. L2)`` of the output's first
+    channel, jitted: the physics' :meth:`~.physics.Plate.estimate` of the decoded field or of the output on the
+    grid (``physics.reads``), on the grid of ``physics.resolution``."""
+
+    @jax.jit
+    def run(params, stats, x, y):
+        pred = op.predict(params, stats, x)
+        out = op.field(params, stats, x) if physics.reads == "field" else pred
+        return physics.estimate(out, x), losses.rel_l2(pred[..., :1], y[..., :1], reduce=False)
+
+    return run
+
+
+def evaluate_estimate(run, state, split: data.Split, batch_size: int) -> dict[str, float]:
+    """``{"estimate": its mean, "estimate_spearman": the rank correlation of the estimates with the true errors}``
+    over the test samples of ``split``."""
+    from scipy.stats import spearmanr  # on use: scipy's statistics for one number
+
+    pairs = [run(state["params"], state["stats"], x, y) for x, y in split.batches(batch_size)]
+    estimate, true = (np.concatenate([np.asarray(p[i]) for p in pairs]) for i in (0, 1))
+    rank = spearmanr(estimate, true).statistic if len(true) > 1 else np.nan
+    return {"estimate": float(np.mean(estimate)), "estimate_spearman": float(rank)}
 
 
 def make_decoded(op: Operator, resolution: int, fine: int, grid: str):
@@ -470,6 +498,13 @@ class _Fno:
                 suffix = "" if r == cfg.data.resolution else f"_{r}"
                 for name, err in evaluate_derived(cfg, derive, self.host(state), split, r, physics).items():
                     results[f"rel_l2_{name}{suffix}"] = err
+        if cfg.evaluation.estimate:  # the physics' error estimate beside the true error
+            for r, split in self.tests.items():
+                suffix = "" if r == cfg.data.resolution else f"_{r}"
+                at = PHYSICS[cfg.source.name].of(cfg.data.params, r, cfg.training.autodiff)
+                for name, v in evaluate_estimate(make_estimate(self.op, at), self.host(state), split,
+                                                 cfg.evaluation.batch_size).items():
+                    results[f"{name}{suffix}"] = v
         if cfg.evaluation.decoded:
             grid = cfg.source.grid
             for r, split in self.tests.items():

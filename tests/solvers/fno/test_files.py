@@ -147,6 +147,7 @@ def test_each_mismatch_is_one_line_naming_the_key(tmp_path, generated, capsys):
     ({"data__params": {"contrast": 2.0}}, "data.params: a dataset from data.file has no generator parameters"),
     ({"data__n_test_super": 4}, "data.n_test_super: a dataset from data.file has no solver"),
     ({"training__terms": {"data": 1.0, "pde": 1.0}}, "physics terms need a generator with physics"),
+    ({"evaluation__estimate": True}, "evaluation.estimate: needs a generator with physics (plate, darcy)"),
 ])
 def test_a_case_with_a_file_is_checked_when_it_loads(tmp_path, changes, said, capsys):
     case = from_file(tmp_path, tmp_path / "absent.h5", **changes)

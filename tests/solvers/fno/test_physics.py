@@ -419,6 +419,7 @@ def test_a_physics_only_darcy_run_learns_from_the_coefficients_alone(tmp_path, m
     case = _tiny_darcy(tmp_path)
     case["training"] = {**case["training"], "terms": {"data": 0.0, term: 1.0}, "epochs": 20, "lr": 1e-2}
     case["model"]["vanish_on_edges"] = True
+    case["evaluation"]["estimate"] = True
     cfg = cases.load(write_case(tmp_path, case)).config
     data.write(cfg.data, cfg.data.path)
     mx, sx, my, sy = run.moments(cfg, data.Split(cfg.data.path, "train"))
@@ -431,8 +432,12 @@ def test_a_physics_only_darcy_run_learns_from_the_coefficients_alone(tmp_path, m
 
     monkeypatch.setattr(data.Split, "read", inputs_only)
     s = run.train(cfg, str(tmp_path / "run"), quiet=True)
-    assert set(s["metrics"]) == {"rel_l2", "rel_l2_17"}
-    assert np.isfinite(s["metrics"]["rel_l2"]) and s["metrics"]["rel_l2"] < 0.5 * s["initial_rel_l2"]
+    m = s["metrics"]
+    assert set(m) == {"rel_l2", "rel_l2_17"} | {f"estimate{k}{r}" for k in ("", "_spearman") for r in ("", "_17")}
+    assert np.isfinite(m["rel_l2"]) and m["rel_l2"] < 0.5 * s["initial_rel_l2"]
+    # the estimate: the residual through L⁻¹ over ā, whose operator L⁻¹A_h/ā lies between 3/ā and 12/ā (about
+    # 0.4 and 1.6), of the error against the scheme on the test grid (the true error's against a finer solve)
+    assert all(0.5 < m[f"estimate{r}"] / m[f"rel_l2{r}"] < 2 for r in ("", "_17"))
 
 
 @pytest.mark.parametrize("resolution,edges", [(9, "simply_supported"), (17, "simply_supported"), (9, "clamped")])
@@ -471,6 +476,7 @@ def test_a_physics_only_run_learns_without_solved_samples(tmp_path, monkeypatch,
     against Navier's series."""
     case = _tiny(tmp_path)
     case["training"]["terms"], case["model"] = terms, {**case["model"], **model}
+    case["evaluation"]["estimate"] = True
     cfg = cases.load(write_case(tmp_path, case)).config
     data.write(cfg.data, cfg.data.path)
     mx, sx, my, sy = run.moments(cfg, data.Split(cfg.data.path, "train"))
@@ -485,8 +491,11 @@ def test_a_physics_only_run_learns_without_solved_samples(tmp_path, monkeypatch,
     s = run.train(cfg, str(tmp_path / "run"), quiet=True)
     assert np.isfinite(s["metrics"]["rel_l2"]) and s["metrics"]["rel_l2"] < s["initial_rel_l2"]
     moments = {f"rel_l2_{m}{r}" for m in ("mx", "my", "mxy") for r in ("", "_17")}
-    assert set(s["metrics"]) == {"rel_l2", "rel_l2_17"} | moments  # the moments, from the decoded field
+    estimates = {f"estimate{k}{r}" for k in ("", "_spearman") for r in ("", "_17")}
+    assert set(s["metrics"]) == {"rel_l2", "rel_l2_17"} | moments | estimates  # moments from the decoded field
     assert all(0 < s["metrics"][k] < 10 for k in moments)
+    assert all(0 < s["metrics"][f"estimate{r}"] < 100 and -1 <= s["metrics"][f"estimate_spearman{r}"] <= 1
+               for r in ("", "_17"))
     assert_exported_model_scores_as_summary(tmp_path / "run", tmp_path)  # a PINO's export (issue 74)
 
 
