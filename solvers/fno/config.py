@@ -481,16 +481,11 @@ class FnoCase:
             raise Invalid("model.step", f"must be <= data.t_in = {self.data.t_in}")
 
     def _check_sensors(self, gen):
-        """A DeepONet's sensors: on the training grid, at points every finer test grid holds."""
+        """A DeepONet's sensors: more than one per axis of the training grid."""
         n, stride = self.data.resolution, self.model.sensors
         if stride >= n:
             raise Invalid("model.sensors", f"a stride of {stride} leaves one sensor of the {n} points per axis "
                                            f"(data.resolution)")
-        for i, r in enumerate(self.data.super_resolution):
-            if factor(r, n, gen.grid) is None:
-                raise Invalid(f"data.super_resolution[{i}]", f"the DeepONet reads its sensors at the training grid's "
-                                                             f"points, which a {gen.grid} grid of {r} points does not "
-                                                             f"hold")
 
     def _check_training(self, gen):
         m = self.model

@@ -6,10 +6,11 @@ normalised inputs at the sensors, every ``model.sensors``-th point of the traini
 point set: of its points), all channels, flattened; the trunk reads the coordinates of every output point (on a
 tensor grid the unit cube's, as the dataset stores them; a point set's mapped onto [0, 1]^d by the training
 points' bounding box), through harmonics where ``model.harmonics`` asks. So the output is a function of the
-coordinates: on a finer test grid the network takes that grid's inputs at the same sensors (every
-``(S - 1) / (s - 1)``-th point of a closed grid of ``S``, ``S / s``-th of a periodic one) and answers at all of
-its points. ``model.vanish_on_edges`` multiplies the outputs by the FNO's edge factor (:func:`.model.edge_factor`),
-``stats`` are the FNO's scalings (:func:`.model.scalings`). The network does not decode as an FNO's field
+coordinates: on another test grid the network takes that grid's inputs at the same sensors (:func:`sensor_weights`:
+linear interpolation along each axis, the values themselves where the grid holds the sensors, as a closed grid of
+``S`` points holds those of ``s`` when ``(S - 1) / (s - 1)`` is an integer) and answers at all of its points.
+``model.vanish_on_edges`` multiplies the outputs by the FNO's edge factor (:func:`.model.edge_factor`), ``stats``
+are the FNO's scalings (:func:`.model.scalings`). The network does not decode as an FNO's field
 (``Operator.field`` raises): no physics terms, no ``evaluation.decoded``, no derived fields (the case's check
 refuses them).
 """
@@ -25,13 +26,28 @@ from sciml.nn import deeponet as net
 from sciml.nn import fno
 
 from .config import FnoCase
-from .generators import factor
+from .generators import coordinates
 from .model import Operator, edge_factor, scalings
 
 
 def sensor_shape(shape: tuple[int, ...], stride: int) -> tuple[int, ...]:
     """Sensors per axis of a training grid of ``shape`` points read every ``stride``-th point."""
     return tuple(len(range(0, n, stride)) for n in shape)
+
+
+def sensor_weights(n: int, train: int, stride: int, kind: str) -> np.ndarray:
+    """``(sensors, n)``: the values at the sensors of one axis (every ``stride``-th point of the training axis of
+    ``train`` points) from those of an axis of ``n`` points of the same kind, by linear interpolation (periodic: round
+    the period); a sensor on one of the ``n`` points takes its value alone."""
+    pos = coordinates(train, 1, kind)[::stride, 0] * (n - 1 if kind == "closed" else n)
+    pos = np.where(np.abs(pos - np.round(pos)) < 1e-9, np.round(pos), pos)
+    low = np.minimum(np.floor(pos).astype(int), n - 1)
+    frac = pos - low
+    high = (low + 1) % n if kind == "periodic" else np.minimum(low + 1, n - 1)
+    w = np.zeros((len(pos), n))
+    np.add.at(w, (np.arange(len(pos)), low), 1 - frac)
+    np.add.at(w, (np.arange(len(pos)), high), frac)
+    return w
 
 
 def build(cfg: FnoCase, in_channels: int, out_channels: int, grid: np.ndarray | None) -> Operator:
@@ -61,10 +77,13 @@ def build(cfg: FnoCase, in_channels: int, out_channels: int, grid: np.ndarray | 
         return fno.grid_channels(shape, kind, dtype).reshape(-1, d)
 
     def at_sensors(x):
-        """``(batch, sensors * channels)``: the inputs at the training grid's sensors, on any finer grid."""
-        shape = x.shape[1:-1]
-        strides = [m.sensors] if points else [_stride(n, n0, kind) * m.sensors for n, n0 in zip(shape, train_shape)]
-        return x[tuple([slice(None)] + [slice(None, None, s) for s in strides])].reshape(x.shape[0], -1)
+        """``(batch, sensors * channels)``: the inputs at the training grid's sensors, from any grid's."""
+        if points:
+            return x[:, ::m.sensors].reshape(x.shape[0], -1)
+        for a, (n, n0) in enumerate(zip(x.shape[1:-1], train_shape)):
+            w = jnp.asarray(sensor_weights(n, n0, m.sensors, kind), x.dtype)
+            x = jnp.moveaxis(jnp.tensordot(x, w, axes=([1 + a], [1])), -1, 1 + a)
+        return x.reshape(x.shape[0], -1)
 
     def predict(params, st, x):
         y = coordinates(x.shape[1:-1])
@@ -77,13 +96,6 @@ def build(cfg: FnoCase, in_channels: int, out_channels: int, grid: np.ndarray | 
         return out.reshape(x.shape[:-1] + (out_channels,))
 
     return Operator(init, predict, scalings(dtype, m.normalize), _no_field)
-
-
-def _stride(fine: int, coarse: int, kind: str) -> int:
-    """The stride from a test grid of ``fine`` points to the training grid's ``coarse`` ones."""
-    stride = factor(fine, coarse, kind)
-    assert stride is not None, "FnoCase.check: a DeepONet's test grids hold the training grid's points"
-    return stride
 
 
 def _no_field(params, stats, x):

@@ -13,8 +13,8 @@ from cli_cases import TINY_DARCY, write_case
 from export_check import assert_exported_model_scores_as_summary
 from sciml import cases
 from sciml.cli import main
-from sciml.solvers.fno import data, operators
-from sciml.solvers.fno.generators import GENERATORS
+from sciml.solvers.fno import data, deeponet, operators
+from sciml.solvers.fno.generators import GENERATORS, coordinates, factor
 
 DEEPONET = {"type": "deeponet", "branch": [32], "trunk": [32, 32], "basis": 16}
 # a DeepONet learns in more steps than an FNO (a plateau, then the fall): 200 steps of 20 samples
@@ -62,6 +62,23 @@ def test_a_deeponet_trains_on_a_generators_grid_and_answers_on_the_finer_one(tmp
     for f in ("fields.h5", "checkpoints/model.h5", "plots/test_9_0.png", "plots/test_17_0.png"):
         assert (out / f).is_file(), f
     assert_exported_model_scores_as_summary(out, tmp_path)  # on the training grid: its sensors' points
+
+
+@pytest.mark.parametrize("kind,train,n,stride", [("closed", 9, 17, 2), ("closed", 85, 421, 2), ("closed", 85, 141, 2),
+                                                 ("periodic", 8, 16, 1), ("periodic", 8, 12, 3)])
+def test_the_sensors_are_read_from_any_grid_by_linear_interpolation(kind, train, n, stride):
+    """A grid that holds the sensors gives their values alone; another one interpolates linearly along the axis
+    (round the period on a periodic grid): exact for a linear function."""
+    w = deeponet.sensor_weights(n, train, stride, kind)
+    x, sensors = coordinates(n, 1, kind)[:, 0], coordinates(train, 1, kind)[::stride, 0]
+    assert w.shape == (len(sensors), n) and np.allclose(w.sum(1), 1) and (w >= 0).all()
+    if factor(n, train, kind):
+        assert set(np.unique(w)) == {0.0, 1.0}
+    f = (lambda t: np.cos(2 * np.pi * t)) if kind == "periodic" else (lambda t: 2 + 3 * t)
+    np.testing.assert_allclose(w @ f(x), f(sensors), atol=0.03 if kind == "periodic" else 1e-12)
+    if kind == "periodic":  # a sensor between the last point and the period's end reads the first point too
+        last = deeponet.sensor_weights(4, 8, 1, "periodic")[-1]
+        np.testing.assert_allclose(last, [0.5, 0, 0, 0.5])
 
 
 @pytest.mark.parametrize("power", [1, 2])
