@@ -452,8 +452,8 @@ class FnoCase:
         else:
             self._check_sensors(gen)
         if m.vanish_on_edges and (not kind.edges or gen.grid != "closed"):
-            raise Invalid("model.vanish_on_edges", f"needs model.type fno or deeponet on a closed grid, not "
-                                                   f"{m.type!r} on {gen.name!r}'s {gen.grid} grid")
+            raise Invalid("model.vanish_on_edges", f"needs model.type fno or deeponet on a closed grid, not {m.type} "
+                                                   f"on a {gen.grid} grid ({gen.name})")
         if gen.grid == "points" and self.training.loss == "h1":
             raise Invalid("training.loss", "h1 takes the derivatives of a periodic grid's series; a point set "
                                            "(data.grid) trains with rel_l2")
