@@ -69,7 +69,7 @@ def build(cfg: FnoCase, in_channels: int, out_channels: int, grid: np.ndarray | 
         return net.init(key, sensors, net.feature_count(d, m.harmonics, periodic), out_channels, m.basis,
                         m.branch, m.trunk, dtype)
 
-    def coordinates(shape):
+    def output_points(shape):
         """The output points ``(n, d)`` of inputs on a grid of ``shape``: the point set's, or the tensor grid's."""
         if points:
             assert shape == train_shape, "a point set is one grid (DataConfig.check)"
@@ -86,7 +86,7 @@ def build(cfg: FnoCase, in_channels: int, out_channels: int, grid: np.ndarray | 
         return x.reshape(x.shape[0], -1)
 
     def predict(params, st, x):
-        y = coordinates(x.shape[1:-1])
+        y = output_points(x.shape[1:-1])
         a = at_sensors((x - st["x_mean"]) / st["x_std"]).astype(compute)
         phi = net.features((y - jnp.asarray(low, dtype)) / jnp.asarray(span, dtype), m.harmonics, periodic)
         u = net.apply(policy.cast(params), a, phi.astype(compute), m.activation).astype(dtype)

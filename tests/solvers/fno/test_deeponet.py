@@ -103,6 +103,21 @@ def test_vanish_on_edges_makes_the_outputs_zero_on_every_grids_edges(tmp_path, f
                                    atol=1e-6)
 
 
+def test_a_deeponet_trains_from_a_file_on_a_grid_of_data_dims_axes(tmp_path):
+    """A file's arrays on a tensor grid: data.dims names its axes (the DeepONet has no model.modes to count them)."""
+    arrays = _smooth(48, 17, 0)
+    with h5py.File(tmp_path / "grid.h5", "w") as f:
+        f["a"], f["u"] = arrays["a"], arrays["u"]
+    case = copy.deepcopy(TINY_DARCY)
+    case["model"], case["training"]["epochs"] = dict(DEEPONET), 2
+    case["data"] = {"file": str(tmp_path / "grid.h5"), "inputs": "a", "outputs": "u", "dims": 2, "resolution": 9,
+                    "path": str(tmp_path / "grid_data.h5"), "super_resolution": [17], "n_train": 40, "n_test": 8}
+    case = write_case(tmp_path, case, "grid.yaml")
+    assert main(["datagen", case, "--quiet"]) == 0
+    s = cases.run(cases.load(case), out=str(tmp_path / "run"), quiet=True)
+    assert set(s["metrics"]) == {"rel_l2", "rel_l2_17"} and s["epochs"] == 2
+
+
 def mesh_file(path, n_samples=60, seed=0):
     """A file of values at the nodes of an unstructured 2-D point set (a disk's scattered nodes, not a grid):
     inputs f = c0 + c1 x + c2 sin(pi y), outputs u = c0 x y + c1 cos(x) + c2 y^2 (linear in the c)."""
@@ -138,7 +153,7 @@ def test_a_deeponet_trains_from_a_file_of_values_on_an_unstructured_point_set(tm
         np.testing.assert_array_equal(f["test/150/grid"][()], nodes.astype(np.float32))
     out = tmp_path / "run"
     s = cases.run(cases.load(case), out=str(out), quiet=True)
-    assert set(s["metrics"]) == {"rel_l2"} and s["metrics"]["rel_l2"] < 0.5 * s["initial_rel_l2"]
+    assert set(s["metrics"]) == {"rel_l2"} and s["metrics"]["rel_l2"] < 0.2 * s["initial_rel_l2"]  # 0.96 -> 0.025
     grids = xdmf_sidecar.check(str(out / "fields.xdmf"))  # the nodes as ParaView's scattered vertices
     assert [(g["name"], g["points"]) for g in grids] == [("s = 150", 150)]
     assert (out / "plots" / "test_150_0.png").is_file()
