@@ -394,7 +394,7 @@ class EvaluationConfig:
 
 @dataclass
 class FnoCase:
-    """A Fourier neural operator trained on data from a classical solver."""
+    """A neural operator (an FNO, or a DeepONet: ``model.type``) trained on data from a classical solver or a file."""
 
     case: str = spec(help="name of the case (the run folder is runs/<case>/...)")
     solver: Literal["fno"] = spec(help="fno")
