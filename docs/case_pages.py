@@ -293,7 +293,9 @@ def _fno_settings(cfg) -> list[tuple[str, str]]:
     return [("generator", f"`{d.generator}`"),
             ("data", f"{d.n_train} training and {d.n_test} test samples at {d.resolution} points per axis "
                      f"(solved at {d.solver_grid}{zero_shot})"),
-            ("model", f"`{m.type}`, modes {list(m.modes)}, width {m.width}, {m.layers} layers"),
+            ("model", f"`{m.type}`, branch {list(m.branch)}, trunk {list(m.trunk)}, basis {m.basis}, sensors every "
+                      f"{m.sensors}" if m.type == "deeponet" else
+                      f"`{m.type}`, modes {list(m.modes)}, width {m.width}, {m.layers} layers"),
             ("training", f"{t.epochs} epochs, batch {t.batch_size}, lr {t.lr:g}" + (f"; terms: {terms}"
                                                                                  if terms else ""))]
 

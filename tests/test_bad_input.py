@@ -16,6 +16,12 @@ DAMAGE = "{x: 1.0, y: 1.5, radius: 0.3, drop: 0.3}"
 ON_PATCH = f"equation={{type: kirchhoff_plate, D: 1, nu: 0.25, q0: 1, patch: {PATCH}}}"  # instead of the load
 GAMMA = yaml.safe_dump({**TINY_DARCY, "training": {**TINY_DARCY["training"], "schedule": {"type": "step", "every": 5,
                                                                                       "gamma": 0.5}}}).encode()
+_DEEPONET = {**TINY_DARCY, "model": {"type": "deeponet", "branch": [16], "trunk": [16], "basis": 8}}
+DEEPONET = yaml.safe_dump(_DEEPONET).encode()  # the tiny Darcy operator as a DeepONet
+_FILE = {k: v for k, v in TINY_DARCY["data"].items() if k != "generator"}
+ON_FILE = yaml.safe_dump({**_DEEPONET, "data": {**_FILE, "file": "d.h5", "inputs": "a", "outputs": "u"}}).encode()
+ON_POINTS = yaml.safe_dump({**_DEEPONET, "data": {**_FILE, "file": "d.h5", "inputs": "a", "outputs": "u",
+                                                  "grid": "nodes", "super_resolution": []}}).encode()
 
 # (id, case file: None for the tiny plate, or the file's bytes; overrides; the line after "error: <file>: ", or
 # after "error: " where it names the command line)
@@ -86,6 +92,37 @@ ROWS = [
     ("a-list", b"- case: a\n", [], "a case file holds a mapping of sections, got list"),
     ("nested-too-deep", b"a: " + b"[" * 600 + b"]" * 600 + b"\n", [], "malformed YAML: nested too deeply"),
     ("no-solver", b"case: a\n", [], "solver: missing; one of ['fno', 'pinn']"),
+    # operators: the DeepONet (model.type deeponet) and a file's point set (data.grid naming its points)
+    ("deeponet-fno-key", DEEPONET, ["model.modes=[4, 4]"], "model.modes: is a key of model.type fno, not of deeponet"),
+    ("fno-deeponet-key", yaml.safe_dump(TINY_DARCY).encode(), ["model.basis=8"],
+     "model.basis: is a key of model.type deeponet, not of fno"),
+    ("deeponet-type-unknown", DEEPONET, ["model.type=don"], "model.type: must be one of ['fno', 'recurrent', "
+                                                            "'space_time', 'deeponet']"),
+    ("deeponet-basis-zero", DEEPONET, ["model.basis=0"], "model.basis: must be >= 1, got 0"),
+    ("deeponet-branch-zero", DEEPONET, ["model.branch=[16, 0]"], "model.branch[1]: must be >= 1, got 0"),
+    ("deeponet-harmonics-negative", DEEPONET, ["model.harmonics=-1"], "model.harmonics: must be >= 0, got -1"),
+    ("deeponet-sensors-one", DEEPONET, ["model.sensors=9"],
+     "model.sensors: a stride of 9 leaves one sensor of the 9 points per axis (data.resolution)"),
+    ("deeponet-physics", DEEPONET, ["training.terms={data: 1, pde: 1}"],
+     "training.terms: physics terms need model.type fno, not 'deeponet'"),
+    ("deeponet-decoded", DEEPONET, ["evaluation.decoded=true"], "evaluation.decoded: needs model.type fno"),
+    ("deeponet-channel-mesh", DEEPONET, ["parallel.mesh=[1, 2]"],
+     "parallel.mesh: model.type deeponet has no channels to split"),
+    ("generator-grid-points", DEEPONET, ["data.grid=nodes"],
+     "data.grid: 'nodes' names an array of a data.file; a generator's grid is its own"),
+    ("generator-dims", DEEPONET, ["data.dims=2"],
+     "data.dims: counts a data.file's grid axes; a generator's are its own"),
+    ("deeponet-file-no-dims", ON_FILE, [], "data.dims: give the grid axes of the file's arrays (model.type deeponet"),
+    ("points-dims", ON_POINTS, ["data.dims=2"], "data.dims: a point set's arrays (data.grid 'nodes') have one axis"),
+    ("points-finer-grid", ON_POINTS, ["data.super_resolution=[300]"],
+     "data.super_resolution: a point set (data.grid 'nodes') is one grid"),
+    ("points-fno", ON_POINTS, ["model={type: fno}"],
+     "data.grid: model.type fno needs a tensor grid (closed or periodic); a point set ('nodes') trains model.type "
+     "deeponet"),
+    ("points-edges", ON_POINTS, ["model.vanish_on_edges=true"],
+     "model.vanish_on_edges: needs model.type fno or deeponet on a closed grid, not deeponet on a points grid (file)"),
+    ("points-h1", ON_POINTS, ["training.loss=h1"],
+     "training.loss: h1 takes the derivatives of a periodic grid's series"),
     # inverse problems: unknowns and data
     ("unknown-not-in-equation", None, ["unknowns={Re: {initial: 1, bounds: [0.5, 2]}}"],
      "unknowns.Re: the equation (kirchhoff_plate) sets no number 'Re'"),

@@ -50,9 +50,14 @@ def check(path: str) -> list[dict]:
         for g in root.iter("Grid"):
             if g.get("GridType") == "Collection":
                 continue
-            points = _size(g.find("Topology"))
+            topology = g.find("Topology")
+            scattered = topology.get("TopologyType") == "Polyvertex"  # a point set's vertices
+            points = int(topology.get("NumberOfElements")) if scattered else _size(topology)
             geometry = list(g.find("Geometry"))
-            if g.find("Geometry").get("GeometryType") == "VXVYVZ":
+            if scattered:
+                assert len(geometry) == len(g.find("Geometry").get("GeometryType").split("_"))
+                assert all(_values(i, folder, f, h5name) == points for i in geometry)
+            elif g.find("Geometry").get("GeometryType") == "VXVYVZ":
                 assert g.find("Topology").get("TopologyType") == "3DRectMesh"
                 assert math.prod(_values(i, folder, f, h5name) for i in geometry) == points
             else:
@@ -62,7 +67,8 @@ def check(path: str) -> list[dict]:
             for a in g.findall("Attribute"):
                 assert _values(a.find("DataItem"), folder, f, h5name) == points, a.get("Name")
                 # readers (VTK's) take the array's rank from its Dimensions: they must be the grid's
-                assert a.find("DataItem").get("Dimensions") == g.find("Topology").get("Dimensions"), a.get("Name")
+                assert a.find("DataItem").get("Dimensions") == (str(points) if scattered else
+                                                                topology.get("Dimensions")), a.get("Name")
                 fields[a.get("Name")] = a.find("DataItem")
             time = g.find("Time")
             grids.append({"name": g.get("Name"), "time": None if time is None else float(time.get("Value")),

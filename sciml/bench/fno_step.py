@@ -127,6 +127,8 @@ def build(case: str, overrides: list[str]):
     cfg = cases.load(case, overrides).config
     if not isinstance(cfg, FnoCase):
         raise UserError(f"{case}: not an FNO case (solver: fno)")
+    if not cfg.kind.fourier:
+        raise UserError(f"{case}: times an FNO's step; model.type {cfg.model.type} is not one")
     shapes = _shapes(cfg)
     per_epoch = cfg.data.physics_inputs // cfg.training.batch_size
     op, _, tx, step, _ = run.functions(cfg, shapes[0][-1], shapes[1][-1], per_epoch)

@@ -9,7 +9,9 @@ index (a time level, a sample, a channel), which the sidecar writes as an XDMF h
 - 2 or 3 axes: a ``2DSMesh`` / ``3DSMesh`` with one coordinate array per axis (``X_Y`` / ``X_Y_Z``): every
   point carries its own position, so a grid stored with ``x`` varying slowest (``indexing="ij"``) is placed
   right;
-- 1 axis: a ``3DRectMesh`` of 1 × 1 × n points along ``x``.
+- 1 axis: a ``3DRectMesh`` of 1 × 1 × n points along ``x``;
+- scattered points (``Grid.scattered``, one axis of n points, 2 or 3 coordinates: an unstructured mesh's
+  nodes): a ``Polyvertex`` of n vertices at ``X_Y`` / ``X_Y_Z``.
 
 Grids with a ``time`` form a temporal collection (ParaView's time slider steps through them); others stand
 side by side in the domain.
@@ -55,11 +57,14 @@ class Grid:
     coords: Sequence[Slab]
     fields: Mapping[str, Slab]
     time: float | None = None
+    scattered: bool = False  # one axis of points, each at its 2 or 3 coordinates (not a structured grid)
 
     def __post_init__(self):
         points = math.prod(self.shape)
         wrong = [s.path for s in [*self.coords, *self.fields.values()] if math.prod(s.count) != points]
-        if not 1 <= len(self.shape) <= 3 or len(self.coords) != len(self.shape) or wrong:
+        axes = (len(self.shape) == 1 and len(self.coords) in (2, 3)) if self.scattered \
+            else 1 <= len(self.shape) <= 3 and len(self.coords) == len(self.shape)
+        if not axes or wrong:
             raise ValueError(f"grid {self.name!r} of shape {self.shape}: {len(self.coords)} coordinates; "
                              f"slabs of another size: {wrong}")
 
@@ -90,8 +95,14 @@ def _grid(h5: str, grid: Grid) -> ET.Element:
     g = ET.Element("Grid", Name=grid.name, GridType="Uniform")
     if grid.time is not None:
         ET.SubElement(g, "Time", Value=repr(float(grid.time)))
-    dims = (1, 1, grid.shape[0]) if len(grid.shape) == 1 else grid.shape
-    if len(grid.shape) == 1:
+    dims = (1, 1, grid.shape[0]) if len(grid.shape) == 1 and not grid.scattered else grid.shape
+    if grid.scattered:
+        ET.SubElement(g, "Topology", TopologyType="Polyvertex", NumberOfElements=str(grid.shape[0]),
+                      NodesPerElement="1")
+        geometry = ET.SubElement(g, "Geometry", GeometryType="X_Y" if len(grid.coords) == 2 else "X_Y_Z")
+        for c in grid.coords:
+            geometry.append(_item(h5, c, dims))
+    elif len(grid.shape) == 1:
         ET.SubElement(g, "Topology", TopologyType="3DRectMesh", Dimensions=_dims(dims))
         geometry = ET.SubElement(g, "Geometry", GeometryType="VXVYVZ")
         geometry.append(_item(h5, grid.coords[0], grid.shape))

@@ -1,4 +1,5 @@
-"""Fourier neural operators trained on data from classical solvers (Li et al., ICLR 2021)."""
+"""Neural operators trained on data from classical solvers or files: Fourier neural operators (Li et al., ICLR 2021)
+and DeepONets (Lu et al., Nature Machine Intelligence 2021), ``model.type``."""
 from sciml.solver import Solver
 
 from .config import FnoCase

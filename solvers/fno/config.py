@@ -36,8 +36,13 @@ class DataConfig:
                                                       "[channels]); a list for several arrays, their channels "
                                                       "side by side")
     outputs: str | list[str] = spec(factory=list, help="data.file: the key(s) of the outputs' array(s), as inputs")
-    grid: Literal["closed", "periodic"] = spec("closed", help="data.file: closed: the file's grid holds both ends of "
-                                                              "[0, 1] (x_j = j / (n - 1)); periodic: x_j = j / n")
+    grid: str = spec("closed", help="data.file: closed: the file's grid holds both ends of [0, 1] (x_j = j / (n - "
+                                    "1)); periodic: x_j = j / n; any other word: the key of the file's array of "
+                                    "points (n_points, d), the coordinates of the arrays' values, which are then "
+                                    "(samples, n_points[, channels]): an unstructured point set, the nodes of a "
+                                    "mesh (model.type deeponet; data.resolution is n_points)")
+    dims: int | None = spec(None, ge=1, help="data.file on a grid: the arrays' grid axes (default: as many as "
+                                             "model.modes has numbers; model.type deeponet names them here)")
     test_file: str | None = spec(None, help="data.file: the test samples' file, the same keys (default: the n_test "
                                             "rows after the n_train training rows of data.file)")
     super_resolution: list[int] = spec(factory=list, ge=2,
@@ -111,10 +116,21 @@ class DataConfig:
 
     def source(self, dims: int) -> Generator:
         """What makes the data: the generator's record, or for ``data.file`` one of ``dims`` spatial axes on the
-        file's kind of grid (:class:`.generators.Generator`, no solver)."""
+        file's kind of grid (:class:`.generators.Generator`, no solver); a point set's arrays have one axis of
+        points."""
         if self.generator is not None:
             return GENERATORS[self.generator]
-        return Generator("file", None, dims, self.grid, None)
+        return Generator("file", None, 1 if self.points else dims, self.grid_kind, None)
+
+    @property
+    def grid_kind(self) -> str:
+        """``closed``, ``periodic`` or, where ``data.grid`` names the file's array of points, ``points``."""
+        return self.grid if self.grid in GRID_KINDS else "points"
+
+    @property
+    def points(self) -> str | None:
+        """The file's key of the points' coordinates (``data.grid`` naming an array), or None on a grid."""
+        return None if self.grid in GRID_KINDS else self.grid
 
     @property
     def keys(self) -> tuple[list[str], list[str]]:
@@ -127,6 +143,11 @@ class DataConfig:
                                                                "and data.file (a dataset file of your own)")
         if self.file is not None:
             return self._check_file()
+        if self.points:
+            raise Invalid("grid", f"{self.grid!r} names an array of a data.file; a generator's grid is its own "
+                                  f"(data.grid is one of {list(GRID_KINDS)})")
+        if self.dims is not None:
+            raise Invalid("dims", "counts a data.file's grid axes; a generator's are its own")
         gen = self.source(0)
         for i, r in enumerate(self.super_resolution):
             if r < self.resolution:
@@ -156,6 +177,15 @@ class DataConfig:
         for key, keys in zip(("inputs", "outputs"), self.keys):
             if not keys:
                 raise Invalid(key, "name the file's array(s) (`sciml data info FILE` lists them)")
+        if self.points and self.super_resolution:
+            raise Invalid("super_resolution", f"a point set (data.grid {self.grid!r}) is one grid: it has no finer "
+                                              f"grids to test on")
+        if self.points and self.dims is not None:
+            raise Invalid("dims", f"a point set's arrays (data.grid {self.grid!r}) have one axis of points; its "
+                                  f"coordinates' dimension is the points array's")
+
+
+GRID_KINDS = ("closed", "periodic")  # data.grid's words for a file's tensor grid (any other names its points)
 
 
 # a generator's settings that a dataset from a file does not take: key -> (its value unset, why)
@@ -187,9 +217,11 @@ class SampleSet:
 
 @dataclass
 class ModelConfig:
-    type: Literal["fno", "recurrent", "space_time"] = spec(
+    type: Literal["fno", "recurrent", "space_time", "deeponet"] = spec(
         "fno", help="fno: inputs -> outputs in one pass; recurrent: one time step at a time, fed back "
-                    "(vorticity); space_time: FNO-3D over (x, y, t) (vorticity)")
+                    "(vorticity); space_time: FNO-3D over (x, y, t) (vorticity); deeponet: a DeepONet, a branch MLP "
+                    "on the inputs at the sensors times a trunk MLP on the output points' coordinates (any grid or "
+                    "point set)")
     modes: list[int] = spec(factory=lambda: [12, 12], ge=1, help="Fourier modes kept per axis")
     width: int = spec(32, ge=1, help="channels of the Fourier layers")
     layers: int = spec(4, ge=1)
@@ -211,8 +243,48 @@ class ModelConfig:
     vanish_on_edges: bool = spec(False, help="multiply the outputs by prod_a 4 x_a (1 - x_a), so that they are 0 "
                                              "on the edges of the unit square exactly (w = 0 of the plate imposed, "
                                              "not penalised), or by its square where the edges are clamped "
-                                             "(data.params.edges clamped: w = dw/dn = 0); model.type fno on a "
-                                             "closed grid")
+                                             "(data.params.edges clamped: w = dw/dn = 0); model.type fno or deeponet "
+                                             "on a closed grid")
+    branch: list[int] = spec(factory=lambda: [128, 128], ge=1, help="deeponet: hidden widths of the branch MLP (on "
+                                                                    "the inputs' values at the sensors)")
+    trunk: list[int] = spec(factory=lambda: [128, 128], ge=1, help="deeponet: hidden widths of the trunk MLP (on the "
+                                                                   "output points' coordinates)")
+    basis: int = spec(64, ge=1, help="deeponet: p, the branch and trunk outputs summed per output channel")
+    sensors: int = spec(1, ge=1, help="deeponet: the branch reads the inputs at every sensors-th point of the "
+                                      "training grid along each axis (of a point set: of its points)")
+    harmonics: int = spec(0, ge=0, help="deeponet: the trunk takes cos 2 pi k x, sin 2 pi k x (k = 1..harmonics) of "
+                                        "each coordinate, in place of x on a periodic grid (an exactly periodic "
+                                        "output), beside it otherwise; 0: the coordinates alone")
+
+
+@dataclass(frozen=True)
+class ModelKind:
+    """What a ``model.type`` reads and needs (:data:`MODELS`)."""
+
+    keys: tuple[str, ...]  # ModelConfig's keys of its own: another kind's key set to other than its default is refused
+    trajectory: bool = False  # needs a time-dependent generator (the channels are time steps)
+    grids: tuple[str, ...] = GRID_KINDS  # the grid kinds it trains on (DataConfig.grid_kind)
+    fourier: bool = True  # an FNO: model.modes and padding fit the grid; it takes any grid (zero-shot, export),
+    # decodes as a field (physics terms, evaluation.decoded, derived fields) and splits its channels (parallel.mesh)
+    edges: bool = True  # model.vanish_on_edges (on a closed grid)
+
+
+_FNO_KEYS = ("modes", "width", "layers", "lifting", "projection", "padding", "pad_fill", "grid", "spectral")
+MODELS = {
+    "fno": ModelKind(_FNO_KEYS),
+    "recurrent": ModelKind(_FNO_KEYS + ("step",), trajectory=True, edges=False),
+    "space_time": ModelKind(_FNO_KEYS, trajectory=True, edges=False),
+    "deeponet": ModelKind(("branch", "trunk", "basis", "sensors", "harmonics"), grids=GRID_KINDS + ("points",),
+                          fourier=False),
+}
+
+
+def foreign_keys(m: ModelConfig) -> list[str]:
+    """``model``'s keys that belong to other kinds of :data:`MODELS` than ``model.type`` and are set."""
+    defaults = ModelConfig()
+    own = MODELS[m.type].keys
+    others = dict.fromkeys(k for kind in MODELS.values() for k in kind.keys if k not in own)
+    return [k for k in others if getattr(m, k) != getattr(defaults, k)]
 
 
 @dataclass
@@ -326,7 +398,7 @@ class EvaluationConfig:
 
 @dataclass
 class FnoCase:
-    """A Fourier neural operator trained on data from a classical solver."""
+    """A neural operator (an FNO, or a DeepONet: ``model.type``) trained on data from a classical solver or a file."""
 
     case: str = spec(help="name of the case (the run folder is runs/<case>/...)")
     solver: Literal["fno"] = spec(help="fno")
@@ -341,8 +413,14 @@ class FnoCase:
 
     @property
     def source(self) -> Generator:
-        """What makes the data (:meth:`DataConfig.source`): a file's grid has as many axes as the model's modes."""
-        return self.data.source(len(self.model.modes))
+        """What makes the data (:meth:`DataConfig.source`): a file's grid has ``data.dims`` axes, by default as
+        many as the model's modes."""
+        return self.data.source(self.data.dims or len(self.model.modes))
+
+    @property
+    def kind(self) -> ModelKind:
+        """What the model's type reads and needs (:data:`MODELS`)."""
+        return MODELS[self.model.type]
 
     @property
     def model_dims(self) -> int:
@@ -359,11 +437,35 @@ class FnoCase:
         return [p] * self.model_dims if isinstance(p, int) else list(p)
 
     def check(self):
-        gen = self.source
-        m = self.model
-        if m.type != "fno" and not gen.trajectory:
+        gen, m, kind = self.source, self.model, self.kind
+        if kind.trajectory and not gen.trajectory:
             raise Invalid("model.type", f"{m.type!r} needs a time-dependent generator (vorticity), "
                                         f"not {gen.name!r}")
+        if gen.grid not in kind.grids:
+            raise Invalid("data.grid", f"model.type {m.type} needs a tensor grid ({' or '.join(kind.grids)}); a "
+                                       f"point set ({self.data.grid!r}) trains model.type deeponet")
+        foreign = foreign_keys(m)
+        if foreign:
+            owner = next(t for t, k in MODELS.items() if foreign[0] in k.keys)
+            raise Invalid(f"model.{foreign[0]}", f"is a key of model.type {owner}, not of {m.type}")
+        if self.data.file is not None and not self.data.points and self.data.dims is None and not kind.fourier:
+            raise Invalid("data.dims", f"give the grid axes of the file's arrays (model.type {m.type} has no "
+                                       f"model.modes to count them)")
+        if kind.fourier:
+            self._check_fourier(gen)
+        else:
+            self._check_sensors(gen)
+        if m.vanish_on_edges and (not kind.edges or gen.grid != "closed"):
+            raise Invalid("model.vanish_on_edges", f"needs model.type fno or deeponet on a closed grid, not {m.type} "
+                                                   f"on a {gen.grid} grid ({gen.name})")
+        if gen.grid == "points" and self.training.loss == "h1":
+            raise Invalid("training.loss", "h1 takes the derivatives of a periodic grid's series; a point set "
+                                           "(data.grid) trains with rel_l2")
+        self._check_training(gen)
+
+    def _check_fourier(self, gen):
+        """An FNO's modes and padding, on its grid."""
+        m = self.model
         d = self.model_dims
         if len(m.modes) != d:
             raise Invalid("model.modes", f"expected {d} numbers (one per axis of the "
@@ -377,13 +479,20 @@ class FnoCase:
         except ValueError as e:
             raise Invalid("model.modes", f"{e} (data.resolution {self.data.resolution}"
                                          f"{' + padding' if any(self.padding()) else ''})") from None
-        if m.vanish_on_edges and (m.type != "fno" or gen.grid != "closed"):
-            raise Invalid("model.vanish_on_edges", f"needs model.type fno on a closed grid, not {m.type!r} on "
-                                                   f"{gen.name!r}'s {gen.grid} grid")
         if m.type == "recurrent" and self.data.t_out % m.step:
             raise Invalid("model.step", f"must divide data.t_out = {self.data.t_out}")
         if m.type == "recurrent" and m.step > self.data.t_in:
             raise Invalid("model.step", f"must be <= data.t_in = {self.data.t_in}")
+
+    def _check_sensors(self, gen):
+        """A DeepONet's sensors: more than one per axis of the training grid."""
+        n, stride = self.data.resolution, self.model.sensors
+        if stride >= n:
+            raise Invalid("model.sensors", f"a stride of {stride} leaves one sensor of the {n} points per axis "
+                                           f"(data.resolution)")
+
+    def _check_training(self, gen):
+        m = self.model
         if self.training.batch_size > self.data.n_train:
             raise Invalid("training.batch_size", f"{self.training.batch_size} is more than data.n_train = "
                                                  f"{self.data.n_train}")
@@ -416,6 +525,8 @@ class FnoCase:
         if self.data.n_physics:
             self._check_unsolved(gen, labelled)
         mesh = self.parallel.mesh
+        if mesh is not None and len(mesh) == 2 and not self.kind.fourier and mesh[1] > 1:
+            raise Invalid("parallel.mesh", f"model.type {m.type} has no channels to split: give a data axis alone")
         if mesh is not None and len(mesh) == 2 and m.width % mesh[1]:
             raise Invalid("parallel.mesh", f"the channel axis ({mesh[1]}) must divide model.width ({m.width})")
         self._check_params(gen)

@@ -264,10 +264,12 @@ def _attrs(cfg: DataConfig, generator: str, grid_kind: str, **more) -> dict:
             "settings": json.dumps(settings(cfg)), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **more}
 
 
-def _group(f: h5py.File, name: str, resolution: int, dims: int, grid_kind: str) -> h5py.Group:
-    """The split ``name`` of a dataset on a grid of ``resolution`` points per axis, with its coordinates."""
+def _group(f: h5py.File, name: str, resolution: int, dims: int, grid_kind: str,
+           points: np.ndarray | None = None) -> h5py.Group:
+    """The split ``name`` of a dataset on a grid of ``resolution`` points per axis, with its coordinates (a point
+    set's ``points``, ``(n_points, d)``)."""
     g = f.create_group(name)
-    g["grid"] = coordinates(resolution, dims, grid_kind).astype(_DTYPE)
+    g["grid"] = (coordinates(resolution, dims, grid_kind) if points is None else points).astype(_DTYPE)
     g.attrs["resolution"] = resolution
     return g
 
@@ -322,11 +324,11 @@ def datagen(cfg: FnoCase, quiet: bool = False, force: bool = False, workers: int
 def _copy(cfg: FnoCase, path: str) -> None:
     """The dataset of ``data.file`` at ``path``, atomically (:func:`.files.splits`), in this module's layout."""
     d = cfg.data
-    source, splits = files.splits(cfg)
+    source, splits, points = files.splits(cfg)
     with atomic_h5(path) as f:
-        f.attrs.update(_attrs(d, "file", d.grid, params=json.dumps({}), source=os.path.abspath(source)))
+        f.attrs.update(_attrs(d, "file", d.grid_kind, params=json.dumps({}), source=os.path.abspath(source)))
         for name, r, x, y in splits:
-            g = _group(f, name, r, cfg.source.dims, d.grid)
+            g = _group(f, name, r, cfg.source.dims, d.grid_kind, points)
             for key, a in (("inputs", x), ("outputs", y)):
                 _create(g, key, len(a), a)[...] = a.astype(_DTYPE)
 

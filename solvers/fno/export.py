@@ -11,7 +11,8 @@ from sciml.io import checkpoint
 
 from . import data
 from .config import FnoCase
-from .model import build, smallest_grid
+from .model import smallest_grid
+from .operators import build
 from .run import derived_fields, derived_physics
 
 
@@ -20,16 +21,21 @@ def export_model(cfg: FnoCase, run_dir: str):
     ended with, which its summary scores): its parameters, or their average when the case averages them
     (``training.average``)."""
     path, (x_shape, y_shape), op, params, stats = _trained(cfg, run_dir)
-    grid = [f"n{i + 1}" for i in range(len(x_shape) - 1)]  # every grid: symbolic sizes, channels fixed
-    meta = {"solver": "fno", "inputs": ["inputs"], "outputs": ["prediction"],
+    if cfg.kind.fourier:  # every grid: symbolic sizes, channels fixed
+        grid: list = [f"n{i + 1}" for i in range(len(x_shape) - 1)]
+        constraints = [f"{n} >= {k}" for n, k in zip(grid, smallest_grid(cfg))]
+    else:  # the training grid's points, where the branch's sensors are (sciml.load_run(...).predict takes finer)
+        grid, constraints = list(x_shape[:-1]), []
+    meta = {"solver": "fno", "model": cfg.model.type, "inputs": ["inputs"], "outputs": ["prediction"],
             "output_shape": grid + list(y_shape[len(grid):]), "trained_on": list(x_shape),
-            "constraints": [f"{n} >= {k}" for n, k in zip(grid, smallest_grid(cfg))],
+            "constraints": constraints,
             "generator": cfg.source.name, "checkpoint": path,
             "units": "those of the dataset (its generator's nondimensional variables)",
             "scalings": {"note": "applied inside: inputs (x - x_mean) / x_std, outputs y * y_std + y_mean, "
                                  "per channel",
                          **{k: np.asarray(v).ravel().tolist() for k, v in stats.items()}},
-            "layout": "(batch, grid..., channels); any grid the constraints allow (zero-shot)"}
+            "layout": "(batch, grid..., channels); any grid the constraints allow (zero-shot)" if cfg.kind.fourier
+            else "(batch, grid..., channels) on the training grid or point set"}
     shape = (*grid, x_shape[-1])
     return (lambda x: {"prediction": op.predict(params, stats, x)}), shape, Policy.of(cfg.dtype).param_dtype, meta
 
@@ -55,7 +61,7 @@ def _trained(cfg: FnoCase, run_dir: str):
     data.check(cfg.data, case=cfg.case)
     train_set, _ = data.open_splits(cfg.data.path, cfg.data.resolutions)
     (x_shape, y_shape) = train_set.shapes
-    op = build(cfg, x_shape[-1], y_shape[-1])
+    op = build(cfg, x_shape[-1], y_shape[-1], train_set.grid)
     params = checkpoint.load_part(path, cfg.training.average.rule().key, op.init(jax.random.PRNGKey(0)))
     ones = [np.ones(x_shape[-1]), np.ones(x_shape[-1]), np.ones(y_shape[-1]), np.ones(y_shape[-1])]
     stats = checkpoint.load_part(path, "stats", op.stats(*ones))

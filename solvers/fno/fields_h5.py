@@ -2,7 +2,8 @@
 
 ``fields.h5`` holds, per test resolution ``r``, group ``/<r>`` (attribute ``rel_l2``: the mean test error):
 ``inputs``, ``outputs``, ``prediction``, ``error`` of the first test samples, ``(samples, s..., channels)``,
-and ``grid`` ``(s..., d)``, the points' coordinates in [0, 1]. Root attributes: ``case``, ``solver``,
+and ``grid`` ``(s..., d)``, the points' coordinates in [0, 1] (a point set's ``(n_points, d)``, as its file gives
+them; the sidecar shows them as scattered vertices). Root attributes: ``case``, ``solver``,
 ``generator``, ``resolution`` (the training grid), ``coords`` and ``units`` (those of the dataset: its
 generator's nondimensional variables).
 
@@ -51,4 +52,4 @@ def _grid(g: h5py.Group, r: str) -> xdmf.Grid:
             for c in range(channels):
                 label = f"{name}_{i}" + (f"_c{c}" if channels > 1 else "")
                 fields[label] = xdmf.Slab(a.name, a.shape, np.dtype(a.dtype), {0: i, a.ndim - 1: c})
-    return xdmf.Grid(f"s = {r}", shape, coords, fields)
+    return xdmf.Grid(f"s = {r}", shape, coords, fields, scattered=len(shape) < dims)

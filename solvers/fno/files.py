@@ -9,6 +9,11 @@ periodic) is subsampled to ``data.resolution`` and to each ``super_resolution``,
 85-point Darcy grid from the 421-point one: ``(S - 1) / (s - 1)`` (closed) or ``S / s`` (periodic) must be an
 integer. Every mismatch is one :class:`~sciml.errors.ConfigError` line naming the key. The dataset at
 ``data.path`` then trains, tests, exports and predicts as a generator's does.
+
+A point set (``data.grid`` naming the file's array of points, ``(n_points, d)``: an unstructured mesh's nodes)
+holds arrays ``(samples, n_points)`` or ``(samples, n_points, channels)``, their values at those points; it is one
+grid (``data.resolution`` is ``n_points``, nothing is subsampled), the dataset's ``grid`` its points, and a
+``test_file`` has the same points. Only ``model.type: deeponet`` trains on it (:mod:`.deeponet`).
 """
 from __future__ import annotations
 
@@ -51,8 +56,8 @@ def channels(path: str, held: dict[str, np.ndarray], keys: list[str], key: str, 
 
 
 def _samples(cfg: FnoCase, split: str, read: Callable[[str], dict]) -> tuple[str, np.ndarray, np.ndarray]:
-    """``(file, inputs, outputs)`` of ``split`` ("train" or "test"), each ``(n, S..., c)``, checked; ``read``:
-    a file's arrays of the case's keys."""
+    """``(file, inputs, outputs)`` of ``split`` ("train" or "test"), each ``(n, S..., c)`` (a point set's ``(n,
+    n_points, c)``), checked; ``read``: a file's arrays of the case's keys."""
     d, dims = cfg.data, cfg.source.dims
     path, first, n = ((d.file, 0, d.n_train) if split == "train" else
                       (d.test_file, 0, d.n_test) if d.test_file else (d.file, d.n_train, d.n_test))
@@ -90,15 +95,46 @@ def strides(cfg: FnoCase, S: int, path: str) -> dict[int, int]:
     return out
 
 
-def splits(cfg: FnoCase) -> tuple[str, list[tuple[str, int, np.ndarray, np.ndarray]]]:
-    """``(the training file, [(group, grid, inputs, outputs)])``: the training split on ``data.resolution``, the
-    test split on each test grid, subsampled from the file's grid, checked (:mod:`.data` writes them)."""
+def points(path: str, held: dict[str, np.ndarray], key: str, n: int) -> np.ndarray:
+    """The point set ``held[key]`` of file ``path``, ``(n, d)`` finite coordinates of the arrays' ``n`` points."""
+    p = held[key]
+    if p.ndim != 2 or p.shape[0] != n or not 1 <= p.shape[1] <= 3:
+        raise ConfigError(f"{path}: {key} has shape {p.shape}; the points of arrays of {n} values per sample are "
+                          f"({n}, d), d = 1, 2 or 3", key="data.grid")
+    if not np.isfinite(p).all():
+        raise ConfigError(f"{path}: {key} holds NaN or inf", key="data.grid")
+    return p
+
+
+def _point_set(cfg: FnoCase, read: Callable[[str], dict], sources: list[tuple[str, int]]) -> np.ndarray:
+    """The point set of ``data.grid``, the same in each ``(file, points)`` of ``sources`` (training, test), with
+    ``data.resolution`` points."""
+    d = cfg.data
+    assert d.points is not None, "a point set's"
+    found = [points(path, read(path), d.points, n) for path, n in sources]
+    if any(p.shape != found[0].shape or not np.array_equal(p, found[0]) for p in found[1:]):
+        raise ConfigError(f"{sources[1][0]}: its points {d.points} are not those of {sources[0][0]}",
+                          key="data.test_file")
+    if len(found[0]) != d.resolution:
+        raise ConfigError(f"{sources[0][0]} holds {len(found[0])} points ({d.points}); a point set is one grid: "
+                          f"set data.resolution to {len(found[0])}", key="data.resolution")
+    return found[0]
+
+
+def splits(cfg: FnoCase) -> tuple[str, list[tuple[str, int, np.ndarray, np.ndarray]], np.ndarray | None]:
+    """``(the training file, [(group, grid, inputs, outputs)], points)``: the training split on
+    ``data.resolution``, the test split on each test grid, subsampled from the file's grid, checked (:mod:`.data`
+    writes them); ``points``: a point set's coordinates ``(n_points, d)`` (None on a grid)."""
     d, dims = cfg.data, cfg.source.dims
-    wanted = {**{k: "data.inputs" for k in d.keys[0]}, **{k: "data.outputs" for k in d.keys[1]}}
+    wanted = {**{k: "data.inputs" for k in d.keys[0]}, **{k: "data.outputs" for k in d.keys[1]},
+              **({d.points: "data.grid"} if d.points else {})}
     read = functools.cache(lambda path: datafile.arrays(path, wanted))  # a file once, for both splits
     src, x, y = _samples(cfg, "train", read)
     test_src, tx, ty = _samples(cfg, "test", read)
+    if d.points:
+        where = _point_set(cfg, read, [(src, x.shape[1]), (test_src, tx.shape[1])])
+        return src, [("train", d.resolution, x, y), (f"test/{d.resolution}", d.resolution, tx, ty)], where
     train, test = strides(cfg, x.shape[1], src), strides(cfg, tx.shape[1], test_src)
     out = [("train", d.resolution, subsample(x, train[d.resolution], dims), subsample(y, train[d.resolution], dims))]
     out += [(f"test/{r}", r, subsample(tx, test[r], dims), subsample(ty, test[r], dims)) for r in d.resolutions]
-    return src, out
+    return src, out, None

@@ -79,7 +79,26 @@ class Operator:
     init: Callable  # key -> params
     predict: Callable  # (params, stats, inputs) -> outputs, dataset layout and units
     stats: Callable  # (x_mean, x_std, y_mean, y_std) numpy -> stats pytree
-    field: Callable  # (params, stats, inputs) -> (points (..., d) -> outputs (..., batch, c)): model.type fno
+    field: Callable  # (params, stats, inputs) -> (points (..., d) -> outputs (..., batch, c)): model.type fno (the
+    # case's check keeps a model that does not decode as a field from every use of it)
+
+
+def scalings(dtype, normalize: bool = True, pooled: bool = False) -> Callable:
+    """``stats(x_mean, x_std, y_mean, y_std)``: the per-channel scalings (numpy moments of the training set) as the
+    state holds them; ``normalize`` False: none (mean 0, std 1); ``pooled``: one mean and std for inputs and
+    outputs together (a recurrent model's field is fed back into itself). A std of 0 scales by 1."""
+
+    def stats(mx, sx, my, sy):
+        if pooled:
+            mean = np.concatenate([mx, my]).mean()
+            std = np.sqrt(np.concatenate([sx ** 2 + mx ** 2, sy ** 2 + my ** 2]).mean() - mean ** 2)
+            mx, my, sx, sy = (np.full_like(a, v) for a, v in ((mx, mean), (my, mean), (sx, std), (sy, std)))
+        if not normalize:
+            mx, my, sx, sy = np.zeros_like(mx), np.zeros_like(my), np.ones_like(sx), np.ones_like(sy)
+        sx, sy = (np.where(s > 0, s, 1.0) for s in (sx, sy))
+        return {k: jnp.asarray(v, dtype) for k, v in (("x_mean", mx), ("x_std", sx), ("y_mean", my), ("y_std", sy))}
+
+    return stats
 
 
 def build(cfg: FnoCase, in_channels: int, out_channels: int) -> Operator:
@@ -102,15 +121,7 @@ def build(cfg: FnoCase, in_channels: int, out_channels: int) -> Operator:
         return fno.init(key, c_in, c_out, m.modes, m.width, m.layers, lifting=m.lifting, projection=m.projection,
                         grid=m.grid, dtype=dtype)
 
-    def stats(mx, sx, my, sy):
-        if m.type == "recurrent":  # one field fed back into itself: pool inputs and outputs
-            mean = np.concatenate([mx, my]).mean()
-            std = np.sqrt(np.concatenate([sx ** 2 + mx ** 2, sy ** 2 + my ** 2]).mean() - mean ** 2)
-            mx, my, sx, sy = (np.full_like(a, v) for a, v in ((mx, mean), (my, mean), (sx, std), (sy, std)))
-        if not m.normalize:
-            mx, my, sx, sy = np.zeros_like(mx), np.zeros_like(my), np.ones_like(sx), np.ones_like(sy)
-        sx, sy = (np.where(s > 0, s, 1.0) for s in (sx, sy))
-        return {k: jnp.asarray(v, dtype) for k, v in (("x_mean", mx), ("x_std", sx), ("y_mean", my), ("y_std", sy))}
+    stats = scalings(dtype, m.normalize, pooled=m.type == "recurrent")
 
     def net(params, x):
         return fno.apply(params, x, padding=padding(x.shape[1:-1]), **opts)

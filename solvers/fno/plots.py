@@ -29,7 +29,8 @@ def history(rows: list[dict], title: str):
 def sample(grid: np.ndarray, x: np.ndarray, y: np.ndarray, pred: np.ndarray, title: str):
     """One test sample: input, truth, prediction and error (last channel: the last time step).
 
-    ``grid``: coordinates ``(s..., d)``; ``x``, ``y``, ``pred``: ``(s..., channels)``. Truth and prediction
+    ``grid``: coordinates ``(s..., d)`` or a point set's ``(n_points, d)``; ``x``, ``y``, ``pred``: ``(s...,
+    channels)``. Truth and prediction
     share one colour scale.
     """
     a, u, p = x[..., -1], y[..., -1], pred[..., -1]
@@ -51,16 +52,29 @@ def sample(grid: np.ndarray, x: np.ndarray, y: np.ndarray, pred: np.ndarray, tit
             ax.set_xlabel("x")
             ax.grid(True, alpha=0.3)
     else:
-        x0, x1, y0, y1 = grid[0, 0, 0], grid[-1, -1, 0], grid[0, 0, 1], grid[-1, -1, 1]
+        draw = _scattered if grid.ndim == 2 else _image  # a point set's (n_points, d), or a grid's (s, s, 2)
         shared = colour_scale(u, p)
         panels = [("input", a, colour_scale(a)), ("truth", u, shared), ("prediction", p, shared),
                   ("|error|", np.abs(p - u), {"cmap": "magma", "norm": colour_scale(np.abs(p - u))["norm"]})]
         fig, axes = figure(1, 4, size=(18, 4.4))
         for ax, (label, data, scale) in zip(axes[0], panels):
-            im = ax.imshow(data.T, origin="lower", extent=(x0, x1, y0, y1), interpolation="nearest", **scale)
+            im = draw(ax, grid, data, scale)
             ax.set_title(label)
             ax.set_xlabel("x")
             ax.set_ylabel("y")
             fig.colorbar(im, ax=ax, shrink=0.8, label=label)
     fig.suptitle(f"{title}: relative L2 error {rel:.2e}")
     return fig
+
+
+def _image(ax, grid: np.ndarray, data: np.ndarray, scale: dict):
+    """``data (s, s)`` on the tensor grid ``grid (s, s, 2)``, as an image."""
+    x0, x1, y0, y1 = grid[0, 0, 0], grid[-1, -1, 0], grid[0, 0, 1], grid[-1, -1, 1]
+    return ax.imshow(data.T, origin="lower", extent=(x0, x1, y0, y1), interpolation="nearest", **scale)
+
+
+def _scattered(ax, grid: np.ndarray, data: np.ndarray, scale: dict):
+    """``data (n,)`` at the points ``grid (n, d)`` (their first two coordinates), interpolated on their Delaunay
+    triangles."""
+    ax.set_aspect("equal")
+    return ax.tripcolor(grid[:, 0], grid[:, 1], data, shading="gouraud", **scale)

@@ -42,6 +42,7 @@ parameters; only process 0 writes the run folder.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -57,11 +58,11 @@ from sciml.config import to_dict
 from sciml.errors import ConfigError, UserError
 from sciml.nn import fno, fno_field, losses
 
-from . import data, fields_h5
+from . import data, fields_h5, operators
 from . import plots as fno_plots
 from .config import PHYSICS_TERMS, FnoCase, LossTerms
 from .generators import coordinates, factor, subsample
-from .model import Operator, build, partition
+from .model import Operator, partition
 from .physics import PHYSICS
 
 
@@ -285,16 +286,19 @@ def initial_state(cfg: FnoCase, op: Operator, tx: optax.GradientTransformation, 
 _CACHE: dict[str, tuple] = {}
 
 
-def functions(cfg: FnoCase, c_in: int, c_out: int, per_epoch: int):
-    """``(operator, schedule, optimiser, jitted step, jitted eval)`` for a case, cached by their inputs."""
+def functions(cfg: FnoCase, c_in: int, c_out: int, per_epoch: int, grid: np.ndarray | None = None):
+    """``(operator, schedule, optimiser, jitted step, jitted eval)`` for a case, cached by their inputs; ``grid``:
+    the training split's coordinates (:func:`.operators.build`; a DeepONet's trunk reads them)."""
     training = to_dict(cfg.training)
     training.pop("checkpoint_every")
     if not schedules.KINDS[cfg.training.schedule.type].spans:
         training.pop("epochs")
     key = json.dumps([to_dict(cfg.model), cfg.dtype, cfg.data.generator, cfg.data.t_in, cfg.data.t_out, training,
-                      c_in, c_out, per_epoch, cfg.data.n_labelled is not None], sort_keys=True)
+                      c_in, c_out, per_epoch, cfg.data.n_labelled is not None,
+                      None if grid is None else hashlib.sha256(np.ascontiguousarray(grid).tobytes()).hexdigest()],
+                     sort_keys=True)
     if key not in _CACHE:
-        op = build(cfg, c_in, c_out)
+        op = operators.build(cfg, c_in, c_out, grid)
         sched = schedule(cfg, per_epoch)
         tx = optimizer(cfg, sched)
         gen = cfg.source
@@ -384,7 +388,7 @@ class _Fno:
         self.per_epoch = self.batch_set.num_batches(cfg.training.batch_size, drop_last=True)
         self.total = cfg.training.epochs * self.per_epoch
         self.op, self.sched, self.tx, self.step_fn, self.eval_fn = functions(
-            cfg, self.train_set.shapes[0][-1], self.train_set.shapes[1][-1], self.per_epoch)
+            cfg, self.train_set.shapes[0][-1], self.train_set.shapes[1][-1], self.per_epoch, self.train_set.grid)
         self.rows = parallel.local_rows(cfg.training.batch_size)
         self.labelled_rows = parallel.local_rows(labelled_size(cfg))
         self.average = cfg.training.average.rule()

@@ -27,3 +27,17 @@ def test_a_slab_of_another_size_is_refused(tmp_path):
     xdmf.Grid("g", (4, 4), [x, x], {"u": x})
     with pytest.raises(ValueError, match=r"slabs of another size: \['/u'\]"):
         xdmf.Grid("g", (4, 4), [x, x], {"u": u})
+
+
+def test_scattered_points_are_polyvertex_with_their_coordinates(tmp_path):
+    with h5py.File(tmp_path / "d.h5", "w") as f:
+        f["grid"] = np.random.default_rng(0).uniform(size=(9, 2))
+        f["u"] = np.arange(2 * 9, dtype=np.float32).reshape(2, 9, 1)
+        coords = [slab(f, "/grid", a1=j) for j in range(2)]
+        grid = xdmf.Grid("points", (9,), coords, {"u_1": slab(f, "/u", a0=1, a2=0)}, scattered=True)
+    (g,) = xdmf_sidecar.check(xdmf.write(str(tmp_path / "d.h5"), [grid]))
+    assert g["points"] == 9 and 'TopologyType="Polyvertex"' in (tmp_path / "d.xdmf").read_text()
+    with h5py.File(tmp_path / "d.h5") as f:
+        np.testing.assert_array_equal(xdmf_sidecar.values(g["fields"]["u_1"], f), f["u"][1, :, 0])
+    with pytest.raises(ValueError, match="1 coordinates"):
+        xdmf.Grid("points", (9,), coords[:1], {}, scattered=True)

@@ -230,7 +230,7 @@ def test_the_pinn_and_the_operator_read_one_plate_equation():
      "whose weight training.terms.data is 0"),
     ({"data__generator": "burgers", "data__params": {}, "data__resolution": 16, "data__super_resolution": [],
       "training__terms": {"data": 1.0}, "model__modes": [3], "model__vanish_on_edges": True},
-     "model.vanish_on_edges", "needs model.type fno on a closed grid"),
+     "model.vanish_on_edges", "needs model.type fno or deeponet on a closed grid, not fno on a periodic grid"),
 ])
 def test_terms_are_validated(tmp_path, changes, key, message):
     path = write_case(tmp_path, _tiny(tmp_path), **changes)

@@ -1,0 +1,74 @@
+"""Deep operator networks as plain pytrees: ``params = init(key, ...)``, ``u = apply(params, a, y)``.
+
+Lu, Jin, Pang, Zhang & Karniadakis, *Learning nonlinear operators via DeepONet based on the universal
+approximation theorem of operators*, Nature Machine Intelligence 3, 2021. For an input function given by its
+values ``a`` at ``m`` fixed sensor points (flattened, ``(batch, m)``) and query points ``y`` (``(n, d)``):
+
+    b = B(a)            (batch, c, p)   branch: an MLP on the sensor values, its last layer linear
+    t = σ(T(φ(y)))      (n, c, p)       trunk: an MLP on the query coordinates, its last layer activated
+    u = Σ_k b_k t_k + β (batch, n, c)   one set of p basis functions per output channel, a bias per channel
+
+(the unstacked DeepONet in its Cartesian-product form: every sample shares the query points, so the trunk
+runs once per point, not once per point and sample). ``φ`` is the identity, or with ``harmonics`` K the
+features ``cos 2πky_a, sin 2πky_a`` (``k = 1..K``, every axis ``a``), alone (``periodic``: the output is then
+exactly periodic on the unit cube, Lu et al. 2022's DeepONet for periodic problems) or beside ``y``.
+Weights are Glorot-normal, biases zero (:mod:`.mlp`).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import jax
+import jax.numpy as jnp
+
+from . import mlp
+
+if TYPE_CHECKING:  # shapes for the reader and the type checker; jaxtyping is not needed at run time
+    from jaxtyping import Array, Float
+
+
+def features(y: Float[Array, "n d"], harmonics: int = 0, periodic: bool = False) -> Float[Array, "n f"]:
+    """The trunk's inputs ``φ(y)``: ``y`` itself, or with ``harmonics`` K its Fourier features
+    ``[cos 2πky_a, sin 2πky_a]`` for ``k = 1..K`` (after ``y`` unless ``periodic``)."""
+    if not harmonics:
+        return y
+    z = 2 * jnp.pi * y[..., None] * jnp.arange(1, harmonics + 1, dtype=y.dtype)  # (n, d, K)
+    waves = jnp.concatenate([jnp.cos(z), jnp.sin(z)], axis=-1).reshape(*y.shape[:-1], -1)
+    return waves if periodic else jnp.concatenate([y, waves], axis=-1)
+
+
+def feature_count(d: int, harmonics: int = 0, periodic: bool = False) -> int:
+    """The width of :func:`features` for ``d`` coordinates."""
+    return (0 if harmonics and periodic else d) + 2 * d * harmonics
+
+
+def init(key, sensors: int, coords: int, channels: int, basis: int, branch: Sequence[int] = (128, 128),
+         trunk: Sequence[int] = (128, 128), dtype=jnp.float32) -> dict:
+    """``{"branch", "trunk", "bias"}`` for ``sensors`` input values (sensor points times input channels),
+    ``coords`` trunk inputs (:func:`feature_count`), ``channels`` outputs of ``basis`` terms each, and the
+    hidden widths ``branch`` and ``trunk``."""
+    kb, kt = jax.random.split(key)
+    width = channels * basis
+    return {"branch": mlp.init(kb, [sensors, *branch, width], dtype),
+            "trunk": mlp.init(kt, [coords, *trunk, width], dtype),
+            "bias": jnp.zeros((channels,), dtype)}
+
+
+def branch(params: dict, a: Float[Array, "batch m"], activation: str = "gelu") -> Float[Array, "batch c p"]:
+    """The branch's coefficients ``(batch, channels, basis)`` of sensor values ``a``."""
+    out = mlp.apply(params["branch"], a, activation)
+    return out.reshape(*a.shape[:-1], params["bias"].shape[0], -1)
+
+
+def trunk(params: dict, y: Float[Array, "n f"], activation: str = "gelu") -> Float[Array, "n c p"]:
+    """The trunk's basis functions ``(n, channels, basis)`` at trunk inputs ``y`` (:func:`features`)."""
+    out = mlp.ACTIVATIONS[activation](mlp.apply(params["trunk"], y, activation))
+    return out.reshape(*y.shape[:-1], params["bias"].shape[0], -1)
+
+
+def apply(params: dict, a: Float[Array, "batch m"], y: Float[Array, "n f"],
+          activation: str = "gelu") -> Float[Array, "batch n c"]:
+    """``u[b, i, c] = Σ_k branch(a)[b, c, k] trunk(y)[i, c, k] + bias[c]``."""
+    return jnp.einsum("bck,nck->bnc", branch(params, a, activation), trunk(params, y, activation)) + params["bias"]
+

@@ -1,0 +1,102 @@
+"""``model.type: deeponet``: a DeepONet (:mod:`sciml.nn.deeponet`) as the operator solver's :class:`.model.Operator`.
+
+Inputs and outputs are in the dataset's layout and units, ``(batch, s..., channels)`` on a tensor grid or
+``(batch, n_points, channels)`` on a point set (``data.grid`` naming the file's points). The branch reads the
+normalised inputs at the sensors, every ``model.sensors``-th point of the training grid along each axis (of a
+point set: of its points), all channels, flattened; the trunk reads the coordinates of every output point (on a
+tensor grid the unit cube's, as the dataset stores them; a point set's mapped onto [0, 1]^d by the training
+points' bounding box), through harmonics where ``model.harmonics`` asks. So the output is a function of the
+coordinates: on another test grid the network takes that grid's inputs at the same sensors (:func:`sensor_weights`:
+linear interpolation along each axis, the values themselves where the grid holds the sensors, as a closed grid of
+``S`` points holds those of ``s`` when ``(S - 1) / (s - 1)`` is an integer) and answers at all of its points.
+``model.vanish_on_edges`` multiplies the outputs by the FNO's edge factor (:func:`.model.edge_factor`), ``stats``
+are the FNO's scalings (:func:`.model.scalings`). The network does not decode as an FNO's field
+(``Operator.field`` raises): no physics terms, no ``evaluation.decoded``, no derived fields (the case's check
+refuses them).
+"""
+from __future__ import annotations
+
+import math
+
+import jax.numpy as jnp
+import numpy as np
+
+from sciml.compile import Policy
+from sciml.nn import deeponet as net
+from sciml.nn import fno
+
+from .config import FnoCase
+from .generators import coordinates
+from .model import Operator, edge_factor, scalings
+
+
+def sensor_shape(shape: tuple[int, ...], stride: int) -> tuple[int, ...]:
+    """Sensors per axis of a training grid of ``shape`` points read every ``stride``-th point."""
+    return tuple(len(range(0, n, stride)) for n in shape)
+
+
+def sensor_weights(n: int, train: int, stride: int, kind: str) -> np.ndarray:
+    """``(sensors, n)``: the values at the sensors of one axis (every ``stride``-th point of the training axis of
+    ``train`` points) from those of an axis of ``n`` points of the same kind, by linear interpolation (periodic: round
+    the period); a sensor on one of the ``n`` points takes its value alone."""
+    pos = coordinates(train, 1, kind)[::stride, 0] * (n - 1 if kind == "closed" else n)
+    pos = np.where(np.abs(pos - np.round(pos)) < 1e-9, np.round(pos), pos)
+    low = np.minimum(np.floor(pos).astype(int), n - 1)
+    frac = pos - low
+    high = (low + 1) % n if kind == "periodic" else np.minimum(low + 1, n - 1)
+    w = np.zeros((len(pos), n))
+    np.add.at(w, (np.arange(len(pos)), low), 1 - frac)
+    np.add.at(w, (np.arange(len(pos)), high), frac)
+    return w
+
+
+def build(cfg: FnoCase, in_channels: int, out_channels: int, grid: np.ndarray | None) -> Operator:
+    """The DeepONet of ``cfg.model`` for inputs of ``in_channels`` and outputs of ``out_channels`` channels;
+    ``grid``: the training split's coordinates, ``(s..., d)`` or a point set's ``(n_points, d)``."""
+    assert grid is not None, "a DeepONet's trunk reads the training grid's points"
+    m, kind = cfg.model, cfg.source.grid
+    policy = Policy.of(cfg.dtype)
+    dtype, compute = policy.param_dtype, policy.compute_dtype
+    train_shape, d = tuple(grid.shape[:-1]), grid.shape[-1]
+    points = kind == "points"
+    flat = grid.reshape(-1, d).astype(np.float64)
+    low, span = (flat.min(0), np.where(np.ptp(flat, 0) > 0, np.ptp(flat, 0), 1.0)) if points else (0.0, 1.0)
+    periodic = kind == "periodic"
+    sensors = math.prod(sensor_shape(train_shape, m.sensors)) * in_channels
+    power = cfg.source.edge_power(cfg.data.params)
+
+    def init(key):
+        return net.init(key, sensors, net.feature_count(d, m.harmonics, periodic), out_channels, m.basis,
+                        m.branch, m.trunk, dtype)
+
+    def output_points(shape):
+        """The output points ``(n, d)`` of inputs on a grid of ``shape``: the point set's, or the tensor grid's."""
+        if points:
+            assert shape == train_shape, "a point set is one grid (DataConfig.check)"
+            return jnp.asarray(flat, dtype)
+        return fno.grid_channels(shape, kind, dtype).reshape(-1, d)
+
+    def at_sensors(x):
+        """``(batch, sensors * channels)``: the inputs at the training grid's sensors, from any grid's."""
+        if points:
+            return x[:, ::m.sensors].reshape(x.shape[0], -1)
+        for a, (n, n0) in enumerate(zip(x.shape[1:-1], train_shape)):
+            w = jnp.asarray(sensor_weights(n, n0, m.sensors, kind), x.dtype)
+            x = jnp.moveaxis(jnp.tensordot(x, w, axes=([1 + a], [1])), -1, 1 + a)
+        return x.reshape(x.shape[0], -1)
+
+    def predict(params, st, x):
+        y = output_points(x.shape[1:-1])
+        a = at_sensors((x - st["x_mean"]) / st["x_std"]).astype(compute)
+        phi = net.features((y - jnp.asarray(low, dtype)) / jnp.asarray(span, dtype), m.harmonics, periodic)
+        u = net.apply(policy.cast(params), a, phi.astype(compute), m.activation).astype(dtype)
+        out = u * st["y_std"] + st["y_mean"]
+        if m.vanish_on_edges:
+            out = out * edge_factor(y, power)[:, None]
+        return out.reshape(x.shape[:-1] + (out_channels,))
+
+    return Operator(init, predict, scalings(dtype, m.normalize), _no_field)
+
+
+def _no_field(params, stats, x):
+    raise NotImplementedError("a DeepONet does not decode as an FNO's field (FnoCase.check refuses what asks it)")
