@@ -32,7 +32,7 @@ against a discrete function, no derivative taken at the wall): :math:`O(h^4)` fo
 boundary; a curved obstacle given as a polygon adds the polygon's :math:`O(h_S^2)` error of shape,
 :math:`h_S` its side, and a corner (an airfoil's trailing edge) its own singularity.
 
-**Meshes** (:func:`flow`): side about ``h``, and with ``near`` the named obstacle's surroundings finer, side
+**Meshes** (:func:`steady`): side about ``h``, and with ``near`` the named obstacle's surroundings finer, side
 ``near_factor * h`` on it growing by ``growth`` per unit distance (:func:`.mesh.near_edges`).
 :func:`reference` halves ``h`` until the velocity at given points settles, and records the forces on the way.
 Measured orders and errors: ``docs/notes/fem_reference.md``.
@@ -157,9 +157,9 @@ def _convection(w, newton: bool) -> skfem.BilinearForm:
 
     def form(u, v, p):
         z = p["w"]
-        out = dot(np.einsum("ij...,j...->i...", grad(u), z.value), v)
+        out = dot(np.einsum("ij...,j...->i...", grad(u), z), v)
         if newton:
-            out = out + dot(np.einsum("ij...,j...->i...", grad(z), u.value), v)
+            out = out + dot(np.einsum("ij...,j...->i...", grad(z), u), v)
         return out
     return skfem.BilinearForm(form)
 
@@ -169,11 +169,11 @@ def _momentum(nu: float) -> skfem.LinearForm:
 
     def form(v, p):
         z = p["w"]
-        return nu * ddot(grad(z), grad(v)) + dot(np.einsum("ij...,j...->i...", grad(z), z.value), v) - p["p"] * div(v)
+        return nu * ddot(grad(z), grad(v)) + dot(np.einsum("ij...,j...->i...", grad(z), z), v) - p["p"] * div(v)
     return skfem.LinearForm(form)
 
 
-def flow(region: Region, conditions: Mapping[str, Condition], nu: float, h: float, rho: float = 1.0,
+def steady(region: Region, conditions: Mapping[str, Condition], nu: float, h: float, rho: float = 1.0,
          near: str | None = None, near_factor: float = NEAR_FACTOR, growth: float = GROWTH, tol: float = TOL,
          max_iterations: int = MAX_ITERATIONS) -> FlowSolution:
     """Solve the flow on a mesh of ``region`` with elements of side about ``h`` (finer around the edges named
@@ -209,7 +209,7 @@ def flow(region: Region, conditions: Mapping[str, Condition], nu: float, h: floa
         w, p = vb.interpolate(x[:n]), pb.interpolate(x[n:])
         return np.concatenate([_momentum(nu).assemble(vb, w=w, p=p), -(B @ x[:n])])
 
-    x = x + step(A, residual(x))  # Stokes
+    x = x + step(A, np.concatenate([A @ x[:n], -(B @ x[:n])]))  # Stokes, from the conditions' values (p = 0)
     r, iterations, picard = residual(x), 0, 0
     while True:
         if iterations >= max_iterations:
@@ -256,7 +256,7 @@ def reference(region: Region, conditions: Mapping[str, Condition], nu: float, po
                   "iterations": [], "seconds": [], "changes": [], "coefficients": []}
     previous = None
     while True:
-        sol = flow(region, conditions, nu, h, rho, near, near_factor, growth)
+        sol = steady(region, conditions, nu, h, rho, near, near_factor, growth)
         out = sol.fields(points)
         for key in ("h", "elements", "dofs", "iterations", "seconds"):
             info[key].append(sol.info[key])
