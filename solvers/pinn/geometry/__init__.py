@@ -19,11 +19,11 @@ from sciml.config import build, spec
 from sciml.config.schema import Registry
 from sciml.errors import Invalid
 
+from .airfoil import naca4
 from .ball import Ball
 from .csg import Csg
 from .domain import Domain, EvalPoints, Piece
 from .mesh import Mesh, read
-from .airfoil import naca4
 from .polygon import Polygon
 from .sampling import Method, draw, unit_cube
 from .shapes import Box, Disk, Rectangle

@@ -6,9 +6,9 @@ import pytest
 
 from sciml.config import build
 from sciml.errors import Invalid
+from sciml.polygons import signed_area
 from sciml.solvers.pinn.geometry import GeometryConfig, build_geometry
 from sciml.solvers.pinn.geometry.airfoil import naca4
-from sciml.polygons import signed_area
 
 
 def test_naca0012_thickness_closed_trailing_edge_and_spacing():
