@@ -115,6 +115,21 @@ def on_grid(eq, geometry, ev, rtol: float) -> tuple[dict | None, dict]:
     return None if fields is None else {k: np.asarray(v).reshape(ev.shape) for k, v in fields.items()}, info
 
 
+def force_errors(metrics: dict, info: dict) -> dict[str, float]:
+    """``c_D_<part>_rel_error``, ``c_L_<part>_rel_error``: a run's coefficients of a part (``equation.forces``)
+    against the classical solver's on its finest mesh (the summary's ``<part>_coefficients``, :func:`on_grid`)."""
+    out = {}
+    for key, levels in info.items():
+        if not (key.endswith("_coefficients") and levels):
+            continue
+        part = key[: -len("_coefficients")]
+        for name, ref in levels[-1].items():
+            ours = metrics.get(f"{name}_{part}")
+            if ours is not None and ref != 0:
+                out[f"{name}_{part}_rel_error"] = abs(ours - ref) / abs(ref)
+    return out
+
+
 def of_case(equation, problem, ev, rtol: float) -> tuple[dict | None, list | None, dict]:
     """``(reference, family, info)`` of a run on the evaluation grid ``ev``: a family's ``[(values, equation
     there, reference there)]`` for each of its evaluated combinations (the reference: the first's), else None

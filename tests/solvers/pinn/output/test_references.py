@@ -77,3 +77,10 @@ def test_a_flow_past_an_airfoil_records_its_coefficients_and_refuses_a_slip_wall
     slip = {**conditions, "walls": {"v": 0, "u_n": 0}}
     with pytest.raises(ValueError, match="part 'walls' has"):
         references.on_grid(flow(slip, domain), domain, ev, 5e-2)
+
+
+def test_a_parts_forces_are_scored_against_the_solvers_finest_mesh():
+    info = {"solver": "finite elements", "airfoil_coefficients": [{"c_D": 0.9, "c_L": 0.6}, {"c_D": 0.8, "c_L": 0.5}]}
+    errors = references.force_errors({"c_D_airfoil": 0.84, "c_L_airfoil": 0.45, "c_D_cylinder": 1.0}, info)
+    assert errors == pytest.approx({"c_D_airfoil_rel_error": 0.05, "c_L_airfoil_rel_error": 0.1})
+    assert references.force_errors({"c_D_airfoil": 0.84}, {}) == {}
