@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from sciml.errors import ConfigError
+
 from ..geometry import Polygon
 
 
@@ -44,7 +46,8 @@ def _plate(eq, geometry, points: np.ndarray, rtol: float) -> tuple[dict, dict]:
 def _velocity(eq, part: str, condition: dict):
     """A part's condition as the flow solver's: ``(u, v)`` (numbers or functions of x, y) for a velocity,
     ``"do_nothing"`` for an outflow (no velocity given: ``{}`` or ``{p: 0, u_n: 0, v_n: 0}``, which the
-    finite elements pose as nu du/dn - p n = 0, the do-nothing condition); ``ValueError`` for any other."""
+    finite elements pose as nu du/dn - p n = 0, the do-nothing condition); :class:`~sciml.errors.ConfigError`
+    naming the part for any other."""
     from sciml import expr
 
     keys = set(condition)
@@ -55,8 +58,8 @@ def _velocity(eq, part: str, condition: dict):
         return value("u"), value("v")
     if keys <= {"p", "u_n", "v_n"} and all(not isinstance(v, str) and float(v) == 0 for v in condition.values()):
         return "do_nothing"
-    raise ValueError(f"the finite-element flow takes a velocity {{u, v}} or an outflow ({{}} or {{p: 0, u_n: 0, "
-                     f"v_n: 0}}) on each part; part {part!r} has {condition}")
+    raise ConfigError(f"the finite-element reference takes a velocity {{u, v}} or an outflow ({{}} or {{p: 0, u_n: 0, "
+                      f"v_n: 0}}) on each part, not {condition}", f"equation.conditions.{part}")
 
 
 def _flow(eq, geometry, points: np.ndarray, rtol: float) -> tuple[dict, dict]:
@@ -64,8 +67,9 @@ def _flow(eq, geometry, points: np.ndarray, rtol: float) -> tuple[dict, dict]:
     coefficients on the equation's velocity and length scales, in ``info["coefficients"]``)."""
     from sciml.solvers.classical.fem import flow
 
-    if eq.unsteady or eq.stream:
-        raise ValueError("the finite-element flow is steady, in velocity and pressure")
+    if eq.unsteady or eq.stream or eq.periodic or eq.config.force:
+        raise ConfigError("the finite-element reference on a polygon is a steady flow in velocity and pressure, "
+                          "without periodic parts or a body force", "equation")
     conditions = {part: _velocity(eq, part, eq.config.conditions[part]) for part in geometry.parts}
     holes = {loop[-1] if len(loop) == 3 else loop[1][0] for loop in geometry.loops()[1:]}
     near = holes.pop() if len(holes) == 1 else None
