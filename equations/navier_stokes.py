@@ -46,7 +46,7 @@ from . import ns_flux, ns_start
 from .base import Equation
 from .domain import Domain
 from .fields import Fields
-from .ns_checks import GHIA_RE, ghia1982, ghia_re, mass_flux, symmetry
+from .ns_checks import GHIA_RE, forces, ghia1982, ghia_re, mass_flux, symmetry
 from .ns_corners import lid_corners
 from .ns_dfg import dfg_cylinder
 from .ns_exact import SOLUTIONS
@@ -94,6 +94,9 @@ class NavierStokesConfig:
     checks: list[Literal["ghia1982", "mass_flux", "symmetry", "dfg_cylinder"]] = spec(
         factory=list, help="extra metrics: ghia1982 (cavity centrelines), mass_flux, symmetry, dfg_cylinder "
                            "(drag, lift and pressure difference of the hole named cylinder)")
+    forces: list[str] = spec(factory=list, help="parts (obstacles of any shape) whose drag and lift coefficients "
+                                                "the run reports, c_D_<part> and c_L_<part>: c = 2 F / (rho "
+                                                "velocity^2 length) by the line integral along the part")
 
     def check(self):
         if self.Re is None and self.nu is None:
@@ -220,6 +223,11 @@ def check_section(config: NavierStokesConfig, domain: Domain) -> None:
         raise Invalid("checks", "mass_flux and symmetry are computed for steady 2D flows")
     ns_start.check(config, domain)
     ns_flux.check(config.flux, domain)
+    for i, part in enumerate(config.forces):
+        if part not in parts:
+            raise Invalid(f"forces[{i}]", f"unknown boundary part {part!r}{suggest(part, parts)}; parts are {parts}")
+    if config.forces and (dim != 2 or unsteady):
+        raise Invalid("forces", "forces on a part are computed for steady 2D flows")
     if "dfg_cylinder" in config.checks:
         if dim != 2:
             raise Invalid("checks", "dfg_cylinder is computed for 2D flows")
@@ -411,8 +419,10 @@ class NavierStokes(Equation):
         return out
 
     def checks(self, predict) -> list:
-        """The case's ``checks`` (:data:`CHECKS`) on ``predict(physical points) -> physical fields``."""
-        return [CHECKS[name](self, predict) for name in self.config.checks]
+        """The case's ``checks`` (:data:`CHECKS`) on ``predict(physical points) -> physical fields``, and the
+        forces on the parts of ``forces`` (:func:`.ns_checks.forces`)."""
+        return [CHECKS[name](self, predict) for name in self.config.checks] + (
+            [forces(self, predict)] if self.config.forces else [])
 
     def reference(self, points: np.ndarray) -> dict | None:
         """The exact solution (with speed and vorticity) at physical points, or None."""

@@ -20,6 +20,8 @@ profiles (curves with reference points) for the driver to plot.
 - ``symmetry``: about the horizontal mid-line of the bounding box, ``symmetry_u = ||u - Ru|| / ||u||``,
   ``symmetry_v = ||v + Rv|| / ||v||``, ``symmetry_p`` (``R``: the mirror image).
 - ``dfg_cylinder``: the DFG benchmark quantities of a cylinder in a channel (:mod:`.ns_dfg`).
+- ``forces`` (run for the parts in ``equation.forces``, not named in ``checks``): the drag and lift of an
+  obstacle of any shape by the line integral along it (:func:`forces`).
 """
 from __future__ import annotations
 
@@ -28,6 +30,8 @@ import os
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from .ns_forces import line_forces
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 
@@ -134,6 +138,26 @@ def mass_flux(eq, predict) -> Check:
     return Check({"mass_flux_in": q_in, "mass_flux_out": q_out,
                   "mass_flux_error": abs(q_out - q_in) / max(abs(q_in), 1e-300),
                   "mass_flux_error_sections": max(abs(q - q_in) for q in sections) / max(abs(q_in), 1e-300)})
+
+
+FORCE_POINTS = 8192  # points of the midpoint rule along a part whose forces are reported
+
+
+def forces(eq, predict) -> Check:
+    """The drag and lift coefficients of each part in ``equation.forces`` (an obstacle: a polygon's hole, an
+    airfoil): ``c_D_<part>``, ``c_L_<part>`` by the line integral of the benchmark's formula
+    (:func:`.ns_forces.line_forces`), ``c_D_<part>_stress``, ``c_L_<part>_stress`` by the full stress, with
+    :math:`c = 2F/(\\rho U^2 L)` on the equation's velocity and length scales; the midpoint rule at
+    ``FORCE_POINTS`` points spread evenly along the part."""
+    metrics = {}
+    for part in eq.config.forces:
+        pts, outward = eq.domain.boundary(part, FORCE_POINTS, np.random.default_rng(0), "grid")
+        f = line_forces(lambda x: predict(x, of=eq.gradients), pts, -outward, eq.domain.measure(part) / len(pts),
+                        eq.nu, eq.rho)
+        c = f.coefficients(eq.rho, eq.U, eq.config.length)
+        metrics.update({f"c_D_{part}": c["c_D_surface"], f"c_L_{part}": c["c_L_surface"],
+                        f"c_D_{part}_stress": c["c_D_stress"], f"c_L_{part}_stress": c["c_L_stress"]})
+    return Check(metrics)
 
 
 def symmetry(eq, predict) -> Check:

@@ -83,7 +83,12 @@ def circle(center, radius: float, n: int) -> tuple[np.ndarray, np.ndarray, float
 
 def surface_forces(flow: Flow, center, radius: float, nu: float, rho: float = 1.0, n: int = 512) -> Forces:
     """The force of the fluid on the cylinder of ``radius`` around ``center`` (module notes)."""
-    pts, normals, w = circle(center, radius, n)
+    return line_forces(flow, *circle(center, radius, n), nu, rho)
+
+
+def line_forces(flow: Flow, pts: np.ndarray, normals: np.ndarray, w, nu: float, rho: float = 1.0) -> Forces:
+    """The force of the fluid on a wall by the quadrature ``pts (n, 2)``, ``w`` (a weight per point, or one for
+    all), ``normals`` the unit normals into the fluid (module notes: both formulas)."""
     f = {k: np.asarray(v, float) for k, v in flow(pts).items()}
     nx, ny = normals[:, 0], normals[:, 1]
     mu = rho * nu

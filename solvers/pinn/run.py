@@ -369,6 +369,7 @@ class _Pinn:
         checked = figures.plots_and_checks(predict, shown_eq, self.ev, pred, self.reference, out)
         if worst is None:
             errors.update(checked["metrics"])
+            errors.update(references.force_errors(errors, self.reference_info))  # a part's forces, solver's
         result = {"metrics": errors, **({"notes": checked["notes"]} if checked["notes"] else {})}
         for part in self.reports:
             result.update(part.summary(self, params, errors, result, run))

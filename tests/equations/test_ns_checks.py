@@ -91,3 +91,46 @@ def test_an_untabulated_re_is_refused_naming_the_tables():
     with pytest.raises(Invalid, match=r"ghia1982 has tables for Re = 100, 400, 1000, 3200 only; this case has "
                                       r"Re = 2000"):
         cavity(2000)
+
+
+def test_forces_on_a_part_poiseuille_walls_and_a_pressure_gradient_on_an_airfoil():
+    """``equation.forces``: the walls of Poiseuille's channel feel the shear rho nu u'(wall) along the flow, the
+    pressures on them cancel; a pressure p = -G x (without shear) pushes a profile along x by G times its area."""
+    from sciml.equations.ns_checks import forces
+    from sciml.polygons import signed_area
+    from sciml.solvers.pinn.geometry import Polygon
+    from sciml.solvers.pinn.geometry.airfoil import naca4
+
+    profile = naca4("0012", angle=5.0, points=32)
+    dom = Polygon([(-1, -1), (3, -1), (3, 1), (-1, 1)], holes=[(profile, "airfoil")],
+                  names=["walls", "outlet", "walls", "inlet"])
+    cfg = build(NavierStokesConfig, {"type": "navier_stokes", "Re": 50.0, "velocity": 2.0, "length": 0.5,
+                                     "rho": 3.0, "conditions": {p: {} for p in dom.parts},
+                                     "forces": ["walls", "airfoil"]})
+    eq = create(cfg, dom)
+    U, H, G = 1.5, 2.0, 0.7  # the centre speed, the channel's height, the pressure gradient
+
+    def predict(pts, of=None):
+        x, y = pts[:, 0], pts[:, 1]
+        zero = 0.0 * x
+        return {"u": U * (1 - y**2), "v": zero, "p": -G * x, "u_x": zero, "u_y": -2 * U * y, "v_x": zero,
+                "v_y": zero, "p_x": -G + zero, "p_y": zero}
+
+    m = forces(eq, predict).metrics
+    k = 2 / (eq.rho * eq.U**2 * 0.5)
+    shear = 2 * eq.rho * eq.nu * 2 * U / (H / 2) * 4.0  # both walls, 4 long: rho nu |u'(+-1)|
+    np.testing.assert_allclose(m["c_D_walls"], k * shear, rtol=1e-9)
+    np.testing.assert_allclose(m["c_L_walls"], 0.0, atol=1e-9)
+    area = signed_area(profile)
+    no_shear = lambda pts, of=None: {**predict(pts), "u_y": 0.0 * pts[:, 0]}  # noqa: E731
+    m = forces(eq, no_shear).metrics
+    np.testing.assert_allclose([m["c_D_airfoil"], m["c_D_airfoil_stress"]], k * G * area, rtol=2e-4)  # 5e-5
+    np.testing.assert_allclose([m["c_L_airfoil"], m["c_L_airfoil_stress"]], 0.0, atol=2e-4 * k * G * area)
+
+
+def test_forces_on_an_unknown_part_are_refused():
+    dom = Rectangle((0.0, 1.0), (0.0, 1.0))
+    with pytest.raises(Invalid) as e:
+        create(build(NavierStokesConfig, {"type": "navier_stokes", "Re": 10.0,
+                                          "conditions": {p: {} for p in dom.parts}, "forces": ["airfoil"]}), dom)
+    assert str(e.value).startswith("forces[0]: unknown boundary part 'airfoil'"), str(e.value)

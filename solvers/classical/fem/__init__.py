@@ -1,10 +1,13 @@
-"""Finite-element references for Kirchhoff plates on polygons (scikit-fem's Morley and Argyris elements on
-Triangle's meshes): the independent classical answers the PINN's plates are checked against.
+"""Finite-element references on polygons (scikit-fem on Triangle's meshes): Kirchhoff plates by Morley's and
+Argyris' elements and steady incompressible flows by Taylor–Hood's, the independent classical answers the PINN's
+plates and flows past obstacles are checked against.
 
 - ``mesh``: :class:`Loop`, :class:`Region`, :func:`circle`, :func:`mesh` (a conforming triangulation, its boundary
-  facets by edge name, graded toward re-entrant corners);
+  facets by edge name, graded toward re-entrant corners or by a size field: ``near_edges``);
 - ``plate``: :func:`plate` (one solve, a :class:`PlateSolution` whose ``fields`` are evaluated at points) and
   :func:`reference` (halving ``h`` until the deflection at the points settles);
+- ``flow``: :func:`steady` (one Newton solve, a :class:`FlowSolution` with ``fields`` at points and the forces
+  on a part) and ``flow.reference`` (halving ``h`` until the velocity at the points settles);
 - ``elements``, ``probe``, ``recovery``, ``ordering``: the elements in scaled coordinates, point location and
   evaluation, patch recovery of Morley's moments, the nested-dissection direct solve.
 
@@ -17,7 +20,9 @@ except ImportError as error:  # pragma: no cover - the extra is in the dev insta
     raise ImportError(f"sciml.solvers.classical.fem needs the optional extra 'fem' (pip install 'sciml[fem]'): "
                       f"{error}") from error
 
+from .flow import FlowSolution, steady
 from .mesh import Loop, Region, circle, mesh, polygon
 from .plate import CONDITIONS, PlateSolution, plate, reference
 
-__all__ = ["CONDITIONS", "Loop", "PlateSolution", "Region", "circle", "mesh", "plate", "polygon", "reference"]
+__all__ = ["CONDITIONS", "FlowSolution", "Loop", "PlateSolution", "Region", "circle", "mesh", "plate", "polygon",
+           "reference", "steady"]

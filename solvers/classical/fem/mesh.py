@@ -21,6 +21,9 @@ graded with :math:`\mu \ge 1 - \lambda` recovers the rates of a smooth solution 
 constant factor in the number of elements, :math:`\approx 1/(1 - \mu)` inside the graded discs. Triangle
 meets the size field by rounds of refinement with per-triangle area limits (its ``r`` and ``a`` switches),
 each triangle's limit read at its centroid, until no triangle is more than 1.5 times its limit.
+
+A caller's own size field (``size``: points ``(N, 2)`` to sides ``(N,)``, e.g. finer near an obstacle in a flow,
+:func:`near_edges`) is met the same way; with grading as well, the smaller of the two sizes.
 """
 from __future__ import annotations
 
@@ -31,6 +34,7 @@ import numpy as np
 import skfem
 import triangle
 from numpy.typing import ArrayLike
+from scipy.spatial import cKDTree
 
 from sciml.polygons import encloses, signed_area
 
@@ -148,10 +152,12 @@ def reentrant_corners(region: Region) -> list[tuple[np.ndarray, float]]:
     return found
 
 
-def mesh(region: Region, h: float, grading: float = 0.0) -> tuple[skfem.MeshTri, dict[str, np.ndarray]]:
+def mesh(region: Region, h: float, grading: float = 0.0, size: Callable[[np.ndarray], np.ndarray] | None = None
+         ) -> tuple[skfem.MeshTri, dict[str, np.ndarray]]:
     """A conforming triangulation of ``region`` with elements of side about ``h`` (graded toward re-entrant
-    corners with exponent ``grading``, module docstring), and for each edge name the indices of the mesh's
-    boundary facets on it. The mesh carries the same dict as its ``boundaries``."""
+    corners with exponent ``grading``, and no larger than ``size(x)`` where given: module docstring), and for each
+    edge name the indices of the mesh's boundary facets on it. The mesh carries the same dict as its
+    ``boundaries``."""
     if not (np.isfinite(h) and h > 0):
         raise ValueError(f"the element size h must be positive, got {h}")
     if not 0.0 <= grading < 1.0:
@@ -165,9 +171,27 @@ def mesh(region: Region, h: float, grading: float = 0.0) -> tuple[skfem.MeshTri,
         graph["holes"] = holes
     area = np.format_float_positional(np.sqrt(3) / 4 * h * h, trim="-")  # Triangle reads no exponent
     out = _triangulate(graph, f"pq{QUALITY:g}a{area}")
-    if grading > 0.0:
-        out = _grade(out, size_field(region, h, grading), holes)
+    if grading > 0.0 or size is not None:
+        field = size_field(region, h, grading)
+        out = _grade(out, field if size is None else lambda x: np.minimum(field(x), size(x)), holes)
     return _skfem(out, owner, region)
+
+
+def near_edges(region: Region, name: str, h: float, h_near: float, growth: float = 0.25
+               ) -> Callable[[np.ndarray], np.ndarray]:
+    """A size field for :func:`mesh`: ``h_near`` on the edges named ``name``, growing by ``growth`` per unit
+    of distance from them, at most ``h``: :math:`\\min(h, h_{near} + g\\,d(x))`. The distance is to points spread
+    along those edges at a spacing of ``h_near / 4`` (exact to that spacing)."""
+    edges = [(loop.vertices[i], loop.vertices[(i + 1) % len(loop.vertices)])
+             for loop in region.loops for i, n in enumerate(loop.names) if n == name]
+    if not edges:
+        raise ValueError(f"no edge is named {name!r}; the edges: {list(region.names)}")
+    if not (0 < h_near <= h and growth > 0):
+        raise ValueError(f"need 0 < h_near <= h and growth > 0, got h_near={h_near}, h={h}, growth={growth}")
+    pts = np.concatenate([a + np.linspace(0.0, 1.0, max(2, int(np.ceil(4 * np.linalg.norm(b - a) / h_near)) + 1),
+                                          endpoint=False)[:, None] * (b - a) for a, b in edges])
+    tree = cKDTree(pts)
+    return lambda x: np.minimum(h, h_near + growth * tree.query(x)[0])
 
 
 def _graph(region: Region) -> tuple[np.ndarray, np.ndarray, list[str]]:

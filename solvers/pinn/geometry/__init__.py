@@ -4,8 +4,9 @@
 edges named by index, :mod:`.polygon`), ``ball`` (any dimension ``dim``, :mod:`.ball`), ``mesh`` (3D, the inside
 of a closed triangle mesh from a file, its faces named by selectors, :mod:`.mesh`) or ``csg`` (the union, difference
 or intersection of other sections, its parts ``<name>.<part>``, :mod:`.csg`); rectangles, boxes and disks may have
-circular or spherical ``holes`` (boolean difference), polygons circular or polygonal ones; ``time: [t0, t1]`` makes
-the domain space-time (coordinate ``t``, new part ``initial``); ``parts`` regroups and renames boundary parts, e.g.
+circular or spherical ``holes`` (boolean difference), polygons circular, polygonal or airfoil ones (``naca``,
+:mod:`.airfoil`); ``time: [t0, t1]`` makes the domain space-time (coordinate ``t``, new part ``initial``); ``parts``
+regroups and renames boundary parts, e.g.
 ``parts: {lid: [top], walls: [left, right, bottom]}``. Domains and samplers live in :mod:`.domain`,
 :mod:`.shapes`, :mod:`.polygon`, :mod:`.spacetime` and :mod:`.sampling`; this module holds the schema and the registry.
 """
@@ -18,6 +19,7 @@ from sciml.config import build, spec
 from sciml.config.schema import Registry
 from sciml.errors import Invalid
 
+from .airfoil import naca4
 from .ball import Ball
 from .csg import Csg
 from .domain import Domain, EvalPoints, Piece
@@ -108,21 +110,41 @@ class DiskConfig:
 
 
 @dataclass
+class NacaConfig:
+    """A NACA four-digit profile as a polygon (:mod:`.airfoil`)."""
+
+    digits: str = spec("0012", help="the four digits MPTT, quoted: camber M %, at P tenths, thickness TT %")
+    chord: float = spec(1.0, gt=0.0, help="the chord length")
+    angle: float = spec(0.0, help="the angle of attack in degrees, nose up against a flow along +x")
+    leading_edge: tuple[float, float] = spec((0.0, 0.0), help="where the leading edge lies [x, y]")
+    points: int = spec(64, help="intervals along each surface (cosine spacing): 2 points corners")
+
+    def check(self):
+        naca4(self.digits, self.chord, self.angle, self.leading_edge, self.points)
+
+
+@dataclass
 class PolygonHoleConfig:
-    """A hole in a polygon: a polygon (``vertices``) or a circle (``center``, ``radius``)."""
+    """A hole in a polygon: a polygon (``vertices``), a circle (``center``, ``radius``) or an airfoil (``naca``)."""
 
     vertices: list[tuple[float, float]] | None = spec(None, help="its corners [x, y] in order")
     center: tuple[float, float] | None = spec(None, help="a circle's centre [x, y]")
     radius: float | None = spec(None, gt=0.0, help="a circle's radius")
+    naca: NacaConfig | None = spec(None, help="a NACA four-digit profile: {digits: '0012', chord, angle, "
+                                              "leading_edge, points}")
     name: str = spec("hole", help="name of its boundary part")
 
     def check(self):
-        if (self.vertices is None) == (self.center is None):
-            raise Invalid("vertices", "give a hole either vertices (a polygon) or center and radius (a circle)")
+        if sum(k is not None for k in (self.vertices, self.center, self.naca)) != 1:
+            raise Invalid("vertices", "give a hole either vertices (a polygon), center and radius (a circle) or "
+                                      "naca (an airfoil)")
         if (self.center is None) != (self.radius is None):
             raise Invalid("radius" if self.radius is None else "center", "a circular hole needs center and radius")
 
     def spec(self) -> tuple:
+        if self.naca is not None:
+            n = self.naca
+            return naca4(n.digits, n.chord, n.angle, n.leading_edge, n.points), self.name
         return (self.center, self.radius, self.name) if self.vertices is None else (self.vertices, self.name)
 
 

@@ -2,10 +2,12 @@
 equation's type to the solver that answers it on the same domain.
 
 :meth:`~sciml.equations.Equation.reference` answers with the equation's own maths (a rectangular plate's series,
-the cavity's tables); where it gives None, :func:`reference` asks the table: ``kirchhoff_plate`` on a
-:class:`~sciml.solvers.pinn.geometry.Polygon` is solved by finite elements
+the cavity's tables); where it gives None, :func:`reference` asks the table: on a
+:class:`~sciml.solvers.pinn.geometry.Polygon`, ``kirchhoff_plate`` is solved by finite elements
 (:func:`sciml.solvers.classical.fem.reference`), refined until the deflection at the points changes by less than
-``rtol``. Points outside the domain get NaN.
+``rtol``, and a steady 2D ``navier_stokes`` flow by Taylor–Hood elements (:mod:`sciml.solvers.classical.fem.flow`),
+refined until the velocity there does, its obstacle's drag and lift recorded on each mesh. Points outside the
+domain get NaN.
 """
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from sciml.errors import ConfigError
 
 from ..geometry import Polygon
 
@@ -39,8 +43,44 @@ def _plate(eq, geometry, points: np.ndarray, rtol: float) -> tuple[dict, dict]:
     return fem.reference(_region(geometry), conditions, eq.D, eq.nu, load, points, rtol=rtol)
 
 
+def _velocity(eq, part: str, condition: dict):
+    """A part's condition as the flow solver's: ``(u, v)`` (numbers or functions of x, y) for a velocity,
+    ``"do_nothing"`` for an outflow (no velocity given: ``{}`` or ``{p: 0, u_n: 0, v_n: 0}``, which the
+    finite elements pose as nu du/dn - p n = 0, the do-nothing condition); :class:`~sciml.errors.ConfigError`
+    naming the part for any other."""
+    from sciml import expr
+
+    keys = set(condition)
+    if keys == {"u", "v"}:
+        def value(q):
+            e = expr.parse(condition[q], eq.coords)
+            return lambda x, y: np.broadcast_to(np.asarray(e(np, x=x, y=y), float), np.shape(x))
+        return value("u"), value("v")
+    if keys <= {"p", "u_n", "v_n"} and all(not isinstance(v, str) and float(v) == 0 for v in condition.values()):
+        return "do_nothing"
+    raise ConfigError(f"the finite-element reference takes a velocity {{u, v}} or an outflow ({{}} or {{p: 0, u_n: 0, "
+                      f"v_n: 0}}) on each part, not {condition}", f"equation.conditions.{part}")
+
+
+def _flow(eq, geometry, points: np.ndarray, rtol: float) -> tuple[dict, dict]:
+    """A steady 2D flow by Taylor–Hood elements, finer around the domain's hole when it has one (its forces,
+    coefficients on the equation's velocity and length scales, in ``info["coefficients"]``)."""
+    from sciml.solvers.classical.fem import flow
+
+    if eq.unsteady or eq.stream or eq.periodic or eq.config.force:
+        raise ConfigError("the finite-element reference on a polygon is a steady flow in velocity and pressure, "
+                          "without periodic parts or a body force", "equation")
+    conditions = {part: _velocity(eq, part, eq.config.conditions[part]) for part in geometry.parts}
+    holes = {loop[-1] if len(loop) == 3 else loop[1][0] for loop in geometry.loops()[1:]}
+    near = holes.pop() if len(holes) == 1 else None
+    fields, info = flow.reference(_region(geometry), conditions, eq.nu, points, rtol=rtol, rho=eq.rho, near=near,
+                                  scales=(eq.U, eq.config.length))
+    info["measure"], info["obstacle"] = "velocity", near
+    return fields, info
+
+
 # (equation type, geometry class) -> (equation, geometry, points inside, rtol) -> (fields, info)
-SOLVERS: dict[tuple[str, type], Callable] = {("kirchhoff_plate", Polygon): _plate}
+SOLVERS: dict[tuple[str, type], Callable] = {("kirchhoff_plate", Polygon): _plate, ("navier_stokes", Polygon): _flow}
 
 
 def available(eq, geometry) -> bool:
@@ -70,9 +110,28 @@ def on_grid(eq, geometry, ev, rtol: float) -> tuple[dict | None, dict]:
     if fields is None:
         fields, info = reference(eq, geometry, ev.points, ev.mask, rtol)
     if info:
-        info = {"solver": f"finite elements ({info['element']})", "elements": info["elements"][-1],
-                "change_of_w": info["changes"][-1], "rtol": info["rtol"], "seconds": round(info["wall_seconds"], 1)}
+        summary = {"solver": f"finite elements ({info['element']})", "elements": info["elements"][-1],
+                   f"change_of_{info.get('measure', 'w')}": info["changes"][-1], "rtol": info["rtol"],
+                   "seconds": round(info["wall_seconds"], 1)}
+        if info.get("coefficients"):  # a flow's forces on its obstacle, on each mesh
+            summary[f"{info['obstacle']}_coefficients"] = info["coefficients"]
+        info = summary
     return None if fields is None else {k: np.asarray(v).reshape(ev.shape) for k, v in fields.items()}, info
+
+
+def force_errors(metrics: dict, info: dict) -> dict[str, float]:
+    """``c_D_<part>_rel_error``, ``c_L_<part>_rel_error``: a run's coefficients of a part (``equation.forces``)
+    against the classical solver's on its finest mesh (the summary's ``<part>_coefficients``, :func:`on_grid`)."""
+    out = {}
+    for key, levels in info.items():
+        if not (key.endswith("_coefficients") and levels):
+            continue
+        part = key[: -len("_coefficients")]
+        for name, ref in levels[-1].items():
+            ours = metrics.get(f"{name}_{part}")
+            if ours is not None and ref != 0:
+                out[f"{name}_{part}_rel_error"] = abs(ours - ref) / abs(ref)
+    return out
 
 
 def of_case(equation, problem, ev, rtol: float) -> tuple[dict | None, list | None, dict]:

@@ -1,9 +1,12 @@
-"""A classical solver's reference where the equation has none (solvers/pinn/references.py): a plate on a polygon
-gets finite elements on the evaluation grid, NaN outside, with the case's load and edge conditions."""
+"""A classical solver's reference where the equation has none (solvers/pinn/output/references.py): a plate on a
+polygon gets finite elements on the evaluation grid, NaN outside, with the case's load and edge conditions; a flow
+on a polygon gets Taylor-Hood elements, its obstacle's coefficients per mesh, and a run's forces are scored on them."""
 import numpy as np
+import pytest
 
 from sciml.config import build
 from sciml.equations.plate import KirchhoffPlate, PlateConfig
+from sciml.errors import ConfigError
 from sciml.solvers.pinn.geometry import Polygon, Rectangle
 from sciml.solvers.pinn.output import references
 
@@ -37,3 +40,49 @@ def test_a_rectangle_keeps_its_series_and_no_solver_is_asked():
     fields, info = references.on_grid(plate(1000.0, {}, domain), domain, ev, 1e-2)
     assert info == {} and fields is not None and np.isfinite(fields["w"]).all()
     assert not references.available(plate(1000.0, {}, domain), domain)
+
+
+def flow(conditions, domain, Re=10.0):
+    from sciml.equations.navier_stokes import NavierStokes, NavierStokesConfig
+    config = build(NavierStokesConfig, {"type": "navier_stokes", "Re": Re, "conditions": conditions})
+    return NavierStokes(config, domain)
+
+
+CHANNEL = [(0, 0), (2, 0), (2, 1), (0, 1)]
+CHANNEL_PARTS = ["walls", "outlet", "walls", "inlet"]
+FLOW = {"inlet": {"u": "6 * y * (1 - y)", "v": 0}, "outlet": {"p": 0, "u_n": 0, "v_n": 0}, "walls": {"u": 0, "v": 0}}
+
+
+def test_a_flow_on_a_polygon_gets_taylor_hood_elements_on_the_grid():
+    domain = Polygon(CHANNEL, names=CHANNEL_PARTS)  # Poiseuille's flow: the elements hold it exactly
+    ev = domain.evaluation_points([9, 5])
+    eq = flow(FLOW, domain)
+    assert references.available(eq, domain)
+    fields, info = references.on_grid(eq, domain, ev, 1e-3)
+    assert info["solver"] == "finite elements (taylor-hood P2/P1)" and info["change_of_velocity"] < 1e-10
+    x, y = (ev.points[:, k].reshape(ev.shape) for k in (0, 1))
+    np.testing.assert_allclose(fields["u"], 6 * y * (1 - y), atol=1e-10)
+    np.testing.assert_allclose(fields["p"], eq.nu * 12 * (2 - x), atol=1e-9)  # nu = U L / Re = 0.1, rho = 1
+
+
+def test_a_flow_past_an_airfoil_records_its_coefficients_and_refuses_a_slip_wall():
+    from sciml.solvers.pinn.geometry.airfoil import naca4
+    domain = Polygon([(-1, -1), (3, -1), (3, 1), (-1, 1)], holes=[(naca4("0012", angle=5.0, points=16), "airfoil")],
+                     names=CHANNEL_PARTS)
+    ev = domain.evaluation_points([9, 5])
+    conditions = {**FLOW, "inlet": {"u": "1.5 * (1 - y**2)", "v": 0}, "airfoil": {"u": 0, "v": 0}}
+    fields, info = references.on_grid(flow(conditions, domain), domain, ev, 5e-2)
+    mask = ev.mask.reshape(ev.shape)
+    assert np.isnan(fields["u"][~mask]).all() and np.isfinite(fields["u"][mask]).all()
+    coefficients = info["airfoil_coefficients"]
+    assert len(coefficients) >= 2 and coefficients[-1]["c_D"] > 0 and coefficients[-1]["c_L"] > 0  # nose up: lift
+    slip = {**conditions, "walls": {"v": 0, "u_n": 0}}
+    with pytest.raises(ConfigError, match="equation.conditions.walls: the finite-element reference takes"):
+        references.on_grid(flow(slip, domain), domain, ev, 5e-2)
+
+
+def test_a_parts_forces_are_scored_against_the_solvers_finest_mesh():
+    info = {"solver": "finite elements", "airfoil_coefficients": [{"c_D": 0.9, "c_L": 0.6}, {"c_D": 0.8, "c_L": 0.5}]}
+    errors = references.force_errors({"c_D_airfoil": 0.84, "c_L_airfoil": 0.45, "c_D_cylinder": 1.0}, info)
+    assert errors == pytest.approx({"c_D_airfoil_rel_error": 0.05, "c_L_airfoil_rel_error": 0.1})
+    assert references.force_errors({"c_D_airfoil": 0.84}, {}) == {}
