@@ -193,7 +193,7 @@ def moments(D, nu, wxx, wyy, wxy, r=1.0) -> dict:
 
 def check_edges(config: PlateConfig, domain: Domain) -> None:
     """The plate's domain and edges (:meth:`KirchhoffPlate.check_geometry`): a plane domain, ``edges`` naming its
-    parts, not all free; off a rectangle, neither stretched nor with free edges."""
+    parts, not all free; off a rectangle not stretched, and free edges only where the domain knows its corners."""
     if tuple(domain.coords) != ("x", "y"):
         raise Invalid("type", f"kirchhoff_plate needs a plane domain (x, y), got {list(domain.coords)}")
     for part in config.edges:
@@ -206,9 +206,10 @@ def check_edges(config: PlateConfig, domain: Domain) -> None:
         if config.aspect != 1:
             raise Invalid("aspect", "a stretched plate is a rectangle: leave aspect at 1 on this geometry")
         free = [p for p in domain.parts if config.edge(p) == "free"]
-        if free:
-            raise Invalid(f"edges.{free[0]}", "free edges are supported on rectangles only (a polygon's "
-                                              "corner conditions are not built yet): clamp or support it")
+        if free and domain.corners() is None:
+            raise Invalid(f"edges.{free[0]}", "free edges need the corners of the plate's boundary (their corner "
+                                              "conditions), which a rectangle, a polygon or a disk gives and this "
+                                              "geometry does not: clamp or support it")
 
 
 def rectangular(domain: Domain) -> bool:
@@ -375,8 +376,9 @@ class KirchhoffPlate(Equation):
     @classmethod
     def check_geometry(cls, config: PlateConfig, domain: Domain) -> None:
         """A plain rectangle (edges left, right, bottom, top; no holes, time or regrouping), or any other plane
-        domain without a time axis (a polygon), whose edges are then simply supported or clamped, its y side not
-        stretched; ``edges`` names parts of the domain, not all of them free."""
+        domain without a time axis (a polygon, a rectangle or disk with holes), its y side then not stretched and
+        its edges free only where it knows its corners (:meth:`free_corners`); ``edges`` names parts of the domain,
+        not all of them free."""
         check_edges(config, domain)
         p = config.patch
         if p is not None:
@@ -476,7 +478,10 @@ class KirchhoffPlate(Equation):
         return edge(self.config.edge(part), d, normal, self.nu, self.s, self.varying)
 
     def corners(self):
-        """Corners (physical points) where two free edges meet; there ``w_xy = 0``."""
+        """Corners (physical points) where two free edges meet; there ``w_xy = 0`` (a rectangle), or the twisting
+        moments of the two edges agree (:meth:`free_corners`)."""
+        if not rectangular(self.domain):
+            return self.free_corners()[0]
         (x0, x1), (y0, y1) = self.bounds
         e = self.config.edge
         table = {(x0, y0): (e("left"), e("bottom")), (x1, y0): (e("right"), e("bottom")),
@@ -487,10 +492,31 @@ class KirchhoffPlate(Equation):
     def corner(d: Fields) -> dict:
         return {"mxy": d["w_xy"]}
 
+    def free_corners(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        r"""Off a rectangle: the convex corners of the domain (:meth:`Domain.corners`) where two free edges meet,
+        ``(points (k, 2), normals before (k, 2), normals after (k, 2))``. There the corner force vanishes, the jump
+        of the twisting moment :math:`M_{nt} \propto w_{nt}` from the edge before to the edge after (tangents the
+        normals turned by +90 degrees, as in :func:`edge`): :math:`\tfrac12(w_{n_2 t_2} - w_{n_1 t_1}) = 0`, which
+        is :math:`w_{xy} = 0` at a right angle between axis-aligned edges. A re-entrant corner (a polygonal hole's)
+        has none: its moments are singular there (:math:`w \sim r^{1+\lambda}`, :math:`\lambda < 1`), what no
+        network represents, so no point condition is set."""
+        found = [c for c in (self.domain.corners() or []) if self.config.edge(c.before) == "free"
+                 and self.config.edge(c.after) == "free" and c.angle < math.pi * (1 - 1e-9)]
+        pick = lambda f: np.array([f(c) for c in found], float).reshape(-1, 2)
+        return pick(lambda c: c.point), pick(lambda c: c.normal_before), pick(lambda c: c.normal_after)
+
     def point_sets(self) -> dict:
         """``name -> (physical points, residual)``: the free corners."""
         corners = self.corners()
-        return {"corner": (corners, self.corner)} if len(corners) else {}
+        if not len(corners):
+            return {}
+        if rectangular(self.domain):
+            return {"corner": (corners, self.corner)}
+        _, before, after = self.free_corners()
+        turn = lambda n: np.stack([-n[:, 1], n[:, 0]], axis=-1)
+        n1, t1, n2, t2 = (jnp.asarray(v) for v in (before, turn(before), after, turn(after)))
+        return {"corner": (corners, lambda d: {"mxy": 0.5 * (_contract(d, "w", (n2, t2))
+                                                            - _contract(d, "w", (n1, t1)))})}
 
     # --- physical output ----------------------------------------------------------------------
     @property

@@ -1,10 +1,10 @@
 """A classical solver's reference where the equation has none of its own (a plate on a polygon): a table from the
-equation's type to the solver that answers it on the same domain.
+equation's type and geometry to the solver that answers it on the same domain.
 
 :meth:`~sciml.equations.Equation.reference` answers with the equation's own maths (a rectangular plate's series,
 the cavity's tables); where it gives None, :func:`reference` asks the table: ``kirchhoff_plate`` on a
-:class:`~sciml.solvers.pinn.geometry.Polygon` is solved by finite elements
-(:func:`sciml.solvers.classical.fem.reference`), refined until the deflection at the points changes by less than
+:class:`~sciml.solvers.pinn.geometry.Polygon` (or a rectangle with holes or regrouped edges, which the series do not
+take) is solved by finite elements (:func:`sciml.solvers.classical.fem.reference`), refined until the deflection at the points changes by less than
 ``rtol``. Points outside the domain get NaN.
 """
 from __future__ import annotations
@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from ..geometry import Polygon
+from ..geometry import Polygon, Rectangle
 
 
-def _region(geometry: Polygon):
+def _region(geometry: Polygon | Rectangle):
     from sciml.solvers.classical import fem  # on use: the optional extra `fem`
 
     loops = []
@@ -40,7 +40,8 @@ def _plate(eq, geometry, points: np.ndarray, rtol: float) -> tuple[dict, dict]:
 
 
 # (equation type, geometry class) -> (equation, geometry, points inside, rtol) -> (fields, info)
-SOLVERS: dict[tuple[str, type], Callable] = {("kirchhoff_plate", Polygon): _plate}
+SOLVERS: dict[tuple[str, type], Callable] = {("kirchhoff_plate", Polygon): _plate,
+                                             ("kirchhoff_plate", Rectangle): _plate}
 
 
 def available(eq, geometry) -> bool:

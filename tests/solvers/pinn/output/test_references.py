@@ -1,5 +1,6 @@
-"""A classical solver's reference where the equation has none (solvers/pinn/references.py): a plate on a polygon
-gets finite elements on the evaluation grid, NaN outside, with the case's load and edge conditions."""
+"""A classical solver's reference where the equation has none (solvers/pinn/output/references.py): a plate on a
+polygon, or on a rectangle with holes, gets finite elements on the evaluation grid, NaN outside, with the case's
+load and edge conditions."""
 import numpy as np
 
 from sciml.config import build
@@ -36,4 +37,19 @@ def test_a_rectangle_keeps_its_series_and_no_solver_is_asked():
     ev = domain.evaluation_points([5, 5])
     fields, info = references.on_grid(plate(1000.0, {}, domain), domain, ev, 1e-2)
     assert info == {} and fields is not None and np.isfinite(fields["w"]).all()
-    assert not references.available(plate(1000.0, {}, domain), domain)
+
+
+def test_a_rectangle_with_a_free_hole_gets_finite_elements():
+    """A hole takes the rectangle off the series: the solver's table answers, NaN in the hole, the free edge's
+    plate symmetric as the domain is."""
+    domain = Rectangle((0, 1), (0, 1), holes=[((0.5, 0.5), 0.2, "opening")])
+    eq = plate(1000.0, {"opening": "free"}, domain)
+    assert eq.reference(np.array([[0.1, 0.1]])) is None and references.available(eq, domain)
+    ev = domain.evaluation_points([11, 11])
+    fields, info = references.on_grid(eq, domain, ev, 1e-2)
+    assert info["solver"] == "finite elements (argyris)"
+    w = fields["w"]
+    assert np.isnan(w[5, 5]) and np.isfinite(w[ev.mask.reshape(ev.shape)]).all()
+    for twin in (w.T, w[::-1], w[:, ::-1]):
+        np.testing.assert_allclose(twin, w, atol=1e-4 * np.nanmax(w))
+    assert w[5, 3] > 0.8 * np.nanmax(w)  # the free rim (0.5, 0.3) deflects (a held rim would stay at 0)
