@@ -4,8 +4,8 @@ An equation is built by ``cls(config, domain)`` and reads its domain through the
 coordinates, bounding box, named boundary parts and the pieces they group, a space-time domain's interval and
 space, membership, points on a part, a part's measure, a hole's circle, periodic translations, a plane domain's
 corners). The PINN's geometry (``sciml.solvers.pinn.geometry``) implements it; any object that does can carry an
-equation, so ``equations/`` imports nothing of a solver. ``tests/equations/test_domain.py`` checks that the equations ask for
-nothing else and that every PINN geometry answers all of it.
+equation, so ``equations/`` imports nothing of a solver. ``tests/equations/test_domain.py`` checks that the
+equations ask for nothing else and that every PINN geometry answers all of it.
 """
 from __future__ import annotations
 

@@ -4,8 +4,8 @@ equation's type and geometry to the solver that answers it on the same domain.
 :meth:`~sciml.equations.Equation.reference` answers with the equation's own maths (a rectangular plate's series,
 the cavity's tables); where it gives None, :func:`reference` asks the table: ``kirchhoff_plate`` on a
 :class:`~sciml.solvers.pinn.geometry.Polygon` (or a rectangle with holes or regrouped edges, which the series do not
-take) is solved by finite elements (:func:`sciml.solvers.classical.fem.reference`), refined until the deflection at the points changes by less than
-``rtol``. Points outside the domain get NaN.
+take) is solved by finite elements (:func:`sciml.solvers.classical.fem.reference`), refined until the deflection at
+the points changes by less than ``rtol``. Points outside the domain get NaN.
 """
 from __future__ import annotations
 
