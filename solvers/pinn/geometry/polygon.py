@@ -272,6 +272,11 @@ class Polygon(Shape):
                 out.append(Corner(v[i].copy(), parts[i - 1], right[i - 1], parts[i], right[i], np.pi - turn))
         return out
 
+    def area(self) -> float:
+        """The outer loop's area less the holes'."""
+        holes = sum(np.pi * h.radius**2 if isinstance(h, Ball) else abs(signed_area(h.vertices)) for h in self.holes)
+        return float(abs(signed_area(self.outline.vertices)) - holes)
+
     def loops(self) -> list[tuple[np.ndarray, tuple[str, ...]]]:
         """The boundary as loops ``(vertices, the part of each edge)``, outer first; a circle as ``(centre,
         radius, part)``: what a mesher of the same domain needs (:mod:`sciml.solvers.classical.fem`)."""
