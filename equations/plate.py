@@ -105,6 +105,7 @@ EdgeCondition = Literal["simply_supported", "clamped", "free"]
 
 RECTANGLE = ("left", "right", "bottom", "top")  # a rectangle's edges
 SUPPORTED = "simply_supported"  # the condition of an edge the case does not name
+CORNER_RADIUS = 0.05  # of the longer side: the errors' region "away" leaves out discs this size at re-entrant corners
 
 
 @dataclass
@@ -562,6 +563,20 @@ class KirchhoffPlate(Equation):
         return {"zone": found, "truth": None if truth is None else {"centre": [truth.x, truth.y],
                                                                     "drop": truth.drop}}, \
             plate_damage.scores(found, truth, (float(self.a), float(np.max(self.b))))
+
+    def error_regions(self, points: np.ndarray) -> dict[str, np.ndarray]:
+        """Off a rectangle with re-entrant corners (an L, a polygonal hole's corners): ``away``, the points farther
+        than :data:`CORNER_RADIUS` of the longer side from each, where the moments are bounded (``rel_l2_mx_away``,
+        ...); none otherwise."""
+        if rectangular(self.domain):
+            return {}
+        corners = [c.point for c in (self.domain.corners() or []) if c.angle > math.pi * (1 + 1e-9)]
+        if not corners:
+            return {}
+        side = max(hi - lo for lo, hi in self.bounds)
+        pts = np.asarray(points, float)[:, :2]
+        gap = np.min(np.linalg.norm(pts[:, None] - np.array(corners)[None], axis=-1), axis=1)
+        return {"away": gap > CORNER_RADIUS * side}
 
     def reference(self, points: np.ndarray) -> dict | None:
         """Fields from the classical reference solver (series or finite differences) at the geometry's points

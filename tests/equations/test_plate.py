@@ -184,3 +184,24 @@ def test_free_edges_on_a_polygon_hold_the_corner_force_at_its_convex_corners():
     b, n = domain.boundary("free", 4, np.random.default_rng(0))
     res = evaluate(eq, lambda d: eq.boundary("free", d, jnp.asarray(n)), bowl, jnp.asarray(eq.to_nondim(b)))
     np.testing.assert_allclose(res["m"], 2 * (1 + config.nu), rtol=1e-12)
+
+
+def test_errors_are_also_reported_away_from_the_re_entrant_corners():
+    """Off the rectangle the plate names the region ``away``: the points farther than 0.05 of the longer side from
+    every re-entrant corner (the L's, a polygonal hole's), where the moments are bounded; none on a rectangle or a
+    polygon without such corners. evaluation.errors reports each field there as rel_l2_<field>_away."""
+    from sciml.solvers.pinn.geometry import Polygon
+    from sciml.solvers.pinn.output.evaluation import errors
+
+    config = build(PlateConfig, {**STEEL, "load": 1000.0})
+    L = KirchhoffPlate(config, Polygon(L_SHAPE, holes=[([[0.1, 0.1], [0.3, 0.1], [0.3, 0.3], [0.1, 0.3]], "sq")]))
+    pts = np.array([[0.52, 0.52], [0.6, 0.45], [0.25, 0.75], [0.32, 0.32], [0.2, 0.35]])
+    np.testing.assert_array_equal(L.error_regions(pts)["away"], [False, True, True, False, True])
+    assert plate().error_regions(pts) == {}
+    assert KirchhoffPlate(config, Polygon([(0, 0), (1, 0), (0.5, 1)])).error_regions(pts) == {}
+    dom = Polygon(L_SHAPE)
+    ev = dom.evaluation_points([5, 5])
+    ref = {"mx": np.ones(ev.shape)}
+    pred = {"mx": np.where(np.hypot(ev.points[:, 0] - 0.5, ev.points[:, 1] - 0.5) < 0.01, 3.0, 1.0).reshape(ev.shape)}
+    _, m = errors(pred, ref, ev, regions=KirchhoffPlate(config, dom).error_regions(ev.points))
+    assert m["rel_l2_mx"] > 0.3 and m["rel_l2_mx_away"] == 0.0
