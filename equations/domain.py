@@ -78,5 +78,5 @@ class Domain(Protocol):
         """The translation taking part ``a`` onto part ``b``."""
 
     def corners(self) -> list[Corner] | None:
-        """The corners of a plane domain's boundary (:class:`Corner`): ``[]`` where it has none (a disk with
-        circular holes), None where the domain does not know them (3-D, space-time, CSG)."""
+        """The corners of a plane domain's boundary (:class:`Corner`), of a rectangle or polygon (their holes'
+        circles have none); None where the domain does not give them (a disk, 3-D, space-time, CSG)."""

@@ -207,9 +207,14 @@ def check_edges(config: PlateConfig, domain: Domain) -> None:
         if config.aspect != 1:
             raise Invalid("aspect", "a stretched plate is a rectangle: leave aspect at 1 on this geometry")
         free = [p for p in domain.parts if config.edge(p) == "free"]
+        for part in free:  # a curved edge's free conditions need its curvature: one hole's circle, by its part
+            curved = [getattr(domain.pieces[p], "sphere", None) is not None for p in domain.groups[part]]
+            if any(curved) and domain.sphere(part) is None:
+                raise Invalid(f"edges.{part}", "a free part with a hole's circle must be that circle alone (its "
+                                               "conditions read its curvature): give the hole a part of its own")
         if free and domain.corners() is None:
             raise Invalid(f"edges.{free[0]}", "free edges need the corners of the plate's boundary (their corner "
-                                              "conditions), which a rectangle, a polygon or a disk gives and this "
+                                              "conditions), which a rectangle or a polygon gives and this "
                                               "geometry does not: clamp or support it")
 
 
@@ -272,11 +277,16 @@ def _wavenumber(first: str, second: str, span: float) -> float:
     return supported / (2.0 * span)
 
 
-def _free(d: Fields, n, t, nu, varying: bool) -> dict:
-    """A free edge: :math:`M_n = 0` and the Kirchhoff force :math:`V_n = 0` (with a varying rigidity's slopes,
-    module notes)."""
+def _free(d: Fields, n, t, nu, varying: bool, curvature=0.0) -> dict:
+    r"""A free edge: :math:`M_n = 0` and the Kirchhoff force :math:`V_n = Q_n + \partial_s M_{nt} = 0` (with a
+    varying rigidity's slopes, module notes). On a curved edge (``curvature`` :math:`\kappa`, signed so that
+    :math:`\partial_s n = \kappa t`: :math:`1/R` on a disk's rim, :math:`-1/R` on a hole's circle) the normal and
+    tangent turn along it, :math:`\partial_s (n^T H t) = w_{ntt} + \kappa (w_{tt} - w_{nn})`, so :math:`V_n \propto
+    w_{nnn} + (2 - \nu) w_{ntt} + (1 - \nu)\kappa (w_{tt} - w_{nn})`."""
     m = _contract(d, "w", (n, n)) + nu * _contract(d, "w", (t, t))
     v = _contract(d, "w", (n, n, n)) + (2 - nu) * _contract(d, "w", (n, t, t))
+    if not (isinstance(curvature, (int, float)) and curvature == 0):
+        v = v + (1 - nu) * curvature * (_contract(d, "w", (t, t)) - _contract(d, "w", (n, n)))
     if varying:
         twist = _contract(d, "w", (n, t))
         v = d["s"] * v + _contract(d, "s", (n,)) * m + 2 * (1 - nu) * _contract(d, "s", (t,)) * twist
@@ -286,9 +296,9 @@ def _free(d: Fields, n, t, nu, varying: bool) -> dict:
 # condition -> residuals (in nondimensional form) on an edge with normal n and tangent t; varying: the rigidity
 # is the coefficient field s (a simply supported or clamped edge's conditions do not read it, module notes)
 EDGE_RULES = {
-    "simply_supported": lambda d, n, t, nu, varying: {
+    "simply_supported": lambda d, n, t, nu, varying, curvature=0.0: {
         "w": d["w"], "m": _contract(d, "w", (n, n)) + nu * _contract(d, "w", (t, t))},
-    "clamped": lambda d, n, t, nu, varying: {"w": d["w"], "dw": _contract(d, "w", (n,))},
+    "clamped": lambda d, n, t, nu, varying, curvature=0.0: {"w": d["w"], "dw": _contract(d, "w", (n,))},
     "free": _free,
 }
 
@@ -332,7 +342,7 @@ def residual(bend, q, D=1.0, c=1.0):
     return D * bend / c - q
 
 
-def edge(kind: str, d: Fields, normal, nu, aspect=1.0, varying: bool = False) -> dict:
+def edge(kind: str, d: Fields, normal, nu, aspect=1.0, varying: bool = False, curvature=0.0) -> dict:
     """The residuals of an edge of condition ``kind`` (:data:`EDGE_RULES`) with outward unit normals ``normal
     (..., 2)``: its tangent turned from the normal, both as the plate's directions in the geometry's coordinates
     (a stretched plate's y components over ``aspect``)."""
@@ -340,7 +350,7 @@ def edge(kind: str, d: Fields, normal, nu, aspect=1.0, varying: bool = False) ->
     if not unstretched(aspect):
         stretch = lambda v: jnp.stack([v[..., 0], v[..., 1] / aspect], axis=-1)
         normal, tangent = stretch(normal), stretch(tangent)
-    return EDGE_RULES[kind](d, normal, tangent, nu, varying)
+    return EDGE_RULES[kind](d, normal, tangent, nu, varying, curvature)
 
 
 def potential(D, bend, work):
@@ -476,7 +486,13 @@ class KirchhoffPlate(Equation):
         return {"pde": residual(bending(d, self.nu, self.s, self.varying), self.load_hat(d.points), c=self.c)}
 
     def boundary(self, part: str, d: Fields, normal) -> dict:
-        return edge(self.config.edge(part), d, normal, self.nu, self.s, self.varying)
+        return edge(self.config.edge(part), d, normal, self.nu, self.s, self.varying, self.curvature(part))
+
+    def curvature(self, part: str) -> float:
+        """The signed curvature of ``part`` in the nondimensional coordinates (:func:`_free`): ``-L/R`` on a hole's
+        circle (its normals point to the centre), 0 on straight edges."""
+        circle = None if rectangular(self.domain) else self.domain.sphere(part)
+        return 0.0 if circle is None else -self.L / circle[1]
 
     def corners(self):
         """Corners (physical points) where two free edges meet; there ``w_xy = 0`` (a rectangle), or the twisting

@@ -205,3 +205,21 @@ def test_errors_are_also_reported_away_from_the_re_entrant_corners():
     pred = {"mx": np.where(np.hypot(ev.points[:, 0] - 0.5, ev.points[:, 1] - 0.5) < 0.01, 3.0, 1.0).reshape(ev.shape)}
     _, m = errors(pred, ref, ev, regions=KirchhoffPlate(config, dom).error_regions(ev.points))
     assert m["rel_l2_mx"] > 0.3 and m["rel_l2_mx_away"] == 0.0
+
+
+def test_a_free_circular_hole_reads_its_curvature():
+    """On a hole's circle the Kirchhoff force turns with the edge: for radial w = f(r) about the hole's centre it is
+    -d(Δw)/dr, so 0 for ln r and r^2 (no shear: the hole in a plate under uniform bending) and -9 for r^3; the
+    straight-edge form alone would give 2 (1 - nu) / R^3 for ln r."""
+    domain = Rectangle((0.0, 2.0), (0.0, 2.0), holes=[((1.0, 1.0), 0.25, "hole")])
+    config = build(PlateConfig, {**STEEL, "load": 1000.0, "edges": {"hole": "free"}})
+    KirchhoffPlate.check_geometry(config, domain)
+    eq = KirchhoffPlate(config, domain)
+    assert eq.L == 1.0 and eq.curvature("hole") == -4.0 and eq.curvature("left") == 0.0
+    b, n = domain.boundary("hole", 16, np.random.default_rng(0))
+    xh, nn = jnp.asarray(eq.to_nondim(b)), jnp.asarray(n)
+    radius = lambda x: jnp.sqrt(jnp.sum(x * x, axis=-1))
+    for f, want in ((lambda x: jnp.log(radius(x)), 0.0), (lambda x: jnp.sum(x * x, axis=-1), 0.0),
+                    (lambda x: radius(x) ** 3, -9.0)):
+        res = evaluate(eq, lambda d: eq.boundary("hole", d, nn), lambda x, f=f: f(x)[..., None], xh)
+        np.testing.assert_allclose(res["v"], want, atol=1e-9)

@@ -242,7 +242,7 @@ class Domain:
 
     def corners(self) -> list[Corner] | None:
         """The corners of a plane domain's boundary (:class:`~sciml.equations.domain.Corner`); None here: a domain
-        that knows them says so (a rectangle, a polygon, a disk)."""
+        that knows them says so (a rectangle, a polygon)."""
         return None
 
     def part_of(self, piece: str) -> str:

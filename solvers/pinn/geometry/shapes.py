@@ -206,10 +206,6 @@ class Disk(Shape):
             if np.linalg.norm(h.center - self.center) + h.radius >= self.radius:
                 raise Invalid(f"holes[{i}]", "must lie strictly inside the disk")
 
-    def corners(self) -> list[Corner] | None:
-        """None in 3-D; a disk with circular holes has none."""
-        return [] if self.dim == 2 else None
-
     def _outer_map(self, u):
         r = self.radius * u[:, 0] ** (1.0 / self.dim)  # uniform in area (volume); the rest is the direction
         return self.center + r[:, None] * Ball(self.center, self.radius).directions(u[:, 1:]), np.ones(len(u), bool)
