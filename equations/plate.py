@@ -218,6 +218,31 @@ def check_edges(config: PlateConfig, domain: Domain) -> None:
                                               "geometry does not: clamp or support it")
 
 
+def free_corners(config: PlateConfig, domain: Domain) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Off a rectangle: the convex corners of the domain (:meth:`Domain.corners`) where two free edges meet,
+    ``(points (k, 2), normals before (k, 2), normals after (k, 2))``. There the corner force vanishes, the jump
+    of the twisting moment :math:`M_{nt} \propto w_{nt}` from the edge before to the edge after (tangents the
+    normals turned by +90 degrees, as in :func:`edge`): :math:`\tfrac12(w_{n_2 t_2} - w_{n_1 t_1}) = 0`, which
+    is :math:`w_{xy} = 0` at a right angle between axis-aligned edges. A re-entrant corner (a polygonal hole's)
+    has none: its moments are singular there (:math:`w \sim r^{1+\lambda}`, :math:`\lambda < 1`), what no
+    network represents, so no point condition is set."""
+    found = [c for c in (domain.corners() or []) if config.edge(c.before) == "free"
+             and config.edge(c.after) == "free" and c.angle < math.pi * (1 - 1e-9)]
+    pick = lambda f: np.array([f(c) for c in found], float).reshape(-1, 2)
+    return pick(lambda c: c.point), pick(lambda c: c.normal_before), pick(lambda c: c.normal_after)
+
+
+def away_from_corners(domain: Domain, points: np.ndarray) -> dict[str, np.ndarray]:
+    """``{"away": mask}``: the points farther than :data:`CORNER_RADIUS` of the longer side from each re-entrant
+    corner of the domain (an L's, a polygonal hole's), where the moments are bounded; ``{}`` without such corners."""
+    corners = [c.point for c in (domain.corners() or []) if c.angle > math.pi * (1 + 1e-9)]
+    if not corners:
+        return {}
+    side = max(hi - lo for lo, hi in domain.bounds)
+    gap = np.min(np.linalg.norm(np.asarray(points, float)[:, None, :2] - np.array(corners)[None], axis=-1), axis=1)
+    return {"away": gap > CORNER_RADIUS * side}
+
+
 def rectangular(domain: Domain) -> bool:
     """Whether the plate is a plain rectangle: its parts and pieces are the four edges (the series and finite
     differences of :mod:`.plate_reference` solve it)."""
@@ -510,17 +535,8 @@ class KirchhoffPlate(Equation):
         return {"mxy": d["w_xy"]}
 
     def free_corners(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        r"""Off a rectangle: the convex corners of the domain (:meth:`Domain.corners`) where two free edges meet,
-        ``(points (k, 2), normals before (k, 2), normals after (k, 2))``. There the corner force vanishes, the jump
-        of the twisting moment :math:`M_{nt} \propto w_{nt}` from the edge before to the edge after (tangents the
-        normals turned by +90 degrees, as in :func:`edge`): :math:`\tfrac12(w_{n_2 t_2} - w_{n_1 t_1}) = 0`, which
-        is :math:`w_{xy} = 0` at a right angle between axis-aligned edges. A re-entrant corner (a polygonal hole's)
-        has none: its moments are singular there (:math:`w \sim r^{1+\lambda}`, :math:`\lambda < 1`), what no
-        network represents, so no point condition is set."""
-        found = [c for c in (self.domain.corners() or []) if self.config.edge(c.before) == "free"
-                 and self.config.edge(c.after) == "free" and c.angle < math.pi * (1 - 1e-9)]
-        pick = lambda f: np.array([f(c) for c in found], float).reshape(-1, 2)
-        return pick(lambda c: c.point), pick(lambda c: c.normal_before), pick(lambda c: c.normal_after)
+        """Off a rectangle: :func:`free_corners` of the domain."""
+        return free_corners(self.config, self.domain)
 
     def point_sets(self) -> dict:
         """``name -> (physical points, residual)``: the free corners."""
@@ -581,18 +597,8 @@ class KirchhoffPlate(Equation):
             plate_damage.scores(found, truth, (float(self.a), float(np.max(self.b))))
 
     def error_regions(self, points: np.ndarray) -> dict[str, np.ndarray]:
-        """Off a rectangle with re-entrant corners (an L, a polygonal hole's corners): ``away``, the points farther
-        than :data:`CORNER_RADIUS` of the longer side from each, where the moments are bounded (``rel_l2_mx_away``,
-        ...); none otherwise."""
-        if rectangular(self.domain):
-            return {}
-        corners = [c.point for c in (self.domain.corners() or []) if c.angle > math.pi * (1 + 1e-9)]
-        if not corners:
-            return {}
-        side = max(hi - lo for lo, hi in self.bounds)
-        pts = np.asarray(points, float)[:, :2]
-        gap = np.min(np.linalg.norm(pts[:, None] - np.array(corners)[None], axis=-1), axis=1)
-        return {"away": gap > CORNER_RADIUS * side}
+        """Off a rectangle, :func:`away_from_corners` (``rel_l2_mx_away``, ...); none on a rectangle."""
+        return {} if rectangular(self.domain) else away_from_corners(self.domain, points)
 
     def reference(self, points: np.ndarray) -> dict | None:
         """Fields from the classical reference solver (series or finite differences) at the geometry's points

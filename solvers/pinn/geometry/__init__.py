@@ -244,8 +244,9 @@ class ExtrudeConfig:
                 raise Invalid(f"polygon.{key}", "the extruded section is a polygon in the plane: leave out "
                                                 f"{key}" + (" (give time on the extrude section)" if key == "time"
                                                             else ""))
-        cfg = build(PolygonConfig, {"type": "polygon", **raw}, "polygon")
-        return build_geometry(cfg)
+        polygon = build_geometry(build(PolygonConfig, {"type": "polygon", **raw}, "polygon"))
+        assert isinstance(polygon, Polygon), "a polygon section without time builds a Polygon"
+        return polygon
 
 
 NAMES = "abcdefghijklmnopqrstuvwxyz"  # a csg's parts without a name

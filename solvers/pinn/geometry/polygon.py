@@ -277,7 +277,7 @@ class Polygon(Shape):
         holes = sum(np.pi * h.radius**2 if isinstance(h, Ball) else abs(signed_area(h.vertices)) for h in self.holes)
         return float(abs(signed_area(self.outline.vertices)) - holes)
 
-    def loops(self) -> list[tuple[np.ndarray, tuple[str, ...]]]:
+    def loops(self) -> list:
         """The boundary as loops ``(vertices, the part of each edge)``, outer first; a circle as ``(centre,
         radius, part)``: what a mesher of the same domain needs (:mod:`sciml.solvers.classical.fem`)."""
         part_of = {piece: part for part, members in self.groups.items() for piece in members}
