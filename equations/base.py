@@ -199,6 +199,12 @@ class Equation(abc.ABC):
         default none."""
         return []
 
+    def error_regions(self, points: np.ndarray) -> Mapping[str, np.ndarray]:
+        """``{suffix: mask (N,)}`` over physical ``points``: regions the errors are also reported on, as
+        ``rel_l2_<field>_<suffix>`` (a plate's points away from its re-entrant corners, where no smooth reference
+        or network holds the moments); default none."""
+        return {}
+
     def error_scales(self) -> Mapping[str, tuple[str, float]]:
         """``{number: (label, scale)}``: numbers of the section (dotted names) whose error, as an unknown's, is
         also reported against a scale of the problem rather than their own value, ``<name>_<label>_error =

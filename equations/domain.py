@@ -2,17 +2,31 @@
 
 An equation is built by ``cls(config, domain)`` and reads its domain through these members only (its
 coordinates, bounding box, named boundary parts and the pieces they group, a space-time domain's interval and
-space, membership, points on a part, a part's measure, a hole's circle, periodic translations). The PINN's
-geometry (``sciml.solvers.pinn.geometry``) implements it; any object that does can carry an equation, so
-``equations/`` imports nothing of a solver. ``tests/equations/test_domain.py`` checks that the equations ask for
-nothing else and that every PINN geometry answers all of it.
+space, membership, points on a part, a part's measure, a hole's circle, periodic translations, a plane domain's
+corners). The PINN's geometry (``sciml.solvers.pinn.geometry``) implements it; any object that does can carry an
+equation, so ``equations/`` imports nothing of a solver. ``tests/equations/test_domain.py`` checks that the
+equations ask for nothing else and that every PINN geometry answers all of it.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
+
+
+class Corner(NamedTuple):
+    """A corner of a plane domain's boundary: its ``point`` ``(2,)``, the part and outward unit normal ``(2,)`` of
+    the edge that runs into it and of the edge that runs out of it (the boundary run with the domain on the left:
+    the outer loop counter-clockwise, a hole's clockwise), and the interior ``angle`` on the domain's side in
+    radians (above pi: a re-entrant corner, as every corner of a polygonal hole)."""
+
+    point: np.ndarray
+    before: str
+    normal_before: np.ndarray
+    after: str
+    normal_after: np.ndarray
+    angle: float
 
 
 @runtime_checkable
@@ -62,3 +76,7 @@ class Domain(Protocol):
 
     def periodic_offset(self, a: str, b: str) -> np.ndarray:
         """The translation taking part ``a`` onto part ``b``."""
+
+    def corners(self) -> list[Corner] | None:
+        """The corners of a plane domain's boundary (:class:`Corner`), of a rectangle or polygon (their holes'
+        circles have none); None where the domain does not give them (a disk, 3-D, space-time, CSG)."""

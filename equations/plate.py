@@ -105,6 +105,7 @@ EdgeCondition = Literal["simply_supported", "clamped", "free"]
 
 RECTANGLE = ("left", "right", "bottom", "top")  # a rectangle's edges
 SUPPORTED = "simply_supported"  # the condition of an edge the case does not name
+CORNER_RADIUS = 0.05  # of the longer side: the errors' region "away" leaves out discs this size at re-entrant corners
 
 
 @dataclass
@@ -193,7 +194,7 @@ def moments(D, nu, wxx, wyy, wxy, r=1.0) -> dict:
 
 def check_edges(config: PlateConfig, domain: Domain) -> None:
     """The plate's domain and edges (:meth:`KirchhoffPlate.check_geometry`): a plane domain, ``edges`` naming its
-    parts, not all free; off a rectangle, neither stretched nor with free edges."""
+    parts, not all free; off a rectangle not stretched, and free edges only where the domain knows its corners."""
     if tuple(domain.coords) != ("x", "y"):
         raise Invalid("type", f"kirchhoff_plate needs a plane domain (x, y), got {list(domain.coords)}")
     for part in config.edges:
@@ -206,9 +207,40 @@ def check_edges(config: PlateConfig, domain: Domain) -> None:
         if config.aspect != 1:
             raise Invalid("aspect", "a stretched plate is a rectangle: leave aspect at 1 on this geometry")
         free = [p for p in domain.parts if config.edge(p) == "free"]
-        if free:
-            raise Invalid(f"edges.{free[0]}", "free edges are supported on rectangles only (a polygon's "
-                                              "corner conditions are not built yet): clamp or support it")
+        for part in free:  # a curved edge's free conditions need its curvature: one hole's circle, by its part
+            curved = [getattr(domain.pieces[p], "sphere", None) is not None for p in domain.groups[part]]
+            if any(curved) and domain.sphere(part) is None:
+                raise Invalid(f"edges.{part}", "a free part with a hole's circle must be that circle alone (its "
+                                               "conditions read its curvature): give the hole a part of its own")
+        if free and domain.corners() is None:
+            raise Invalid(f"edges.{free[0]}", "free edges need the corners of the plate's boundary (their corner "
+                                              "conditions), which a rectangle or a polygon gives and this "
+                                              "geometry does not: clamp or support it")
+
+
+def free_corners(config: PlateConfig, domain: Domain) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Off a rectangle: the convex corners of the domain (:meth:`Domain.corners`) where two free edges meet,
+    ``(points (k, 2), normals before (k, 2), normals after (k, 2))``. There the corner force vanishes, the jump
+    of the twisting moment :math:`M_{nt} \propto w_{nt}` from the edge before to the edge after (tangents the
+    normals turned by +90 degrees, as in :func:`edge`): :math:`\tfrac12(w_{n_2 t_2} - w_{n_1 t_1}) = 0`, which
+    is :math:`w_{xy} = 0` at a right angle between axis-aligned edges. A re-entrant corner (a polygonal hole's)
+    has none: its moments are singular there (:math:`w \sim r^{1+\lambda}`, :math:`\lambda < 1`), what no
+    network represents, so no point condition is set."""
+    found = [c for c in (domain.corners() or []) if config.edge(c.before) == "free"
+             and config.edge(c.after) == "free" and c.angle < math.pi * (1 - 1e-9)]
+    pick = lambda f: np.array([f(c) for c in found], float).reshape(-1, 2)
+    return pick(lambda c: c.point), pick(lambda c: c.normal_before), pick(lambda c: c.normal_after)
+
+
+def away_from_corners(domain: Domain, points: np.ndarray) -> dict[str, np.ndarray]:
+    """``{"away": mask}``: the points farther than :data:`CORNER_RADIUS` of the longer side from each re-entrant
+    corner of the domain (an L's, a polygonal hole's), where the moments are bounded; ``{}`` without such corners."""
+    corners = [c.point for c in (domain.corners() or []) if c.angle > math.pi * (1 + 1e-9)]
+    if not corners:
+        return {}
+    side = max(hi - lo for lo, hi in domain.bounds)
+    gap = np.min(np.linalg.norm(np.asarray(points, float)[:, None, :2] - np.array(corners)[None], axis=-1), axis=1)
+    return {"away": gap > CORNER_RADIUS * side}
 
 
 def rectangular(domain: Domain) -> bool:
@@ -270,11 +302,16 @@ def _wavenumber(first: str, second: str, span: float) -> float:
     return supported / (2.0 * span)
 
 
-def _free(d: Fields, n, t, nu, varying: bool) -> dict:
-    """A free edge: :math:`M_n = 0` and the Kirchhoff force :math:`V_n = 0` (with a varying rigidity's slopes,
-    module notes)."""
+def _free(d: Fields, n, t, nu, varying: bool, curvature=0.0) -> dict:
+    r"""A free edge: :math:`M_n = 0` and the Kirchhoff force :math:`V_n = Q_n + \partial_s M_{nt} = 0` (with a
+    varying rigidity's slopes, module notes). On a curved edge (``curvature`` :math:`\kappa`, signed so that
+    :math:`\partial_s n = \kappa t`: :math:`1/R` on a disk's rim, :math:`-1/R` on a hole's circle) the normal and
+    tangent turn along it, :math:`\partial_s (n^T H t) = w_{ntt} + \kappa (w_{tt} - w_{nn})`, so :math:`V_n \propto
+    w_{nnn} + (2 - \nu) w_{ntt} + (1 - \nu)\kappa (w_{tt} - w_{nn})`."""
     m = _contract(d, "w", (n, n)) + nu * _contract(d, "w", (t, t))
     v = _contract(d, "w", (n, n, n)) + (2 - nu) * _contract(d, "w", (n, t, t))
+    if not (isinstance(curvature, (int, float)) and curvature == 0):
+        v = v + (1 - nu) * curvature * (_contract(d, "w", (t, t)) - _contract(d, "w", (n, n)))
     if varying:
         twist = _contract(d, "w", (n, t))
         v = d["s"] * v + _contract(d, "s", (n,)) * m + 2 * (1 - nu) * _contract(d, "s", (t,)) * twist
@@ -284,9 +321,9 @@ def _free(d: Fields, n, t, nu, varying: bool) -> dict:
 # condition -> residuals (in nondimensional form) on an edge with normal n and tangent t; varying: the rigidity
 # is the coefficient field s (a simply supported or clamped edge's conditions do not read it, module notes)
 EDGE_RULES = {
-    "simply_supported": lambda d, n, t, nu, varying: {
+    "simply_supported": lambda d, n, t, nu, varying, curvature=0.0: {
         "w": d["w"], "m": _contract(d, "w", (n, n)) + nu * _contract(d, "w", (t, t))},
-    "clamped": lambda d, n, t, nu, varying: {"w": d["w"], "dw": _contract(d, "w", (n,))},
+    "clamped": lambda d, n, t, nu, varying, curvature=0.0: {"w": d["w"], "dw": _contract(d, "w", (n,))},
     "free": _free,
 }
 
@@ -330,7 +367,7 @@ def residual(bend, q, D=1.0, c=1.0):
     return D * bend / c - q
 
 
-def edge(kind: str, d: Fields, normal, nu, aspect=1.0, varying: bool = False) -> dict:
+def edge(kind: str, d: Fields, normal, nu, aspect=1.0, varying: bool = False, curvature=0.0) -> dict:
     """The residuals of an edge of condition ``kind`` (:data:`EDGE_RULES`) with outward unit normals ``normal
     (..., 2)``: its tangent turned from the normal, both as the plate's directions in the geometry's coordinates
     (a stretched plate's y components over ``aspect``)."""
@@ -338,7 +375,7 @@ def edge(kind: str, d: Fields, normal, nu, aspect=1.0, varying: bool = False) ->
     if not unstretched(aspect):
         stretch = lambda v: jnp.stack([v[..., 0], v[..., 1] / aspect], axis=-1)
         normal, tangent = stretch(normal), stretch(tangent)
-    return EDGE_RULES[kind](d, normal, tangent, nu, varying)
+    return EDGE_RULES[kind](d, normal, tangent, nu, varying, curvature)
 
 
 def potential(D, bend, work):
@@ -375,8 +412,9 @@ class KirchhoffPlate(Equation):
     @classmethod
     def check_geometry(cls, config: PlateConfig, domain: Domain) -> None:
         """A plain rectangle (edges left, right, bottom, top; no holes, time or regrouping), or any other plane
-        domain without a time axis (a polygon), whose edges are then simply supported or clamped, its y side not
-        stretched; ``edges`` names parts of the domain, not all of them free."""
+        domain without a time axis (a polygon, a rectangle or disk with holes), its y side then not stretched and
+        its edges free only where it knows its corners (:meth:`free_corners`); ``edges`` names parts of the domain,
+        not all of them free."""
         check_edges(config, domain)
         p = config.patch
         if p is not None:
@@ -473,10 +511,19 @@ class KirchhoffPlate(Equation):
         return {"pde": residual(bending(d, self.nu, self.s, self.varying), self.load_hat(d.points), c=self.c)}
 
     def boundary(self, part: str, d: Fields, normal) -> dict:
-        return edge(self.config.edge(part), d, normal, self.nu, self.s, self.varying)
+        return edge(self.config.edge(part), d, normal, self.nu, self.s, self.varying, self.curvature(part))
+
+    def curvature(self, part: str) -> float:
+        """The signed curvature of ``part`` in the nondimensional coordinates (:func:`_free`): ``-L/R`` on a hole's
+        circle (its normals point to the centre), 0 on straight edges."""
+        circle = None if rectangular(self.domain) else self.domain.sphere(part)
+        return 0.0 if circle is None else -self.L / circle[1]
 
     def corners(self):
-        """Corners (physical points) where two free edges meet; there ``w_xy = 0``."""
+        """Corners (physical points) where two free edges meet; there ``w_xy = 0`` (a rectangle), or the twisting
+        moments of the two edges agree (:meth:`free_corners`)."""
+        if not rectangular(self.domain):
+            return self.free_corners()[0]
         (x0, x1), (y0, y1) = self.bounds
         e = self.config.edge
         table = {(x0, y0): (e("left"), e("bottom")), (x1, y0): (e("right"), e("bottom")),
@@ -487,10 +534,22 @@ class KirchhoffPlate(Equation):
     def corner(d: Fields) -> dict:
         return {"mxy": d["w_xy"]}
 
+    def free_corners(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Off a rectangle: :func:`free_corners` of the domain."""
+        return free_corners(self.config, self.domain)
+
     def point_sets(self) -> dict:
         """``name -> (physical points, residual)``: the free corners."""
         corners = self.corners()
-        return {"corner": (corners, self.corner)} if len(corners) else {}
+        if not len(corners):
+            return {}
+        if rectangular(self.domain):
+            return {"corner": (corners, self.corner)}
+        _, before, after = self.free_corners()
+        turn = lambda n: np.stack([-n[:, 1], n[:, 0]], axis=-1)
+        n1, t1, n2, t2 = (jnp.asarray(v) for v in (before, turn(before), after, turn(after)))
+        return {"corner": (corners, lambda d: {"mxy": 0.5 * (_contract(d, "w", (n2, t2))
+                                                            - _contract(d, "w", (n1, t1)))})}
 
     # --- physical output ----------------------------------------------------------------------
     @property
@@ -536,6 +595,10 @@ class KirchhoffPlate(Equation):
         return {"zone": found, "truth": None if truth is None else {"centre": [truth.x, truth.y],
                                                                     "drop": truth.drop}}, \
             plate_damage.scores(found, truth, (float(self.a), float(np.max(self.b))))
+
+    def error_regions(self, points: np.ndarray) -> dict[str, np.ndarray]:
+        """Off a rectangle, :func:`away_from_corners` (``rel_l2_mx_away``, ...); none on a rectangle."""
+        return {} if rectangular(self.domain) else away_from_corners(self.domain, points)
 
     def reference(self, points: np.ndarray) -> dict | None:
         """Fields from the classical reference solver (series or finite differences) at the geometry's points

@@ -61,6 +61,8 @@ SECTIONS = [
      "select": {"base": {"normal": [0, 0, -1]}}, "time": [0, 1]},
     {"type": "csg", "op": "difference", "parts": [{"type": "box", "x": [0, 1], "y": [0, 1], "z": [0, 1]},
                                                   {"type": "disk", "center": [0.5, 0.5, 1.0], "radius": 0.3}]},
+    {"type": "extrude", "z": [0, 0.5], "polygon": {"vertices": [[0, 0], [1, 0], [0.5, 1]],
+                                                  "holes": [{"center": [0.5, 0.3], "radius": 0.1}]}},
     {"type": "csg", "op": "union", "time": [0, 1], "parts": [{"type": "rectangle", "x": [0, 1], "y": [0, 1]},
                                                              {"type": "disk", "center": [1, 0.5], "radius": 0.3}]},
 ]

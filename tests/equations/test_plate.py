@@ -130,14 +130,15 @@ L_SHAPE = [(0, 0), (1, 0), (1, 0.5), (0.5, 0.5), (0.5, 1), (0, 1)]
 @pytest.mark.parametrize("edges, geometry, changes, message", [
     (dict.fromkeys(("left", "right", "bottom", "top"), "free"), "rectangle", {}, "edges: a plate with every edge free"),
     ({"lefft": "clamped"}, "rectangle", {}, "edges.lefft: unknown part 'lefft' (did you mean 'left'?)"),
-    ({"edge3": "free"}, "polygon", {}, "edges.edge3: free edges are supported on rectangles only"),
+    ({"a.edge3": "free"}, "csg", {}, "edges.a.edge3: free edges need the corners of the plate's boundary"),
     ({}, "polygon", {"aspect": 2.0}, "aspect: a stretched plate is a rectangle"),
 ])
 def test_the_edges_name_parts_of_the_geometry(edges, geometry, changes, message):
     from sciml.errors import Invalid
-    from sciml.solvers.pinn.geometry import Polygon
+    from sciml.solvers.pinn.geometry import Csg, Polygon
 
-    domain = Rectangle(*BOUNDS) if geometry == "rectangle" else Polygon(L_SHAPE)
+    domain = Rectangle(*BOUNDS) if geometry == "rectangle" else Polygon(L_SHAPE) if geometry == "polygon" else \
+        Csg("union", [("a", Polygon(L_SHAPE)), ("b", Rectangle((0.9, 1.2), (0.1, 0.2)))])
     with pytest.raises(Invalid) as e:
         KirchhoffPlate.check_geometry(build(PlateConfig, {**STEEL, **changes, "edges": edges}), domain)
     assert str(e.value).startswith(message), str(e.value)
@@ -154,3 +155,71 @@ def test_a_plate_on_a_polygon_is_simply_supported_where_not_named_and_has_no_ser
     assert eq.reference(np.array([[0.25, 0.25]])) is None and len(eq.corners()) == 0
 
 
+
+
+def test_free_edges_on_a_polygon_hold_the_corner_force_at_its_convex_corners():
+    """A square turned by 30 degrees, one edge held and three free: the two corners between free edges carry the
+    corner condition, half the jump of w_nt (w_uv at a right angle, in the square's own axes u, v), and the free
+    edges' residuals are the rectangle's M_n and V_n along the turned normals; a polygonal hole's free corners
+    (re-entrant, where the moments are singular) carry none."""
+    from sciml.solvers.pinn.geometry import Polygon
+
+    a = math.radians(30.0)
+    e0, e1 = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+    square = [0 * e0, e0, e0 + e1, e1]
+    domain = Polygon(square, names=["held", "free", "free", "free"],
+                     holes=[([[0.4, 0.4], [0.6, 0.4], [0.6, 0.6], [0.4, 0.6]] @ np.stack([e0, e1]), "slot")])
+    config = build(PlateConfig, {**STEEL, "load": 1000.0, "edges": {"free": "free", "slot": "free"}})
+    KirchhoffPlate.check_geometry(config, domain)
+    eq = KirchhoffPlate(config, domain)
+    points, fn = eq.point_sets()["corner"]
+    np.testing.assert_allclose(points, [e0 + e1, e1], atol=1e-12)
+    xh = jnp.asarray(eq.to_nondim(points))
+    u, v = jnp.asarray(e0), jnp.asarray(e1)
+    twist = lambda x: ((x @ u) * (x @ v))[..., None]  # w_uv = 1, w_uu = w_vv = 0
+    bowl = lambda x: ((x @ u) ** 2 + (x @ v) ** 2)[..., None]  # w_uv = 0
+    np.testing.assert_allclose(np.abs(evaluate(eq, fn, twist, xh)["mxy"]), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(evaluate(eq, fn, bowl, xh)["mxy"], 0.0, atol=1e-12)
+    # the free edge's moment along its turned normal: edge1's normal is u, so M_n ~ w_uu + nu w_vv
+    b, n = domain.boundary("free", 4, np.random.default_rng(0))
+    res = evaluate(eq, lambda d: eq.boundary("free", d, jnp.asarray(n)), bowl, jnp.asarray(eq.to_nondim(b)))
+    np.testing.assert_allclose(res["m"], 2 * (1 + config.nu), rtol=1e-12)
+
+
+def test_errors_are_also_reported_away_from_the_re_entrant_corners():
+    """Off the rectangle the plate names the region ``away``: the points farther than 0.05 of the longer side from
+    every re-entrant corner (the L's, a polygonal hole's), where the moments are bounded; none on a rectangle or a
+    polygon without such corners. evaluation.errors reports each field there as rel_l2_<field>_away."""
+    from sciml.solvers.pinn.geometry import Polygon
+    from sciml.solvers.pinn.output.evaluation import errors
+
+    config = build(PlateConfig, {**STEEL, "load": 1000.0})
+    L = KirchhoffPlate(config, Polygon(L_SHAPE, holes=[([[0.1, 0.1], [0.3, 0.1], [0.3, 0.3], [0.1, 0.3]], "sq")]))
+    pts = np.array([[0.52, 0.52], [0.6, 0.45], [0.25, 0.75], [0.32, 0.32], [0.2, 0.35]])
+    np.testing.assert_array_equal(L.error_regions(pts)["away"], [False, True, True, False, True])
+    assert plate().error_regions(pts) == {}
+    assert KirchhoffPlate(config, Polygon([(0, 0), (1, 0), (0.5, 1)])).error_regions(pts) == {}
+    dom = Polygon(L_SHAPE)
+    ev = dom.evaluation_points([5, 5])
+    ref = {"mx": np.ones(ev.shape)}
+    pred = {"mx": np.where(np.hypot(ev.points[:, 0] - 0.5, ev.points[:, 1] - 0.5) < 0.01, 3.0, 1.0).reshape(ev.shape)}
+    _, m = errors(pred, ref, ev, regions=KirchhoffPlate(config, dom).error_regions(ev.points))
+    assert m["rel_l2_mx"] > 0.3 and m["rel_l2_mx_away"] == 0.0
+
+
+def test_a_free_circular_hole_reads_its_curvature():
+    """On a hole's circle the Kirchhoff force turns with the edge: for radial w = f(r) about the hole's centre it is
+    -d(Δw)/dr, so 0 for ln r and r^2 (no shear: the hole in a plate under uniform bending) and -9 for r^3; the
+    straight-edge form alone would give 2 (1 - nu) / R^3 for ln r."""
+    domain = Rectangle((0.0, 2.0), (0.0, 2.0), holes=[((1.0, 1.0), 0.25, "hole")])
+    config = build(PlateConfig, {**STEEL, "load": 1000.0, "edges": {"hole": "free"}})
+    KirchhoffPlate.check_geometry(config, domain)
+    eq = KirchhoffPlate(config, domain)
+    assert eq.L == 1.0 and eq.curvature("hole") == -4.0 and eq.curvature("left") == 0.0
+    b, n = domain.boundary("hole", 16, np.random.default_rng(0))
+    xh, nn = jnp.asarray(eq.to_nondim(b)), jnp.asarray(n)
+    radius = lambda x: jnp.sqrt(jnp.sum(x * x, axis=-1))
+    for f, want in ((lambda x: jnp.log(radius(x)), 0.0), (lambda x: jnp.sum(x * x, axis=-1), 0.0),
+                    (lambda x: radius(x) ** 3, -9.0)):
+        res = evaluate(eq, lambda d: eq.boundary("hole", d, nn), lambda x, f=f: f(x)[..., None], xh)
+        np.testing.assert_allclose(res["v"], want, atol=1e-9)

@@ -2,13 +2,14 @@
 
 ``type``: ``rectangle`` (2D), ``box`` (3D), ``disk`` (2D; 3D a solid ball), ``polygon`` (2D, any simple polygon, its
 edges named by index, :mod:`.polygon`), ``ball`` (any dimension ``dim``, :mod:`.ball`), ``mesh`` (3D, the inside
-of a closed triangle mesh from a file, its faces named by selectors, :mod:`.mesh`) or ``csg`` (the union, difference
-or intersection of other sections, its parts ``<name>.<part>``, :mod:`.csg`); rectangles, boxes and disks may have
-circular or spherical ``holes`` (boolean difference), polygons circular, polygonal or airfoil ones (``naca``,
-:mod:`.airfoil`); ``time: [t0, t1]`` makes the domain space-time (coordinate ``t``, new part ``initial``); ``parts``
-regroups and renames boundary parts, e.g.
-``parts: {lid: [top], walls: [left, right, bottom]}``. Domains and samplers live in :mod:`.domain`,
-:mod:`.shapes`, :mod:`.polygon`, :mod:`.spacetime` and :mod:`.sampling`; this module holds the schema and the registry.
+of a closed triangle mesh from a file, its faces named by selectors, :mod:`.mesh`), ``csg`` (the union, difference
+or intersection of other sections, its parts ``<name>.<part>``, :mod:`.csg`) or ``extrude`` (3D, a polygon times
+``[z0, z1]``, parts ``bottom``, ``top`` and the polygon's as walls, :mod:`.extrude`); rectangles, boxes and disks
+may have circular or spherical ``holes`` (boolean difference), polygons circular, polygonal or airfoil ones
+(``naca``, :mod:`.airfoil`); ``time: [t0, t1]`` makes the domain space-time (coordinate ``t``, new part
+``initial``); ``parts`` regroups and renames boundary parts, e.g. ``parts: {lid: [top], walls: [left, right,
+bottom]}``. Domains and samplers live in :mod:`.domain`, :mod:`.shapes`, :mod:`.polygon`, :mod:`.spacetime` and
+:mod:`.sampling`; this module holds the schema and the registry.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from .airfoil import naca4
 from .ball import Ball
 from .csg import Csg
 from .domain import Domain, EvalPoints, Piece
+from .extrude import Extrusion
 from .mesh import Mesh, read
 from .polygon import Polygon
 from .sampling import Method, draw, unit_cube
@@ -239,6 +241,35 @@ class CsgConfig:
         return out
 
 
+@dataclass
+class ExtrudeConfig:
+    """``type: extrude``: a polygon section (its ``vertices``, ``names``, ``holes``, ``parts``; no ``type``) times
+    ``z: [z0, z1]``, a prism with parts ``bottom``, ``top`` and the polygon's parts as its walls (:mod:`.extrude`)."""
+
+    type: Literal["extrude"]
+    polygon: dict[str, Any] = spec(help="the plane section: {vertices: [[x, y], ...], names: [...], holes: [...]}, "
+                                        "as a polygon geometry's keys")
+    z: tuple[float, float] = spec(help="[z0, z1]: the extrusion's interval")
+    parts: dict[str, list[str]] = spec(factory=dict, help="named groups of parts, e.g. {walls: [edge0, edge1]}")
+    time: tuple[float, float] | None = spec(None, help="[t0, t1]: a space-time domain")
+
+    def check(self):
+        _interval(self, "z")
+        build_geometry(self)
+
+    def section(self) -> Polygon:
+        """The plane polygon, built and checked as a polygon section (errors at ``polygon...``)."""
+        raw = dict(self.polygon)
+        for key in ("type", "time"):
+            if key in raw:
+                raise Invalid(f"polygon.{key}", "the extruded section is a polygon in the plane: leave out "
+                                                f"{key}" + (" (give time on the extrude section)" if key == "time"
+                                                            else ""))
+        polygon = build_geometry(build(PolygonConfig, {"type": "polygon", **raw}, "polygon"))
+        assert isinstance(polygon, Polygon), "a polygon section without time builds a Polygon"
+        return polygon
+
+
 NAMES = "abcdefghijklmnopqrstuvwxyz"  # a csg's parts without a name
 
 
@@ -256,11 +287,12 @@ GEOMETRIES = {
     "ball": (BallConfig, lambda c: Ball(c.dim, c.radius, c.parts, c.test_points)),
     "mesh": (MeshConfig, lambda c: _with_time(Mesh(*read(c.path, c.scale), c.select, c.parts), c)),
     "csg": (CsgConfig, lambda c: _with_time(Csg(c.op, c.children(), c.groups), c)),
+    "extrude": (ExtrudeConfig, lambda c: _with_time(Extrusion(c.section(), c.z, c.parts), c)),
 }
 PartConfig = Annotated[object, Registry(GEOMETRIES)]  # a csg's part: any registered kind
 if TYPE_CHECKING:  # mypy cannot read a union built at run time: the same union, written out
     GeometryConfig = (RectangleConfig | BoxConfig | DiskConfig | PolygonConfig | BallConfig | MeshConfig
-                      | CsgConfig)
+                      | CsgConfig | ExtrudeConfig)
 else:  # the union of the registered kinds, built from the table (`|` cannot spread a tuple)
     GeometryConfig = Union[tuple(cfg for cfg, _ in GEOMETRIES.values())]  # noqa: UP007
 
@@ -271,5 +303,6 @@ def build_geometry(cfg) -> Domain:
 
 
 __all__ = ["GEOMETRIES", "Ball", "BallConfig", "Box", "BoxConfig", "Csg", "CsgConfig", "Disk", "DiskConfig", "Domain",
-           "EvalPoints", "GeometryConfig", "HoleConfig", "Mesh", "MeshConfig", "Method", "Piece", "Polygon",
+           "EvalPoints", "ExtrudeConfig", "Extrusion", "GeometryConfig",
+           "HoleConfig", "Mesh", "MeshConfig", "Method", "Piece", "Polygon",
            "PolygonConfig", "Rectangle", "RectangleConfig", "SpaceTime", "build_geometry", "draw", "unit_cube"]

@@ -12,7 +12,9 @@ A domain answers:
   high-dimensional domain: scattered held-out points, :attr:`EvalPoints.gridded` False);
 - ``periodic_offset(a, b)``: the translation taking part ``a`` onto part ``b`` (periodic pairs);
 - ``sphere(part)``: the centre and radius of a part that is one hole's circle or sphere;
-- ``distances(part)``: each piece's distance function (to its plane or sphere, positive inside).
+- ``distances(part)``: each piece's distance function (to its plane or sphere, positive inside);
+- ``corners()``: a plane domain's corners, each with the parts and outward normals of its two edges and its
+  interior angle (None where the domain does not know them).
 
 A *piece* is a primitive surface (an edge, a face, a circle): a map from ``[0, 1]^k`` onto it, its measure,
 and a membership test. A *part* is a named group of pieces; a case file may regroup and rename pieces
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sciml.config import suggest
+from sciml.equations.domain import Corner
 from sciml.errors import Invalid
 
 from .sampling import Keep, Method, draw, kept, split, unit_cube
@@ -236,6 +239,15 @@ class Domain:
         """``(centre, radius)`` when ``part`` is the surface of one hole (in space), else None."""
         pieces = self._check_part(part)
         return pieces[0].sphere if len(pieces) == 1 else None
+
+    def corners(self) -> list[Corner] | None:
+        """The corners of a plane domain's boundary (:class:`~sciml.equations.domain.Corner`); None here: a domain
+        that knows them says so (a rectangle, a polygon)."""
+        return None
+
+    def part_of(self, piece: str) -> str:
+        """The first part that groups ``piece``."""
+        return next(part for part, members in self.groups.items() if piece in members)
 
     # --- evaluation -----------------------------------------------------------------------------
     def default_grid(self) -> list[int]:

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 import jax.numpy as jnp
 import numpy as np
 
+from sciml.equations.domain import Corner
 from sciml.errors import Invalid
 from sciml.polygons import encloses, signed_area
 
@@ -252,7 +253,31 @@ class Polygon(Shape):
     def _outer_contains(self, pts, tol):
         return self.outline.contains(pts, tol)
 
-    def loops(self) -> list[tuple[np.ndarray, tuple[str, ...]]]:
+    def corners(self) -> list[Corner]:
+        """Every corner of the outer loop and of the polygonal holes (circles have none), each loop run with the
+        domain on its left (module notes for the edges' pieces)."""
+        out = []
+        loops = [(self.outline, [f"edge{i}" for i in range(len(self.outline.vertices))], False)]
+        loops += [(h, list(own), True) for h, own in zip(self.holes, self.hole_pieces) if isinstance(h, Outline)]
+        for loop, pieces, hole in loops:
+            v, parts = loop.vertices, [self.part_of(p) for p in pieces]
+            if (signed_area(v) > 0) == hole:  # the domain on the left: outer counter-clockwise, holes clockwise
+                back = parts[::-1]
+                v, parts = v[::-1], back[1:] + back[:1]  # reversed edge i is the old edge n - 2 - i
+            e = np.roll(v, -1, axis=0) - v  # edge i: v[i] -> v[i + 1], its part parts[i]
+            right = np.stack([e[:, 1], -e[:, 0]], -1) / np.linalg.norm(e, axis=1)[:, None]  # outward
+            for i in range(len(v)):
+                a, b = e[i - 1], e[i]
+                turn = float(np.arctan2(_cross(a, b), a @ b))
+                out.append(Corner(v[i].copy(), parts[i - 1], right[i - 1], parts[i], right[i], np.pi - turn))
+        return out
+
+    def area(self) -> float:
+        """The outer loop's area less the holes'."""
+        holes = sum(np.pi * h.radius**2 if isinstance(h, Ball) else abs(signed_area(h.vertices)) for h in self.holes)
+        return float(abs(signed_area(self.outline.vertices)) - holes)
+
+    def loops(self) -> list:
         """The boundary as loops ``(vertices, the part of each edge)``, outer first; a circle as ``(centre,
         radius, part)``: what a mesher of the same domain needs (:mod:`sciml.solvers.classical.fem`)."""
         part_of = {piece: part for part, members in self.groups.items() for piece in members}

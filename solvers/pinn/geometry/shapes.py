@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 import jax.numpy as jnp
 import numpy as np
 
+from sciml.equations.domain import Corner
 from sciml.errors import Invalid
 
 from .domain import Domain, Piece, regroup
@@ -149,6 +150,26 @@ class BoxShape(Shape):
         distance = (lambda pts: pts[..., axis] - value) if side == 0 else (lambda pts: value - pts[..., axis])
         return Piece(dim - 1, float(np.prod(hi[free] - lo[free])), point_map, on, face=(axis, side),
                      distance=distance)
+
+    def loops(self) -> list:
+        """A rectangle's boundary as :meth:`.polygon.Polygon.loops` gives a polygon's (what a mesher of the same
+        domain needs): its corners counter-clockwise from ``(x0, y0)`` with the parts of the edges bottom, right,
+        top, left, then each hole ``(centre, radius, part)``."""
+        (x0, x1), (y0, y1) = self.bounds
+        out: list = [(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]),
+                      tuple(self.part_of(e) for e in ("bottom", "right", "top", "left")))]
+        return out + [(tuple(h.center), h.radius, self.part_of(own[0])) for h, own in zip(self.holes, self.hole_pieces)]
+
+    def corners(self) -> list[Corner] | None:
+        """A rectangle's four corners (its holes are circles), counter-clockwise from ``(x0, y0)``; a box's are
+        not given (None)."""
+        if self.dim != 2:
+            return None
+        (x0, x1), (y0, y1) = self.bounds
+        loop = [("bottom", (0.0, -1.0)), ("right", (1.0, 0.0)), ("top", (0.0, 1.0)), ("left", (-1.0, 0.0))]
+        points = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+        return [Corner(np.array(p), self.part_of(loop[i - 1][0]), np.array(loop[i - 1][1]), self.part_of(loop[i][0]),
+                       np.array(loop[i][1]), np.pi / 2) for i, p in enumerate(points)]
 
     def _outer_map(self, u):
         return self.lower + (self.upper - self.lower) * u, np.ones(len(u), bool)

@@ -1,9 +1,11 @@
 """Errors against the reference on a domain's evaluation grid, and the 2-D plane that plots show.
 
 Metrics are relative L2 errors over every grid point inside the domain (all of space-time for unsteady
-problems). A field the equation knows only up to a constant (``equation.gauge_free``, e.g. the pressure of
-a flow with no pressure condition) is first shifted by the mean difference to the reference (per time
-level for unsteady problems); the shift is recorded in ``pressure level`` notes.
+problems), and over the regions an equation names (:meth:`~sciml.equations.Equation.error_regions`: a plate's
+points away from its re-entrant corners, where the moments are singular). A field the equation knows only up to
+a constant (``equation.gauge_free``, e.g. the pressure of a flow with no pressure condition) is first shifted by
+the mean difference to the reference (per time level for unsteady problems); the shift is recorded in ``pressure
+level`` notes.
 
 Plots show ``x``-``y`` planes: :func:`plane` the middle ``z`` level of a 3D domain at the final time;
 :func:`levels` a few of them, at times spread over ``[t0, t1]`` (unsteady cases) or else at ``z`` levels spread
@@ -32,10 +34,13 @@ def align(pred: np.ndarray, ref: np.ndarray, ev: EvalPoints) -> np.ndarray:
     return pred + shift
 
 
-def errors(pred: dict, ref: dict | None, ev: EvalPoints, gauge_free=(), vectors=None) -> tuple[dict, dict]:
+def errors(pred: dict, ref: dict | None, ev: EvalPoints, gauge_free=(), vectors=None,
+           regions=None) -> tuple[dict, dict]:
     """``(predictions aligned where needed, {rel_l2_<field>: error})`` on the points inside the domain.
 
-    ``vectors`` (e.g. ``{"velocity": ("u", "v")}``) adds the relative L2 error of the vector as a whole.
+    ``vectors`` (e.g. ``{"velocity": ("u", "v")}``) adds the relative L2 error of the vector as a whole;
+    ``regions`` (``{suffix: mask over the grid's points}``, an equation's :meth:`error_regions`) the error of each
+    field on the points inside that the mask keeps, ``rel_l2_<field>_<suffix>``.
     """
     if ref is None:
         return pred, {}
@@ -51,6 +56,11 @@ def errors(pred: dict, ref: dict | None, ev: EvalPoints, gauge_free=(), vectors=
         if all(c in pred and c in ref for c in comps):
             a = np.stack([out[c][mask] for c in comps])
             metrics[f"rel_l2_{name}"] = relative_l2(a, np.stack([ref[c][mask] for c in comps]))
+    for suffix, keep in (regions or {}).items():
+        where = mask & np.asarray(keep).reshape(ev.shape)
+        for k in pred:
+            if k in ref:
+                metrics[f"rel_l2_{k}_{suffix}"] = relative_l2(out[k][where], ref[k][where])
     return out, metrics
 
 
@@ -95,6 +105,6 @@ def on_plane(ev: EvalPoints, fields: dict | None, index) -> dict | None:
 
 def errors_of(predict, eq, reference: dict | None, ev: EvalPoints) -> tuple[dict, dict]:
     """``predict(points)``'s fields on the evaluation grid (shaped like it) and their :func:`errors` against
-    ``reference`` by equation ``eq``'s gauge and vectors."""
+    ``reference`` by equation ``eq``'s gauge, vectors and regions."""
     pred = {k: v.reshape(ev.shape) for k, v in predict(ev.points).items()}
-    return errors(pred, reference, ev, eq.gauge_free, eq.vectors)
+    return errors(pred, reference, ev, eq.gauge_free, eq.vectors, eq.error_regions(ev.points))

@@ -1,13 +1,13 @@
 """A classical solver's reference where the equation has none of its own (a plate on a polygon): a table from the
-equation's type to the solver that answers it on the same domain.
+equation's type and geometry to the solver that answers it on the same domain.
 
 :meth:`~sciml.equations.Equation.reference` answers with the equation's own maths (a rectangular plate's series,
-the cavity's tables); where it gives None, :func:`reference` asks the table: on a
-:class:`~sciml.solvers.pinn.geometry.Polygon`, ``kirchhoff_plate`` is solved by finite elements
-(:func:`sciml.solvers.classical.fem.reference`), refined until the deflection at the points changes by less than
-``rtol``, and a steady 2D ``navier_stokes`` flow by Taylor–Hood elements (:mod:`sciml.solvers.classical.fem.flow`),
-refined until the velocity there does, its obstacle's drag and lift recorded on each mesh. Points outside the
-domain get NaN.
+the cavity's tables); where it gives None, :func:`reference` asks the table: ``kirchhoff_plate`` on a
+:class:`~sciml.solvers.pinn.geometry.Polygon` (or a rectangle with holes or regrouped edges, which the series do not
+take) is solved by finite elements (:func:`sciml.solvers.classical.fem.reference`), refined until the deflection at
+the points changes by less than ``rtol``, and a steady 2D ``navier_stokes`` flow on a polygon by Taylor–Hood
+elements (:mod:`sciml.solvers.classical.fem.flow`), refined until the velocity there does, its obstacle's drag and
+lift recorded on each mesh. Points outside the domain get NaN.
 """
 from __future__ import annotations
 
@@ -18,10 +18,10 @@ import numpy as np
 
 from sciml.errors import ConfigError
 
-from ..geometry import Polygon
+from ..geometry import Polygon, Rectangle
 
 
-def _region(geometry: Polygon):
+def _region(geometry: Polygon | Rectangle):
     from sciml.solvers.classical import fem  # on use: the optional extra `fem`
 
     loops = []
@@ -80,7 +80,9 @@ def _flow(eq, geometry, points: np.ndarray, rtol: float) -> tuple[dict, dict]:
 
 
 # (equation type, geometry class) -> (equation, geometry, points inside, rtol) -> (fields, info)
-SOLVERS: dict[tuple[str, type], Callable] = {("kirchhoff_plate", Polygon): _plate, ("navier_stokes", Polygon): _flow}
+SOLVERS: dict[tuple[str, type], Callable] = {("kirchhoff_plate", Polygon): _plate,
+                                             ("kirchhoff_plate", Rectangle): _plate,
+                                             ("navier_stokes", Polygon): _flow}
 
 
 def available(eq, geometry) -> bool:

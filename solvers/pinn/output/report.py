@@ -143,7 +143,8 @@ def members_on_grid(pinn, params, values, eq) -> tuple[dict, dict, dict]:
     each member's ``(predictions, errors)`` kept for the summary (:class:`Ensemble`)."""
     pinn.member_errors = [errors_of(p, eq, pinn.reference, pinn.ev) for p in pinn.members_predict(params, values)]
     mean, std = ensemble.mean_fields([m[0] for m in pinn.member_errors])
-    mean, errors = evaluation.errors(mean, pinn.reference, pinn.ev, eq.gauge_free, eq.vectors)
+    mean, errors = evaluation.errors(mean, pinn.reference, pinn.ev, eq.gauge_free, eq.vectors,
+                                     eq.error_regions(pinn.ev.points))
     return mean, errors, std
 
 

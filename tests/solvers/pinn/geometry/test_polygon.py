@@ -85,3 +85,30 @@ def test_bad_polygons_are_named_in_one_line(geometry, message):
     with pytest.raises(Invalid) as e:
         build(GeometryConfig, {"type": "polygon", **geometry}, "geometry")
     assert str(e.value).startswith(message), str(e.value)
+
+
+def test_corners_run_with_the_domain_on_the_left_whichever_way_the_loops_are_given():
+    """Each corner's edges in order along the boundary (outer counter-clockwise, holes clockwise), their parts and
+    outward normals, and the interior angle: 270 degrees at the L's re-entrant corner and at a hole's corners."""
+    from sciml.solvers.pinn.geometry import Disk, Rectangle
+
+    hole = [(0.1, 0.1), (0.3, 0.1), (0.3, 0.3), (0.1, 0.3)]
+    names = ["a", "b", "c", "d", "e", "f"]
+    for outer, square in ((L_SHAPE, hole), (L_SHAPE[::-1], hole[::-1])):
+        dom = Polygon(outer, names=names if outer is L_SHAPE else names[::-1][1:] + names[::-1][:1],
+                      holes=[(square, "sq"), ((0.7, 0.2), 0.1, "bolt")])
+        found = {tuple(np.round(c.point, 9)): c for c in dom.corners()}
+        assert len(found) == 10
+        c = found[(0.5, 0.5)]  # edge c (right to left at y = 0.5) then d (down to up at x = 0.5)
+        assert (c.before, c.after) == ("c", "d") and np.isclose(c.angle, 1.5 * np.pi)
+        np.testing.assert_allclose(c.normal_before, [0, 1], atol=1e-12)
+        np.testing.assert_allclose(c.normal_after, [1, 0], atol=1e-12)
+        assert np.isclose(found[(1.0, 0.0)].angle, 0.5 * np.pi) and found[(1.0, 0.0)].before == "a"
+        h = found[(0.1, 0.1)]  # the hole run clockwise: its bottom edge leftward, then its left edge upward
+        assert h.before == h.after == "sq" and np.isclose(h.angle, 1.5 * np.pi)
+        np.testing.assert_allclose(h.normal_before, [0, 1], atol=1e-12)  # into the hole
+        np.testing.assert_allclose(h.normal_after, [1, 0], atol=1e-12)
+    rect = Rectangle((0, 2), (0, 1), holes=[((1, 0.5), 0.2, "hole")], parts={"held": ["left", "right"]}).corners()
+    assert [(c.before, c.after) for c in rect] == [("held", "bottom"), ("bottom", "held"), ("held", "top"),
+                                                     ("top", "held")]
+    assert Disk([0, 0], 1.0).corners() is None  # its rim is curved: a plate's free rim is not built

@@ -1,6 +1,7 @@
 """A classical solver's reference where the equation has none (solvers/pinn/output/references.py): a plate on a
-polygon gets finite elements on the evaluation grid, NaN outside, with the case's load and edge conditions; a flow
-on a polygon gets Taylor-Hood elements, its obstacle's coefficients per mesh, and a run's forces are scored on them."""
+polygon, or on a rectangle with holes, gets finite elements on the evaluation grid, NaN outside, with the case's
+load and edge conditions; a flow on a polygon gets Taylor-Hood elements, its obstacle's coefficients per mesh, and
+a run's forces are scored on them."""
 import numpy as np
 import pytest
 
@@ -39,7 +40,6 @@ def test_a_rectangle_keeps_its_series_and_no_solver_is_asked():
     ev = domain.evaluation_points([5, 5])
     fields, info = references.on_grid(plate(1000.0, {}, domain), domain, ev, 1e-2)
     assert info == {} and fields is not None and np.isfinite(fields["w"]).all()
-    assert not references.available(plate(1000.0, {}, domain), domain)
 
 
 def flow(conditions, domain, Re=10.0):
@@ -86,3 +86,19 @@ def test_a_parts_forces_are_scored_against_the_solvers_finest_mesh():
     errors = references.force_errors({"c_D_airfoil": 0.84, "c_L_airfoil": 0.45, "c_D_cylinder": 1.0}, info)
     assert errors == pytest.approx({"c_D_airfoil_rel_error": 0.05, "c_L_airfoil_rel_error": 0.1})
     assert references.force_errors({"c_D_airfoil": 0.84}, {}) == {}
+
+
+def test_a_rectangle_with_a_free_hole_gets_finite_elements():
+    """A hole takes the rectangle off the series: the solver's table answers, NaN in the hole, the free edge's
+    plate symmetric as the domain is."""
+    domain = Rectangle((0, 1), (0, 1), holes=[((0.5, 0.5), 0.2, "opening")])
+    eq = plate(1000.0, {"opening": "free"}, domain)
+    assert eq.reference(np.array([[0.1, 0.1]])) is None and references.available(eq, domain)
+    ev = domain.evaluation_points([11, 11])
+    fields, info = references.on_grid(eq, domain, ev, 1e-2)
+    assert info["solver"] == "finite elements (argyris)"
+    w = fields["w"]
+    assert np.isnan(w[5, 5]) and np.isfinite(w[ev.mask.reshape(ev.shape)]).all()
+    for twin in (w.T, w[::-1], w[:, ::-1]):
+        np.testing.assert_allclose(twin, w, atol=1e-4 * np.nanmax(w))
+    assert w[5, 3] > 0.8 * np.nanmax(w)  # the free rim (0.5, 0.3) deflects (a held rim would stay at 0)
