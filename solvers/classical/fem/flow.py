@@ -67,13 +67,7 @@ Condition = tuple[Value, Value] | str  # a velocity (u, v), or DO_NOTHING
 def check_conditions(region: Region, conditions: Mapping[str, Condition]) -> None:
     """Raise ``ValueError`` naming the problem: an edge name without a condition, a condition for no edge, a
     condition neither a velocity pair nor ``"do_nothing"``, or no velocity anywhere."""
-    missing = [n for n in region.names if n not in conditions]
-    if missing:
-        raise ValueError(f"no condition for edge name(s) {missing}: give each of {list(region.names)} a velocity "
-                         f"(u, v) or {DO_NOTHING!r}")
-    extra = [n for n in conditions if n not in region.names]
-    if extra:
-        raise ValueError(f"condition(s) for edge name(s) {extra} that no edge has (the edges: {list(region.names)})")
+    region.check_names(conditions, f"a velocity (u, v) or {DO_NOTHING!r}")
     for name, c in conditions.items():
         if isinstance(c, str):
             if c != DO_NOTHING:

@@ -98,6 +98,17 @@ class Region:
         """The distinct edge names, in the order they first appear."""
         return tuple(dict.fromkeys(n for loop in self.loops for n in loop.names))
 
+    def check_names(self, conditions, choices: str) -> None:
+        """Raise ``ValueError`` for an edge name without a condition (``choices`` says what each may be given) or a
+        condition for a name no edge has."""
+        missing = [n for n in self.names if n not in conditions]
+        if missing:
+            raise ValueError(f"no condition for edge name(s) {missing}: give each of {list(self.names)} {choices}")
+        extra = [n for n in conditions if n not in self.names]
+        if extra:
+            raise ValueError(f"condition(s) for edge name(s) {extra} that no edge has (the edges: "
+                             f"{list(self.names)})")
+
     @property
     def area(self) -> float:
         """The outer polygon's area less the holes'."""

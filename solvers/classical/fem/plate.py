@@ -67,14 +67,7 @@ def check_conditions(region: Region, conditions: dict[str, str], element: str = 
     an unknown condition or element, a plate nothing holds, or an Argyris plate with a slanted held edge."""
     if element not in ELEMENTS:
         raise ValueError(f"unknown element {element!r}: choose one of {ELEMENTS}")
-    missing = [n for n in region.names if n not in conditions]
-    if missing:
-        raise ValueError(f"no condition for edge name(s) {missing}: give each of {list(region.names)} one of "
-                         f"{CONDITIONS}")
-    extra = [n for n in conditions if n not in region.names]
-    if extra:
-        raise ValueError(f"condition(s) for edge name(s) {extra} that no edge has (the edges: "
-                         f"{list(region.names)})")
+    region.check_names(conditions, f"one of {CONDITIONS}")
     for name, kind in conditions.items():
         if kind not in CONDITIONS:
             raise ValueError(f"unknown condition {kind!r} for edge {name!r}: choose one of {CONDITIONS}")
