@@ -157,9 +157,7 @@ class Plate:
         inverse is an approximation. Measured on loads unlike the training's: docs/notes/operator_estimate.md."""
         s, batch = self.resolution, x.shape[0]
         r = self.residual(field, x).T.reshape(batch, s, s)[:, 1:-1, 1:-1]
-        sine, eigenvalues, _ = _sine_solver(s - 2, 1.0)
-        S, lam = jnp.asarray(sine, r.dtype), jnp.asarray(eigenvalues, r.dtype)
-        delta = S @ ((S @ r @ S) / (self.D * lam ** 2)) @ S
+        delta = _sine_inverse(r, power=2) / self.D
         w = _on_grid(field, s, 0)(jnp.asarray(self.points()[0], x.dtype))[..., 0].T.reshape(batch, s, s)
         return _relative(delta, w[:, 1:-1, 1:-1] - delta)
 
@@ -224,6 +222,14 @@ def _norm(a):
 def _relative(error, reference):
     """``‖error‖ / ‖reference‖`` of each sample, both ``(batch, ...)``."""
     return _norm(error.reshape(error.shape[0], -1).T) / _norm(reference.reshape(reference.shape[0], -1).T)
+
+
+def _sine_inverse(r, power: int = 1):
+    """``L^-power r`` for values ``r (batch, n, n)`` on the ``n`` interior points of the closed unit grid, ``L = -Δ_h``
+    the five-point Laplacian (zero on the edges): ``S (S r S / λ^power) S`` (:func:`_sine_solver`)."""
+    sine, eigenvalues, _ = _sine_solver(r.shape[1], 1.0)
+    S, lam = jnp.asarray(sine, r.dtype), jnp.asarray(eigenvalues, r.dtype)
+    return S @ ((S @ r @ S) / lam ** power) @ S
 
 
 @functools.cache
@@ -329,20 +335,15 @@ class Darcy:
         ``k`` by ``k²`` and the plain residual by ``k⁴``, so they see least the smooth modes that make most of the
         L2 error. ``L⁻¹`` by the discrete sine transform (``L``'s eigenvectors), dense: ``S (S r S / λ) S``."""
         residual = self._residual(u, x)
-        sine, eigenvalues, reference = _sine_solver(residual.shape[1], self.f)
-        s, lam = jnp.asarray(sine, residual.dtype), jnp.asarray(eigenvalues, residual.dtype)
-        z = s @ ((s @ residual @ s) / lam) @ s
-        return jnp.mean(_norm(z.reshape(z.shape[0], -1).T)) / reference
+        z = _sine_inverse(residual)
+        return jnp.mean(_norm(z.reshape(z.shape[0], -1).T)) / _sine_solver(residual.shape[1], self.f)[2]
 
     def estimate(self, u, x):
         """Each sample's estimate of the relative L2 error of the outputs ``u`` against the scheme's solution
         (arguments as for :meth:`energy`), ``(batch,)``: the residual through the inverse Laplacian (as
         :meth:`preconditioned`) over the sample's mean coefficient ``ā``, ``δ = L⁻¹(A_h u - f) / ā ≈ u - u*``, over
         the output less it at the interior points: ``‖δ‖ / ‖u - δ‖``, exact for a constant coefficient."""
-        residual = self._residual(u, x)
-        sine, eigenvalues, _ = _sine_solver(residual.shape[1], self.f)
-        s, lam = jnp.asarray(sine, residual.dtype), jnp.asarray(eigenvalues, residual.dtype)
-        delta = (s @ ((s @ residual @ s) / lam) @ s) / jnp.mean(x[..., 0], (1, 2))[:, None, None]
+        delta = _sine_inverse(self._residual(u, x)) / jnp.mean(x[..., 0], (1, 2))[:, None, None]
         return _relative(delta, u[:, 1:-1, 1:-1, 0] - delta)
 
     def boundary(self, u, x):
