@@ -77,21 +77,30 @@ def refiner(op, physics, loss: Callable, lr: float) -> tuple[optax.GradientTrans
     return tx, advance
 
 
+def objective(op, physics, loss: Callable) -> Callable:
+    """``(params, stats, x) -> loss(physics output, x)``, jitted: the refinement's loss of the weights ``params``
+    (:func:`refiner`'s), for :func:`refine` to keep its iterates by."""
+    return jax.jit(lambda params, stats, x: loss(physics_output(op, physics, params, stats, x), x))
+
+
 def refine(estimate: Callable, tx, advance: Callable, params, stats, x, steps: int, tol: float | None = None,
-           every: int = 10) -> dict:
+           every: int = 10, keep_by: Callable | None = None) -> dict:
     """One input ``x (1, s..., c)`` refined (the module's docstring): up to ``steps`` steps of ``advance``
     (:func:`refiner`), ``every`` at a time, each time the ``estimate`` (:func:`estimator`) of the new weights; the
-    weights of the smallest estimate kept, the trained ones if none is smaller. Stops early once it is below
-    ``tol``. ``{"prediction", "estimate" (the kept weights'), "estimate_before", "steps" (taken)}``."""
+    weights of the smallest estimate kept (with ``keep_by``, ``(params, stats, x) -> scalar``, e.g.
+    :func:`objective`: of the smallest ``keep_by``), the trained ones if none is smaller. Stops early once the kept
+    weights' estimate is below ``tol``. ``{"prediction", "estimate" (the kept weights'), "estimate_before",
+    "steps" (taken)}``."""
+    score = keep_by or (lambda p, stats, x: estimate(p, stats, x)[1][0])
     prediction, before = estimate(params, stats, x)
-    best, kept, taken = float(before[0]), (prediction, before), 0
+    kept, best, taken = (prediction, before), float(score(params, stats, x)), 0
     p, opt = params, tx.init(params)
-    while taken < steps and (tol is None or best >= tol):
+    while taken < steps and (tol is None or float(kept[1][0]) >= tol):
         n = min(every, steps - taken)
         p, opt = advance(p, opt, stats, x, n)
         taken += n
-        now = estimate(p, stats, x)
-        if float(now[1][0]) < best:
-            best, kept = float(now[1][0]), now
+        now = float(score(p, stats, x))
+        if now < best:
+            best, kept = now, estimate(p, stats, x)
     return {"prediction": np.asarray(kept[0]), "estimate": np.asarray(kept[1]), "estimate_before": np.asarray(before),
             "steps": np.array([taken])}
