@@ -34,14 +34,14 @@ def error(w, ref):
 
 
 energy = estimate.objective(op, physics, physics.energy)
-for name, c, qgrid in items[::3] + items[-6:]:
+for name, c, qgrid in items[::3] + items[-5:]:
     q = jnp.asarray(qgrid[None, ..., None], jnp.float32)
     ref = RL.solution(c, x)["w"]
     w0, _ = predict(params, stats, q)
     t0 = time.perf_counter()
     out = estimate.refine(predict, tx, advance, params, stats, q, steps, None, every)
     t = time.perf_counter() - t0
-    by_energy = estimate.refine(predict, tx, advance, params, stats, q, steps, None, every, keep_by=energy)
+    by_energy = estimate.refine(predict, tx, advance, params, stats, q, steps, None, every, energy=energy)
     last, _ = advance(params, tx.init(params), stats, q, steps)  # the last iterate, as the first study took it
     e0, e1, e2 = (float(o) for o in (out["estimate_before"][0], out["estimate"][0], by_energy["estimate"][0]))
     flags = "".join("F" if e >= threshold else "." for e in (e0, e1, e2))

@@ -66,7 +66,8 @@ def estimate_model(cfg: FnoCase, run_dir: str):
     with each sample's error estimate (:func:`.estimate.estimator`) and flag (``estimate >= threshold``, the
     threshold of the run's calibration, :func:`calibration`), for inputs ``(batch, s, s, c)`` in the dataset's
     layout; ``refine`` > 0: each input refined by up to that many steps (:func:`.estimate.refine`, on the physics'
-    energy; ``tol``, ``every`` and ``lr`` as there). Keys: ``prediction``, ``estimate``, ``flagged``,
+    energy, keeping the iterate of the lowest energy whose estimate is not above the trained answer's; ``tol``,
+    ``every`` and ``lr`` as there). Keys: ``prediction``, ``estimate``, ``flagged``,
     ``threshold`` (per sample), and with ``refine`` ``estimate_before`` and ``refine_steps``. A case without
     physics is one line."""
     kind = PHYSICS.get(cfg.source.name)
@@ -95,7 +96,8 @@ def estimate_model(cfg: FnoCase, run_dir: str):
                 raise UserError(f"{run_dir}: --refine minimises the physics' energy, bounded below only among fields "
                                 "that vanish on the edges: it needs a model trained with model.vanish_on_edges")
             tx, advance = estimate.refiner(op, at, at.energy, lr)
-            each = [estimate.refine(run, tx, advance, params, stats, x[i:i + 1], refine, tol, every)
+            energy = estimate.objective(op, at, at.energy)
+            each = [estimate.refine(run, tx, advance, params, stats, x[i:i + 1], refine, tol, every, energy)
                     for i in range(len(x))]
             out = {k: np.concatenate([e[k] for e in each]) for k in ("prediction", "estimate", "estimate_before")}
             out["refine_steps"] = np.concatenate([e["steps"] for e in each])
