@@ -4,6 +4,8 @@ the command line) and what is wrong, exit status 2, no traceback, and nothing co
 Every row goes through the real entry, ``sciml.cli.main``, as ``sciml show`` (which must refuse everything
 ``run`` would); the ``run`` rows also show that no run folder was made.
 """
+from pathlib import Path
+
 import pytest
 import yaml
 
@@ -336,6 +338,6 @@ def test_predict_with_estimates_refuses_in_one_line(tmp_path, capsys, content, f
     else:
         folder = str(tmp_path / "run")
         (tmp_path / "run").mkdir()
-        (tmp_path / "run" / "config.yaml").write_bytes(open(_case(tmp_path, content), "rb").read())
+        (tmp_path / "run" / "config.yaml").write_bytes(Path(_case(tmp_path, content)).read_bytes())
     line = one_error_line(capsys, ["predict", folder, str(tmp_path / "in.h5"), *flags])
     assert line.startswith(expected.replace("RUN", folder)), line

@@ -8,11 +8,10 @@ iterate's true error beside the kept one's (the refinement without the keeping),
 import sys
 import time
 
-import jax
 import jax.numpy as jnp
 import numpy as np
+from operator_estimate_study import RL, cfg, loads, op, params, run, stats  # the same run and loads
 
-from operator_estimate_study import cfg, loads, op, params, run, stats, RL  # the same run and loads
 from sciml.solvers.fno import estimate, export
 from sciml.solvers.fno.physics import Plate
 
