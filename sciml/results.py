@@ -15,9 +15,10 @@
   error estimate (``estimate``, ``(batch,)``: its physics' estimate of the relative L2 error), the calibrated flag
   threshold (``threshold``) and ``flagged`` (``estimate >= threshold``: the calibration on the run's test set puts
   every test sample more than 10 % off at or above it); ``refine=STEPS`` (``tol``, ``every``, ``lr``) refines each
-  input by that many steps of its physics loss on a copy of the weights, keeping the iterate of the smallest
-  estimate, and adds ``estimate_before`` and ``refine_steps`` (``sciml.solvers.fno.estimate``). Any other run
-  asked for them is one :class:`~sciml.errors.UserError` line;
+  input by that many steps of its physics loss on a copy of the weights, keeping, among the iterates whose
+  estimate is not above the trained answer's, the one of the lowest energy, and adds ``estimate_before`` and
+  ``refine_steps`` (``sciml.solvers.fno.estimate``). Any other run asked for them is one
+  :class:`~sciml.errors.UserError` line;
 - ``derived(x)``: an operator's derived fields for inputs ``x`` in its dataset's layout (the plate operator's
   moments ``{"mx", "my", "mxy"}``, each ``(batch, s..., 1)``: the decoded output's second derivatives by the
   Taylor engine at the input grid's points), from the same checkpoint; a run whose solver has none (a PINN's
@@ -66,7 +67,8 @@ class Run:
     @cached_property
     def _estimator(self) -> Callable[..., dict[str, np.ndarray]]:
         return _solver_model(self.folder, "estimate_model", "error estimate: --estimate and --refine are for "
-                                                            "operators with physics (data.generator plate, darcy)")
+                                                            "operators with physics (data.generator plate, darcy)",
+                             jit=False)  # it refines input by input, jitting its own steps
 
     @cached_property
     def derived(self) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
@@ -107,9 +109,10 @@ def _predictor(folder: str) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
         return _on_numpy(fn, Policy.of(case.config.dtype), dtype)
 
 
-def _solver_model(folder: str, which: str, lacking: str) -> Callable[..., dict[str, np.ndarray]]:
+def _solver_model(folder: str, which: str, lacking: str, jit: bool = True) -> Callable[..., dict[str, np.ndarray]]:
     """The run's solver's ``which`` model (``derived_model``, ``estimate_model``: ``fn(inputs, **options) -> {name:
-    array}``) from the run's case, on numpy (:func:`_on_numpy`); a solver without one is one line (``lacking``)."""
+    array}``) from the run's case, on numpy (:func:`_on_numpy`, ``jit`` as there); a solver without one is one line
+    (``lacking``)."""
     from .cases import load
     from .compile import Policy
 
@@ -120,7 +123,7 @@ def _solver_model(folder: str, which: str, lacking: str) -> Callable[..., dict[s
     policy = Policy.of(case.config.dtype)
     with policy.precision():
         fn = make(case.config, folder)
-    return _on_numpy(fn, policy, policy.param_dtype, jit=which == "derived_model")
+    return _on_numpy(fn, policy, policy.param_dtype, jit)
 
 
 def _on_numpy(fn, policy, dtype, jit: bool = True) -> Callable[..., dict[str, np.ndarray]]:

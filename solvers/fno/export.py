@@ -4,6 +4,7 @@ with their error estimates and test-time refinement (:mod:`.estimate`) for ``loa
 estimate=True)`` and ``sciml predict RUN_DIR ... --estimate``."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 
@@ -77,17 +78,19 @@ def estimate_model(cfg: FnoCase, run_dir: str):
                         f"model.type {cfg.model.type}")
     _, (x_shape, _), op, params, stats = _trained(cfg, run_dir)
     calibrations = calibration(cfg, run_dir, op, {"params": params, "stats": stats})
-    physics, made = (lambda s: kind.of(cfg.data.params, s, cfg.training.autodiff)), {}
+    @functools.cache
+    def on(s: int):  # the physics and the estimate on the grid of s points, made (and compiled) once
+        at = kind.of(cfg.data.params, s, cfg.training.autodiff)
+        return at, estimate.estimator(op, at)
 
-    def on(s: int):  # the estimate and the refinement on the grid of s points, made once each
-        if s not in made:
-            at = physics(s)
-            made[s] = (estimate.estimator(op, at), at)
-        return made[s]
+    @functools.cache
+    def refining(s: int, lr: float):  # the refinement's steps and energy there, made once
+        at, _ = on(s)
+        return (*estimate.refiner(op, at, at.energy, lr), estimate.objective(op, at, at.energy))
 
     def fn(x, refine: int = 0, tol: float | None = None, every: int = 10, lr: float = 1e-3) -> dict:
         s = _grid(x, x_shape[-1], cfg)
-        run, at = on(s)
+        _, run = on(s)
         if not refine:
             pred, guess = run(params, stats, x)
             out = {"prediction": np.asarray(pred), "estimate": np.asarray(guess)}
@@ -95,8 +98,7 @@ def estimate_model(cfg: FnoCase, run_dir: str):
             if not cfg.model.vanish_on_edges:
                 raise UserError(f"{run_dir}: --refine minimises the physics' energy, bounded below only among fields "
                                 "that vanish on the edges: it needs a model trained with model.vanish_on_edges")
-            tx, advance = estimate.refiner(op, at, at.energy, lr)
-            energy = estimate.objective(op, at, at.energy)
+            tx, advance, energy = refining(s, lr)
             each = [estimate.refine(run, tx, advance, params, stats, x[i:i + 1], refine, tol, every, energy)
                     for i in range(len(x))]
             out = {k: np.concatenate([e[k] for e in each]) for k in ("prediction", "estimate", "estimate_before")}
