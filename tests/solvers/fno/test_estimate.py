@@ -3,6 +3,7 @@ and ``sciml predict RUN_DIR --estimate`` against the final evaluation's estimate
 physics (never a larger estimate; a single sine mode, unlike the training loads, nearer Navier's series)."""
 import copy
 import json
+import shutil
 
 import h5py
 import numpy as np
@@ -49,15 +50,22 @@ def test_calibration_puts_every_sample_beyond_the_target_at_or_above_the_thresho
     assert estimate.threshold_for({"9": got, "17": {**got, "threshold": 0.01}}, 33) == 0.01  # the most cautious
 
 
-def test_predict_with_estimate_gives_the_evaluation_s_estimates_and_flags_by_the_recorded_threshold(trained, model):
+def test_predict_with_estimate_gives_the_evaluation_s_estimates_and_flags_by_the_recorded_threshold(trained, model,
+                                                                                                  tmp_path):
     folder, cfg, x, y = trained
     with open(f"{folder}/summary.json") as fh:
         calibration = json.load(fh)["estimate_calibration"]
     assert set(calibration) == {"9"} and calibration["9"]["n"] == 4
     _, _, op, params, stats = export._trained(cfg, folder)
-    want, true = run.evaluate_estimate(run.make_estimate(op, Plate.of(cfg.data.params, 9)),
-                                       {"params": params, "stats": stats}, data.Split(cfg.data.path, "test/9"), 4)
+    state = {"params": params, "stats": stats}
+    want, true = run.evaluate_estimate(run.make_estimate(op, Plate.of(cfg.data.params, 9)), state,
+                                       data.Split(cfg.data.path, "test/9"), 4)
     assert np.all(true <= calibration["9"]["ratio"]["max"] * want * (1 + 1e-6))
+    shutil.copytree(folder, tmp_path / "again")  # a run without evaluation.estimate is calibrated when asked, alike
+    summary = json.loads((tmp_path / "again" / "summary.json").read_text())
+    (tmp_path / "again" / "summary.json").write_text(json.dumps({**summary, "estimate_calibration": None}))
+    again = export.calibration(cfg, str(tmp_path / "again"), op, state)
+    assert set(again) == {"9"} and again["9"]["threshold"] == pytest.approx(calibration["9"]["threshold"], rel=1e-5)
     got = model.predict(x, estimate=True)
     np.testing.assert_allclose(got["estimate"], want, rtol=1e-5)
     np.testing.assert_allclose(got["prediction"], model.predict(x)["prediction"], rtol=1e-6)
