@@ -1,6 +1,7 @@
 """Finite-element references on polygons (scikit-fem on Triangle's meshes): Kirchhoff plates by Morley's and
 Argyris' elements and steady incompressible flows by Taylor–Hood's, the independent classical answers the PINN's
-plates and flows past obstacles are checked against.
+plates and flows past obstacles are checked against; and in 3-D parts (Gmsh's tetrahedra) steady heat conduction
+by quadratic tetrahedra.
 
 - ``mesh``: :class:`Loop`, :class:`Region`, :func:`circle`, :func:`mesh` (a conforming triangulation, its boundary
   facets by edge name, graded toward re-entrant corners or by a size field: ``near_edges``);
@@ -8,10 +9,12 @@ plates and flows past obstacles are checked against.
   :func:`reference` (halving ``h`` until the deflection at the points settles);
 - ``flow``: :func:`steady` (one Newton solve, a :class:`FlowSolution` with ``fields`` at points and the forces
   on a part) and ``flow.reference`` (halving ``h`` until the velocity at the points settles);
+- ``heat``: ``heat.tetrahedra`` (Gmsh's tetrahedra inside a closed triangle surface), ``heat.conduction`` (one P2
+  solve) and ``heat.reference`` (halving ``h`` until the temperature at the points settles);
 - ``elements``, ``probe``, ``recovery``, ``ordering``: the elements in scaled coordinates, point location and
   evaluation, patch recovery of Morley's moments, the nested-dissection direct solve.
 
-The mesher and scikit-fem are an optional extra: ``pip install sciml[fem]``.
+The meshers and scikit-fem are an optional extra: ``pip install sciml[fem]`` (Gmsh is imported on use).
 """
 try:
     import skfem  # noqa: F401
