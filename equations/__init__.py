@@ -8,11 +8,13 @@ import dataclasses
 
 from .base import Equation, checking, missing
 from .domain import Domain
+from .heat import Heat, HeatConfig
 from .navier_stokes import NavierStokes, NavierStokesConfig
 from .plate import KirchhoffPlate, PlateConfig
 from .semilinear import Semilinear, SemilinearConfig
 
 EQUATIONS: dict[str, tuple[type, type[Equation]]] = {
+    "heat": (HeatConfig, Heat),
     "kirchhoff_plate": (PlateConfig, KirchhoffPlate),
     "navier_stokes": (NavierStokesConfig, NavierStokes),
     "semilinear": (SemilinearConfig, Semilinear),
@@ -48,5 +50,6 @@ def create(config, domain: Domain) -> Equation:
     return cls(config, domain)
 
 
-__all__ = ["EQUATIONS", "Domain", "Equation", "KirchhoffPlate", "NavierStokes", "NavierStokesConfig", "PlateConfig",
-           "Semilinear", "SemilinearConfig", "check_geometry", "checking", "create", "register"]
+__all__ = ["EQUATIONS", "Domain", "Equation", "Heat", "HeatConfig", "KirchhoffPlate", "NavierStokes",
+           "NavierStokesConfig", "PlateConfig", "Semilinear", "SemilinearConfig", "check_geometry", "checking",
+           "create", "register"]

@@ -22,6 +22,7 @@ _DEEPONET = {**TINY_DARCY, "model": {"type": "deeponet", "branch": [16], "trunk"
 DEEPONET = yaml.safe_dump(_DEEPONET).encode()  # the tiny Darcy operator as a DeepONet
 _FILE = {k: v for k, v in TINY_DARCY["data"].items() if k != "generator"}
 ON_FILE = yaml.safe_dump({**_DEEPONET, "data": {**_FILE, "file": "d.h5", "inputs": "a", "outputs": "u"}}).encode()
+HEAT = (Path(__file__).parent.parent / "cases" / "heat_bracket.yaml").read_bytes()  # a part from an STL file
 ON_POINTS = yaml.safe_dump({**_DEEPONET, "data": {**_FILE, "file": "d.h5", "inputs": "a", "outputs": "u",
                                                   "grid": "nodes", "super_resolution": []}}).encode()
 
@@ -209,6 +210,13 @@ ROWS = [
     ("ensemble-with-field-unknown", None, ["ensemble={members: 2}",
                                            "unknowns={D: {initial: 1, bounds: [0.5, 2], field: {hidden: [4]}}}"],
      "ensemble: an ensemble does not combine with a field unknown (unknowns.<name>.field)"),
+    # geometry: a mesh's parts and the conditions on them
+    ("mesh-selector-selects-nothing", HEAT, ['geometry.select.hot={where: "y > 5"}'],
+     "geometry.select.hot: selects no face (the faces before it in select took any it would)"),
+    ("heat-part-without-condition", HEAT, ["equation.conditions={hot: {u: 1}, cold: {u: 0}}"],
+     "equation.conditions: no condition for part(s) ['surface'] (insulated: {flux: 0})"),
+    ("heat-condition-unknown-quantity", HEAT, ["equation.conditions.surface={T: 0}"],
+     "equation.conditions.surface: give one of {u: temperature} or {flux: heat flux in}"),
 ]
 
 

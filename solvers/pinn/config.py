@@ -264,9 +264,10 @@ class EvaluationConfig:
     grid: list[int] | None = spec(None, ge=2, help="points per coordinate of the evaluation grid "
                                                   "(default: the geometry's)")
     every: int = spec(0, ge=0, help="evaluate against the reference every k steps (0: at the end only)")
-    rtol: float = spec(1e-4, gt=0.0, lt=1.0, help="a classical solver's reference (finite elements on a polygon) "
-                                                  "is refined until a plate's deflection or a flow's velocity on the "
-                                                  "evaluation grid changes less than this")
+    rtol: float = spec(1e-4, gt=0.0, lt=1.0, help="a classical solver's reference (finite elements on a polygon "
+                                                  "or a part) is refined until a plate's deflection, a flow's "
+                                                  "velocity or a part's temperature on the evaluation grid changes "
+                                                  "less than this")
 
 
 def _interval(values: list[float], key: str, scale: str, positive: str) -> str:

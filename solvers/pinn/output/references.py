@@ -5,9 +5,11 @@ equation's type and geometry to the solver that answers it on the same domain.
 the cavity's tables); where it gives None, :func:`reference` asks the table: ``kirchhoff_plate`` on a
 :class:`~sciml.solvers.pinn.geometry.Polygon` (or a rectangle with holes or regrouped edges, which the series do not
 take) is solved by finite elements (:func:`sciml.solvers.classical.fem.reference`), refined until the deflection at
-the points changes by less than ``rtol``, and a steady 2D ``navier_stokes`` flow on a polygon by Taylor–Hood
+the points changes by less than ``rtol``, a steady 2D ``navier_stokes`` flow on a polygon by Taylor–Hood
 elements (:mod:`sciml.solvers.classical.fem.flow`), refined until the velocity there does, its obstacle's drag and
-lift recorded on each mesh. Points outside the domain get NaN.
+lift recorded on each mesh, and ``heat`` in a part bounded by a triangle mesh
+(:class:`~sciml.solvers.pinn.geometry.Mesh`) by quadratic tetrahedra (:mod:`sciml.solvers.classical.fem.heat`),
+refined until the temperature there does. Points outside the domain get NaN.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ import numpy as np
 
 from sciml.errors import ConfigError
 
-from ..geometry import Polygon, Rectangle
+from ..geometry import Mesh, Polygon, Rectangle
 
 
 def _region(geometry: Polygon | Rectangle):
@@ -79,10 +81,38 @@ def _flow(eq, geometry, points: np.ndarray, rtol: float) -> tuple[dict, dict]:
     return fields, info
 
 
+def _labels(geometry, points: np.ndarray) -> np.ndarray:
+    """The part of the domain each boundary point ``(n, D)`` lies on (within a millionth of the domain's size);
+    ``ValueError`` for a point on none."""
+    tol = 1e-6 * float(np.linalg.norm([hi - lo for lo, hi in geometry.bounds]))
+    out = np.full(len(points), "", dtype=object)
+    for part, pieces in geometry.groups.items():
+        for piece in pieces:
+            out[(out == "") & geometry.pieces[piece].on(points, tol)] = part
+    if np.any(out == ""):
+        raise ValueError(f"{int(np.sum(out == ''))} boundary facets of the finite-element mesh lie on no part of the "
+                         f"domain, the first at {points[np.argmax(out == '')].tolist()}")
+    return out
+
+
+def _heat(eq, geometry, points: np.ndarray, rtol: float) -> tuple[dict, dict]:
+    """Steady heat conduction in a part bounded by a triangle mesh, by quadratic tetrahedra of Gmsh's meshes of
+    the same surface, each boundary facet under the condition of the domain's part it lies on."""
+    from sciml.solvers.classical.fem import heat
+
+    vertices, faces = np.unique(geometry.triangles.reshape(-1, 3), axis=0, return_inverse=True)
+    conditions, source = eq.classical()
+    fields, info = heat.reference(vertices, faces.reshape(-1, 3), lambda c: _labels(geometry, c), conditions,
+                                  eq.k, points, source=source, rtol=rtol)
+    info["measure"] = "u"
+    return fields, info
+
+
 # (equation type, geometry class) -> (equation, geometry, points inside, rtol) -> (fields, info)
 SOLVERS: dict[tuple[str, type], Callable] = {("kirchhoff_plate", Polygon): _plate,
                                              ("kirchhoff_plate", Rectangle): _plate,
-                                             ("navier_stokes", Polygon): _flow}
+                                             ("navier_stokes", Polygon): _flow,
+                                             ("heat", Mesh): _heat}
 
 
 def available(eq, geometry) -> bool:
