@@ -15,13 +15,16 @@ about as :math:`h^{4/3}` on uniform meshes.
 
 **Meshing.** The part's closed surface (vertices and triangles, as :mod:`sciml.solvers.pinn.geometry.mesh` reads
 them from an STL file) is handed to Gmsh (the PyPI wheel ``gmsh``, GPL-2.0-or-later, in the optional extra
-``fem``) as a discrete surface: ``classifySurfaces`` splits it into smooth faces at edges sharper than
-:data:`FEATURE` degrees, ``createGeometry`` gives each face a parametrisation, and the volume they close is
-filled with tetrahedra of side at most :math:`h` (Delaunay, one thread, so the same mesh on every run). Flat
-faces are remeshed *on* the input's triangles, so a polyhedral part is meshed exactly. Why Gmsh: its wheel holds
-the whole mesher (no compiler, no other package) and imports with no network; ``pytetwild`` (MPL-2.0) needs
-PyVista and VTK and only approximates the surface within an envelope; TetGen (``tetgen``, ``meshpy``) is AGPL.
-Gmsh's GPL binds whoever redistributes it, which sciml does not: it is an optional extra a user installs.
+``fem``) as a discrete surface: ``classifySurfaces`` splits it into faces at edges sharper than :data:`FEATURE`
+degrees, ``createGeometry`` gives each face a parametrisation, and the volume they close is filled with tetrahedra
+of side at most :math:`h` (Delaunay, one thread, so the same mesh on every run). So each face is a plane of the
+input's triangles, remeshed *on* them: the part is meshed exactly, and each boundary facet lies on the triangles
+of one of the domain's parts. (At 30 degrees the eight facets of the filleted bracket's rounded edge became one
+curved face, remeshed on a smooth surface through them: at :math:`h = 0.25` a boundary facet's centroid lay 7 %
+of the fillet's radius inside the STL.) Why Gmsh: its wheel holds the whole mesher (no compiler, no other
+package) and imports with no network; ``pytetwild`` (MPL-2.0) needs PyVista and VTK and only approximates the
+surface within an envelope; TetGen (``tetgen``, ``meshpy``) is AGPL. Gmsh's GPL binds whoever redistributes it,
+which sciml does not: it is an optional extra a user installs.
 
 **Parts.** The caller names the boundary: ``label(centroids (n, 3)) -> names (n,)`` gives each boundary facet of
 the tetrahedral mesh the part its centroid lies on (for a PINN case the domain's own parts, so the two solve the
@@ -44,7 +47,7 @@ from scipy import sparse
 
 from . import probe
 
-FEATURE = 30.0  # degrees: a sharper edge between two triangles of the surface bounds a face of the mesh
+FEATURE = 1.0  # degrees: triangles of the surface meeting at a sharper angle lie on different faces of the mesh
 MAX_ELEMENTS = 2_000_000  # reference()'s finest mesh (the next is taken as 8 times the last)
 INTORDER = 4  # quadrature degree: exact for P2 stiffness, room for a smooth source or flux
 CG_RTOL = 1e-10  # relative residual of the conjugate gradients

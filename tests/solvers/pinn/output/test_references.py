@@ -1,7 +1,7 @@
 """A classical solver's reference where the equation has none (solvers/pinn/output/references.py): a plate on a
 polygon, or on a rectangle with holes, gets finite elements on the evaluation grid, NaN outside, with the case's
 load and edge conditions; a flow on a polygon gets Taylor-Hood elements, its obstacle's coefficients per mesh, and
-a run's forces are scored on them."""
+a run's forces are scored on them; heat in a part from an STL file gets quadratic tetrahedra."""
 import numpy as np
 import pytest
 
@@ -102,3 +102,22 @@ def test_a_rectangle_with_a_free_hole_gets_finite_elements():
     for twin in (w.T, w[::-1], w[:, ::-1]):
         np.testing.assert_allclose(twin, w, atol=1e-4 * np.nanmax(w))
     assert w[5, 3] > 0.8 * np.nanmax(w)  # the free rim (0.5, 0.3) deflects (a held rim would stay at 0)
+
+
+def test_heat_in_a_mesh_part_gets_tetrahedra_under_the_domains_parts():
+    pytest.importorskip("gmsh")
+    from sciml.equations.heat import Heat, HeatConfig
+    from sciml.solvers.pinn.geometry.mesh import Mesh, read
+
+    rules = {"top": {"normal": [0, 0, 1]}, "bottom": {"normal": [0, 0, -1]}}
+    domain = Mesh(*read("cases/parts/bracket.stl", 0.05), rules)
+    config = build(HeatConfig, {"type": "heat", "k": 3.0, "conditions": {"top": {"u": 1}, "bottom": {"u": "0 * x"},
+                                                                           "surface": {"flux": 0}}})
+    eq = Heat(config, domain)
+    assert references.available(eq, domain)
+    ev = domain.evaluation_points([9, 9, 3])
+    fields, info = references.on_grid(eq, domain, ev, 1e-2)
+    assert info["solver"] == "finite elements (P2)" and info["change_of_u"] < 1e-8  # the solver's tolerance
+    z, mask = ev.points[:, 2].reshape(ev.shape), ev.mask.reshape(ev.shape)
+    assert np.isnan(fields["u"][~mask]).all() and mask.sum() > 100
+    np.testing.assert_allclose(fields["u"][mask], 2 * z[mask], atol=1e-8)  # insulated sides: linear in z, exact
