@@ -11,8 +11,9 @@ by quadratic tetrahedra.
   on a part) and ``flow.reference`` (halving ``h`` until the velocity at the points settles);
 - ``heat``: ``heat.tetrahedra`` (Gmsh's tetrahedra inside a closed triangle surface), ``heat.conduction`` (one P2
   solve) and ``heat.reference`` (halving ``h`` until the temperature at the points settles);
-- ``elements``, ``probe``, ``recovery``, ``ordering``: the elements in scaled coordinates, point location and
-  evaluation, patch recovery of Morley's moments, the nested-dissection direct solve.
+- ``elements``, ``probe``, ``recovery``, ``ordering``, ``refinement``: the elements in scaled coordinates, point
+  location and evaluation, patch recovery of Morley's moments, the nested-dissection direct solve, the references'
+  halving of ``h``.
 
 The meshers and scikit-fem are an optional extra: ``pip install sciml[fem]`` (Gmsh is imported on use).
 """

@@ -45,7 +45,7 @@ import numpy as np
 import skfem
 from scipy import sparse
 
-from . import probe
+from . import probe, refinement
 
 FEATURE = 1.0  # degrees: triangles of the surface meeting at a sharper angle lie on different faces of the mesh
 MAX_ELEMENTS = 2_000_000  # reference()'s finest mesh (the next is taken as 8 times the last)
@@ -233,29 +233,10 @@ def reference(vertices: np.ndarray, faces: np.ndarray, label: Callable[[np.ndarr
     last) would exceed ``max_elements`` before the change falls below ``rtol``."""
     points = np.asarray(points, np.float64)
     h = float(np.min(np.ptp(vertices, axis=0))) / 2.0 if h0 is None else float(h0)
-    start = time.perf_counter()
-    info: dict = {"element": "P2", "rtol": rtol, "h": [], "elements": [], "dofs": [], "seconds": [], "changes": []}
-    previous = None
-    while True:
-        t0 = time.perf_counter()
+
+    def solve(h: float) -> tuple[dict, dict]:
+        start = time.perf_counter()
         m = tetrahedra(vertices, faces, h)
         sol = conduction(m, facets_by_part(m, label), conditions, k, source)
-        out = sol.fields(points)
-        for key, value in (("h", h), ("elements", sol.info["elements"]), ("dofs", sol.info["dofs"]),
-                           ("seconds", time.perf_counter() - t0)):
-            info[key].append(value)
-        if previous is not None:
-            norm = np.linalg.norm(out["u"])
-            info["changes"].append(float(np.linalg.norm(out["u"] - previous) / (norm if norm > 0 else 1.0)))
-            if info["changes"][-1] < rtol:
-                break
-        if 8 * sol.info["elements"] > max_elements:
-            raise ValueError(f"the heat reference did not converge to rtol={rtol} within {max_elements} "
-                             f"tetrahedra: h {info['h']}, elements {info['elements']}, changes of u {info['changes']}")
-        previous, h = out["u"], h / 2.0
-    c = np.array(info["changes"])
-    info["orders"] = np.log2(c[:-1] / c[1:]).tolist() if len(c) > 1 else []
-    rho = c[-1] / c[-2] if len(c) > 1 else np.nan
-    info["error_estimate"] = float(c[-1] * rho / (1.0 - rho)) if 0 < rho < 1 else float("nan")
-    info["wall_seconds"] = time.perf_counter() - start
-    return out, info
+        return sol.fields(points), {**sol.info, "seconds": time.perf_counter() - start}
+    return refinement.halving(solve, h, "u", rtol, max_elements, 8, {"element": "P2"}, "the heat reference (P2)")

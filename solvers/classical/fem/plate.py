@@ -48,7 +48,7 @@ import skfem
 
 from sciml.equations.plate import moments
 
-from . import elements, probe
+from . import elements, probe, refinement
 from .mesh import Region, mesh
 from .ordering import solve_spd
 from .recovery import patch_recovery
@@ -228,28 +228,8 @@ def reference(region: Region, conditions: dict[str, str], D: float, nu: float, l
     cap = MAX_ELEMENTS[element] if max_elements is None else int(max_elements)
     points = np.asarray(points, dtype=np.float64)
     h = region.diameter / 10.0 if h0 is None else float(h0)
-    start = time.perf_counter()
-    info: dict = {"element": element, "rtol": rtol, "h": [], "elements": [], "dofs": [], "seconds": [],
-                  "changes": []}
-    previous = None
-    while True:
+
+    def solve(h: float) -> tuple[dict, dict]:
         sol = plate(region, conditions, D, nu, load, h, element, grading)
-        out = sol.fields(points)
-        for key in ("h", "elements", "dofs", "seconds"):
-            info[key].append(sol.info[key])
-        if previous is not None:
-            norm = np.linalg.norm(out["w"])
-            info["changes"].append(float(np.linalg.norm(out["w"] - previous) / (norm if norm > 0 else 1.0)))
-            if info["changes"][-1] < rtol:
-                break
-        if 4 * sol.info["elements"] > cap:
-            raise ValueError(f"the plate's reference did not converge to rtol={rtol} within {cap} {element} "
-                             f"elements: h {info['h']}, elements {info['elements']}, changes of w "
-                             f"{info['changes']}")
-        previous, h = out["w"], h / 2.0
-    c = np.array(info["changes"])
-    info["orders"] = np.log2(c[:-1] / c[1:]).tolist() if len(c) > 1 else []
-    rho = c[-1] / c[-2] if len(c) > 1 else np.nan
-    info["error_estimate"] = float(c[-1] * rho / (1.0 - rho)) if 0 < rho < 1 else float("nan")
-    info["wall_seconds"] = time.perf_counter() - start
-    return out, info
+        return sol.fields(points), sol.info
+    return refinement.halving(solve, h, "w", rtol, cap, 4, {"element": element}, f"the plate's reference ({element})")
