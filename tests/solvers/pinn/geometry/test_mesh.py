@@ -38,6 +38,8 @@ def test_the_shipped_file_is_what_its_script_writes():
         sys.path.pop(0)
     with open(BRACKET) as fh:
         assert fh.read() == make_bracket.stl(make_bracket.bracket())
+    with open(os.path.join(os.path.dirname(BRACKET), "bracket_fillet.stl")) as fh:  # the heat case's part
+        assert fh.read() == make_bracket.stl(make_bracket.bracket(make_bracket.filleted()), "bracket_fillet")
 
 
 def test_inside_is_the_prism_and_the_volume_its_own():
