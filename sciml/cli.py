@@ -304,7 +304,9 @@ def parser() -> argparse.ArgumentParser:
                         "flag where it reaches the threshold calibrated on the run's test set")
     q.add_argument("--refine", type=_positive, default=0, metavar="STEPS",
                    help="with RUN_DIR: refine each input's prediction by up to STEPS steps of its physics loss on a "
-                        "copy of the weights, keeping the iterate of the smallest estimate (implies --estimate)")
+                        "copy of the weights, keeping it only where its estimate fell to 0.4 times the trained "
+                        "answer's; inputs estimated below half the flag threshold are left as trained "
+                        "(implies --estimate)")
     q.add_argument("--tol", type=float, metavar="T", help="with --refine: stop once the estimate is below T")
     q.add_argument("--every", type=_positive, default=10, metavar="K",
                    help="with --refine: evaluate the estimate every K steps (default 10)")

@@ -6,46 +6,18 @@ from scipy.stats import spearmanr
 from sciml import cases
 from sciml.solvers.fno.export import _trained
 from sciml.solvers.fno.physics import Plate, _sine_solver
+from sciml.equations.plate_reference import ood_loads
 from sciml.equations.plate_reference import random_loads as RL
 
 run = sys.argv[1]
 cfg = cases.load(f"{run}/config.yaml").config
 _, _, op, params, stats = _trained(cfg, run)
-TERMS = 128
 
-def coeffs_uniform():
-    m = np.arange(1, TERMS + 1)
-    odd = (m % 2 == 1)
-    c = np.where(odd, 4 / (np.pi * m), 0.0)
-    return np.outer(c, c)
 
-def coeffs_x():  # hydrostatic q = x
-    m = np.arange(1, TERMS + 1)
-    cx = 2 * (-1.0) ** (m + 1) / (np.pi * m)
-    cy = np.where(m % 2 == 1, 4 / (np.pi * m), 0.0)
-    return np.outer(cx, cy)
+def loads(s):
+    """The grid and the 27 loads (sciml.equations.plate_reference.ood_loads, 128 x 128 terms)."""
+    return np.linspace(0, 1, s), ood_loads.loads(s)
 
-def mode(a, b):
-    c = np.zeros((TERMS, TERMS)); c[a - 1, b - 1] = 1.0; return c
-
-def q_on_grid(c, x):
-    s = np.sin(np.pi * np.outer(x, np.arange(1, TERMS + 1)))
-    return s @ c @ s.T
-
-def loads(s, seed=1):
-    x = np.linspace(0, 1, s)
-    rng = np.random.default_rng(seed)
-    out = []
-    for i in range(12):
-        c, f = RL.grf(rng, TERMS); X, Y = np.meshgrid(x, x, indexing="ij"); out.append(("grf", c, f(X, Y)))
-    for w in [(0.3, 0.4), (0.15, 0.25), (0.05, 0.1)]:
-        for i in range(3):
-            c, f = RL.patches(rng, TERMS, patches=1, patch_width=w, force=1.0); X, Y = np.meshgrid(x, x, indexing="ij")
-            out.append((f"patch{w[0]}", c, f(X, Y)))
-    for name, c in [("uniform", coeffs_uniform()), ("hydrostatic", coeffs_x()), ("mode32", mode(3, 2)),
-                    ("mode15", mode(1, 5)), ("mode11", mode(1, 1)), ("mode22", mode(2, 2))]:
-        out.append((name, c, q_on_grid(c, x)))
-    return x, out
 
 def study(s):
     x, items = loads(s)

@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import sciml
-from sciml.equations.plate_reference import random_loads
+from sciml.equations.plate_reference import ood_loads, random_loads
 
 SMALL = os.environ.get("SCIML_NOTEBOOK_SMALL") == "1"  # CI sets this: a tiny budget
 OUT = os.environ.get("SCIML_NOTEBOOK_OUT", "runs/notebooks")
@@ -222,3 +222,58 @@ plt.show()
 # at 4–6× the PINN's error in w, 2–3× in M_x and M_y and less in M_xy (0.7–0.9×); one PINN costs three quarters
 # of the operator's whole training. The series is exact and takes 28 ms here (256 × 256 terms), but only for this
 # plate: the operator's and the PINN's ways carry over to plates and loads without a series.
+
+# %% [markdown]
+# **When is the operator wrong?** The operator was trained on random fields; a load of another kind may be
+# answered badly, and nothing in the answer says so, unless the physics is asked. `run.predict(q, estimate=True)`
+# adds each answer's error estimate (the plate equation's residual of the answer mapped back to a deflection,
+# relative to it) and flags it where the estimate reaches the threshold calibrated on the run's test set (every test
+# load more than 10 % off is flagged). Here: a new random field, a point-like patch, the uniform load and the single
+# sine modes (3, 2) and (1, 5), each against Navier's series (`ood_loads`: their exact sine coefficients).
+
+# %%
+s = 17
+grid = np.linspace(0, 1, s)
+kinds = ("grf", "patch_point", "uniform", "mode_3_2", "mode_1_5")
+picked = [item for item in ood_loads.loads(s, grf=1, patches=1) if item[0] in kinds]
+q = np.stack([load_s for _, _, load_s in picked])[..., None].astype(np.float32)
+w_series = np.stack([random_loads.solution(c, grid)["w"] for _, c, _ in picked])
+
+
+def errors(w):
+    """Each answer's relative L2 error in w against the series."""
+    return np.linalg.norm((w[..., 0] - w_series).reshape(len(q), -1), axis=1) / \
+        np.linalg.norm(w_series.reshape(len(q), -1), axis=1)
+
+
+guess = run.predict(q, estimate=True)
+print(f"flag threshold, calibrated on the test set: {guess['threshold'][0]:.3g}")
+for kind, true, est, flag in zip(kinds, errors(guess["prediction"]), guess["estimate"], guess["flagged"]):
+    print(f"{kind:12s} true error {true:8.3g}   estimate {est:8.3g}   {'FLAGGED' if flag else ''}")
+
+# %% [markdown]
+# **Refine a flagged answer.** `run.predict(q, refine=STEPS)` fine-tunes a copy of the weights on the plate's energy
+# of that one load (no solution needed) and keeps the result only where its estimate fell clearly (to 0.4 × the
+# trained answer's); otherwise, and for loads estimated well below the flag, it returns the trained answer.
+
+# %%
+steps = 20 if SMALL else 200
+i = kinds.index("mode_1_5")
+t0 = time.perf_counter()
+refined = run.predict(q[i:i + 1], refine=steps)
+took = time.perf_counter() - t0
+before, after = errors(guess["prediction"])[i], float(np.linalg.norm(refined["prediction"][0, ..., 0] - w_series[i])
+                                                       / np.linalg.norm(w_series[i]))
+print(f"mode (1, 5): true error {before:.3g} -> {after:.3g}, estimate {refined['estimate_before'][0]:.3g} -> "
+      f"{refined['estimate'][0]:.3g}, {refined['refine_steps'][0]} steps, {took:.1f} s (compiling included)")
+X, Y = np.meshgrid(grid, grid, indexing="ij")
+fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+panels = [("series", w_series[i]), (f"operator ({before:.2g} off)", guess["prediction"][i, ..., 0]),
+          (f"refined ({after:.2g} off)", refined["prediction"][0, ..., 0])]
+for ax, (title, values) in zip(axes, panels):
+    im = ax.pcolormesh(X, Y, values, shading="auto")
+    ax.set_aspect("equal")
+    ax.set_title(f"w, mode (1, 5): {title}", fontsize=9)
+    fig.colorbar(im, ax=ax, shrink=0.8)
+plt.tight_layout()
+plt.show()

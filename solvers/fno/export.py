@@ -66,9 +66,10 @@ def estimate_model(cfg: FnoCase, run_dir: str):
     """``fn(inputs, refine=0, tol=None, every=10, lr=1e-3) -> {name: array}``: the trained operator's predictions
     with each sample's error estimate (:func:`.estimate.estimator`) and flag (``estimate >= threshold``, the
     threshold of the run's calibration, :func:`calibration`), for inputs ``(batch, s, s, c)`` in the dataset's
-    layout; ``refine`` > 0: each input refined by up to that many steps (:func:`.estimate.refine`, on the physics'
-    energy, keeping the iterate of the lowest energy whose estimate is not above the trained answer's; ``tol``,
-    ``every`` and ``lr`` as there). Keys: ``prediction``, ``estimate``, ``flagged``,
+    layout; ``refine`` > 0: each input estimated at or above half the flag threshold (:data:`.estimate.FLOOR`)
+    refined by up to that many steps (:func:`.estimate.refine`, on the physics' energy, keeping the iterate of the
+    lowest energy whose estimate is at most 0.4 times the trained answer's, :data:`.estimate.FACTOR`, else the
+    trained answer; ``tol``, ``every`` and ``lr`` as there). Keys: ``prediction``, ``estimate``, ``flagged``,
     ``threshold`` (per sample), and with ``refine`` ``estimate_before`` and ``refine_steps``. A case without
     physics is one line."""
     kind = PHYSICS.get(cfg.source.name)
@@ -99,8 +100,9 @@ def estimate_model(cfg: FnoCase, run_dir: str):
                 raise UserError(f"{run_dir}: --refine minimises the physics' energy, bounded below only among fields "
                                 "that vanish on the edges: it needs a model trained with model.vanish_on_edges")
             tx, advance, energy = refining(s, lr)
-            each = [estimate.refine(run, tx, advance, params, stats, x[i:i + 1], refine, tol, every, energy)
-                    for i in range(len(x))]
+            floor = estimate.FLOOR * estimate.threshold_for(calibrations, s)
+            each = [estimate.refine(run, tx, advance, params, stats, x[i:i + 1], refine, tol, every, energy,
+                                    floor=floor) for i in range(len(x))]
             out = {k: np.concatenate([e[k] for e in each]) for k in ("prediction", "estimate", "estimate_before")}
             out["refine_steps"] = np.concatenate([e["steps"] for e in each])
         threshold = estimate.threshold_for(calibrations, s)

@@ -1,5 +1,8 @@
 """Studies that are no convergence orders (those: tests/solvers/test_orders.py)."""
+import pytest
+
 from sciml.bench.studies import STUDIES
+from sciml.solvers.fno import estimate
 
 
 def test_vorticity_grid_gap_separates_aliasing_from_resolution_and_time_stepping():
@@ -26,3 +29,34 @@ def test_damage_identifiability_shows_the_sensors_fix_the_drop_only_with_the_zon
     assert m["free_drop_radius_correlation"] < -0.95
     assert m["free_drop_sd_linear"] > 4 * m["known_drop_sd_linear"]
     assert m["free_x_sd_linear"] < 1.5 * m["known_x_sd_linear"]
+
+
+TINY_OPERATOR = ("data.n_train=8", "data.n_test=4", "data.resolution=9", "data.super_resolution=[]",
+                 "data.params.terms=32", "model.modes=[3,3]", "model.width=6", "model.layers=2", "model.padding=2",
+                 "model.projection=[8]", "training.epochs=2", "training.batch_size=4", "evaluation.batch_size=4")
+
+
+@pytest.fixture(scope="module")
+def operator_ood(tmp_path_factory):
+    """The out-of-distribution study of the plate operator on a tiny budget: one load of each kind."""
+    return STUDIES["plate_operator_ood"](overrides=TINY_OPERATOR, steps=10, grf=1, patches=1, terms=32,
+                                         folder=str(tmp_path_factory.mktemp("ood")))
+
+
+def test_plate_operator_ood_scores_every_kind_of_load_its_flag_and_its_refinement(operator_ood):
+    """Every kind of load is scored; the flag misses and the loads made worse are counted as the loads say; a
+    load estimated below half the flag threshold is not refined, and a refined answer is kept only where its
+    estimate fell to 0.4 times the trained one's (estimate.FLOOR, estimate.FACTOR), else the trained one."""
+    m, loads = operator_ood["metrics"], operator_ood["loads"]
+    kinds = ["grf", "patch_large", "patch_medium", "patch_point", "uniform", "hydrostatic", "mode_3_2",
+             "mode_1_5", "mode_1_1", "mode_2_2"]
+    assert [e["kind"] for e in loads] == kinds
+    assert {f"{k}_{what}" for k in kinds for what in ("error", "estimate", "flagged", "refined_error")} <= set(m)
+    assert m["flag_misses"] == sum(e["error"] > 0.1 and not e["flagged"] for e in loads)
+    assert m["worse"] == sum(e["refined_error"] > e["error"] * (1 + 1e-3) for e in loads)
+    for e in loads:
+        assert e["flagged"] == (e["estimate"] >= m["threshold"])
+        kept = e["refined_estimate"] <= estimate.FACTOR * e["estimate"] * (1 + 1e-5)
+        assert kept or e["refined_error"] == pytest.approx(e["error"], rel=1e-4)
+        assert not kept or e["estimate"] >= estimate.FLOOR * m["threshold"]
+    assert m["predict_s_per_input"] > 0 and m["refine_s_per_input"] > 0
