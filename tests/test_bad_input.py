@@ -103,8 +103,14 @@ ROWS = [
     ("deeponet-harmonics-negative", DEEPONET, ["model.harmonics=-1"], "model.harmonics: must be >= 0, got -1"),
     ("deeponet-sensors-one", DEEPONET, ["model.sensors=9"],
      "model.sensors: a stride of 9 leaves one sensor of the 9 points per axis (data.resolution)"),
-    ("deeponet-physics", DEEPONET, ["training.terms={data: 1, pde: 1}"],
-     "training.terms: physics terms need model.type fno, not 'deeponet'"),
+    ("deeponet-physics-file", ON_FILE, ["data.dims=2", "training.terms={data: 1, pde: 1}"],
+     "training.terms: physics terms need a generator with physics (plate, darcy), not 'file'"),
+    ("deeponet-energy-edges", DEEPONET, ["training.terms={data: 1, energy: 1}"],
+     "training.terms.energy: the energy is bounded below only among fields that vanish on the edges: set "
+     "model.vanish_on_edges"),
+    ("deeponet-estimate-file", ON_FILE, ["data.dims=2", "evaluation.estimate=true"],
+     "evaluation.estimate: needs a generator with physics (plate, darcy) and model.type fno or deeponet, not a "
+     "file and 'deeponet'"),
     ("deeponet-decoded", DEEPONET, ["evaluation.decoded=true"], "evaluation.decoded: needs model.type fno"),
     ("deeponet-channel-mesh", DEEPONET, ["parallel.mesh=[1, 2]"],
      "parallel.mesh: model.type deeponet has no channels to split"),

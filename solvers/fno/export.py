@@ -45,11 +45,12 @@ def derived_model(cfg: FnoCase, run_dir: str):
     plate's moments ``mx, my, mxy``: :meth:`.physics.Plate.derived`, second derivatives of the decoded output by
     the Taylor engine) at the points of the inputs' grid, for inputs in the dataset's layout on any grid the
     model takes; the parameters as :func:`export_model` reads them. A case whose generator has no derived
-    fields, or whose model does not decode as a field (``model.type`` other than ``fno``), is one line."""
+    fields, or whose model's output is no function of the coordinates (``model.type`` other than ``fno`` and
+    ``deeponet``), is one line."""
     physics = derived_physics(cfg)
     if physics is None:
         raise UserError(f"{run_dir}: no derived fields: they need a generator with physics "
-                        f"(data.generator plate) and model.type fno")
+                        f"(data.generator plate) and model.type fno or deeponet")
     _, _, op, params, stats = _trained(cfg, run_dir)
     fields = derived_fields(op, physics, cfg.source.grid)
     return lambda x: fields(params, stats, x)
