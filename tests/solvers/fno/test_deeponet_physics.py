@@ -51,18 +51,19 @@ def test_the_plate_residual_through_the_trunk_is_nested_jax_s(plate_deeponet):
     cfg, op, params, stats, loads = plate_deeponet
     plate = Plate.of(cfg.data.params, S)
     field = op.field(params, stats, loads)
-    got = np.asarray(plate.residual(field, loads))  # (S², batch)
+    got = np.asarray(jax.jit(lambda q: plate.residual(field, q))(loads))  # (S², batch)
     points = jnp.asarray(plate.points()[0])
-    for b in range(loads.shape[0]):
-        w = lambda p, b=b: field(p[None])[0, b, 0]
-        bilap = jax.vmap(lambda p: jnp.trace(jax.hessian(lambda p: jnp.trace(jax.hessian(w)(p)))(p)))(points)
-        want = plate.D * np.asarray(bilap) - np.asarray(loads[b, ..., 0]).ravel()
-        np.testing.assert_allclose(got[:, b], want, rtol=1e-10, atol=1e-10 * np.abs(want).max())
-        assert np.abs(want).max() > 1.0
+    laplacian = lambda f: lambda p: jnp.trace(jax.hessian(f)(p), axis1=-2, axis2=-1)
+    w = lambda p: field(p[None])[0, :, 0]  # (batch,) at one point
+    bilap = np.asarray(jax.jit(jax.vmap(laplacian(laplacian(w))))(points))  # (S², batch)
+    want = plate.D * bilap - np.asarray(loads[..., 0]).reshape(loads.shape[0], -1).T
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10 * np.abs(want).max())
+    assert np.abs(want).max() > 1.0
     np.testing.assert_allclose(np.moveaxis(np.asarray(field(points)), 1, 0).reshape(loads.shape),
                                op.predict(params, stats, loads), rtol=1e-13, atol=1e-16)
     nested = Plate.of(cfg.data.params, S, mode="nested")  # the moment condition on the edges: second derivatives
-    assert float(plate.boundary(field, loads)) == pytest.approx(float(nested.boundary(field, loads)), rel=1e-10)
+    edges = [float(jax.jit(lambda q, p=p: p.boundary(field, q))(loads)) for p in (plate, nested)]
+    assert edges[0] == pytest.approx(edges[1], rel=1e-10)
 
 
 @pytest.mark.parametrize("terms", [{"pde": 1.0, "boundary": 1.0}, {"energy": 1.0}])
@@ -83,15 +84,18 @@ def test_a_few_steps_of_the_physics_loss_lower_it(plate_deeponet, terms):
 
 def test_a_plate_deeponet_learns_from_a_tenth_of_the_labels_and_the_physics(tmp_path):
     """data.n_labelled 2 of 20 loads for the data term, the energy on all 20: the test error falls, the summary
-    scores the bending moments of the trunk's field, and the export scores as the summary says."""
+    scores the bending moments of the trunk's field and the physics' error estimate, and the export scores as the
+    summary says."""
     from export_check import assert_exported_model_scores_as_summary
 
     case = copy.deepcopy(TINY)
     case["data"]["path"] = str(tmp_path / "plate.h5")
+    case["evaluation"]["estimate"] = True
     cfg = cases.load(write_case(tmp_path, case)).config
     data.write(cfg.data, cfg.data.path)
     s = run.train(cfg, str(tmp_path / "run"), quiet=True)
     m = s["metrics"]
     assert m["rel_l2"] < 0.5 * s["initial_rel_l2"], (m, s["initial_rel_l2"])
     assert {f"rel_l2_{k}{r}" for k in ("mx", "my", "mxy") for r in ("", "_17")} <= set(m)
+    assert all(0 < m[f"estimate{r}"] < 10 and -1 <= m[f"estimate_spearman{r}"] <= 1 for r in ("", "_17"))
     assert_exported_model_scores_as_summary(tmp_path / "run", tmp_path)
