@@ -539,8 +539,8 @@ class FnoCase:
 
     def _check_decoded(self, gen):
         if self.model.type != "fno":
-            raise Invalid("evaluation.decoded", f"needs model.type fno (an output that decodes as a field), not "
-                                                f"{self.model.type!r}")
+            raise Invalid("evaluation.decoded", f"needs model.type fno (its Fourier series decoded on the finer "
+                                                f"grid), not {self.model.type!r}")
         n = self.data.resolution
         for r in self.data.super_resolution:  # each subsamples the solver's grid, not necessarily to this one
             if factor(r, n, gen.grid) is None:
