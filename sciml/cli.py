@@ -155,16 +155,57 @@ def _predict(args) -> int:
 
     from .compile import export, points
 
+    if args.tol is not None and not args.refine:
+        raise UserError("--tol is where the refinement stops: give --refine STEPS too")
+    if os.path.isdir(args.model):
+        return _predict_run(args)
+    if args.estimate or args.refine:
+        raise UserError(f"{args.model}: --estimate and --refine need the run folder (its physics and weights), not an "
+                        f"export: sciml predict RUN_DIR {args.points} --estimate")
     call, meta = export.load(args.model)
     x = points.read(args.points, meta["inputs"])
     wrong = export.check_input(x.shape[1:], meta) or export.check_ranges(x, meta)
     if wrong:
         raise UserError(f"{args.points}: {wrong}")
     out = {k: np.asarray(v) for k, v in call(x).items()}
+    return _write_predictions(args, x, meta["inputs"], out)
+
+
+def _write_predictions(args, x, names: list[str], out: dict) -> int:
+    from .compile import points
+
     dest = args.out or (args.points.rsplit(".", 1)[0] + ".pred." + args.points.rsplit(".", 1)[-1])
-    points.write(dest, x, meta["inputs"], out)
+    points.write(dest, x, names, out)
     print(f"predictions: {dest} ({len(x)} samples, outputs {', '.join(out)})")
     return 0
+
+
+def _predict_run(args) -> int:
+    """``sciml predict RUN_DIR POINTS``: the run's model (:func:`sciml.results.load_run`), with ``--estimate`` each
+    sample's error estimate and flag, with ``--refine`` refined; one line per sample for those."""
+    from .compile import points
+    from .results import load_run
+
+    run = load_run(args.model)
+    x = points.read(args.points, ["inputs"])
+    out = run.predict(x, estimate=args.estimate, refine=args.refine, tol=args.tol, every=args.every)
+    for line in estimate_lines(out):
+        print(line)
+    return _write_predictions(args, x, ["inputs"], out)
+
+
+def estimate_lines(out: dict) -> list[str]:
+    """One line per sample of a prediction with estimates: the estimate (before and after a refinement), and
+    whether it is flagged; none without estimates."""
+    if "estimate" not in out:
+        return []
+    lines = []
+    for i, guess in enumerate(out["estimate"]):
+        before = (f"{out['estimate_before'][i]:.3g} -> " if "estimate_before" in out else "")
+        steps = f" ({out['refine_steps'][i]} refinement steps)" if "refine_steps" in out else ""
+        flag = f"  FLAGGED (>= {out['threshold'][i]:.3g})" if out["flagged"][i] else ""
+        lines.append(f"sample {i}: estimate {before}{guess:.3g}{steps}{flag}")
+    return lines
 
 
 def benchmarks() -> dict:
@@ -253,11 +294,20 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--out", help="FILE.jaxexport (default RUN_DIR/model.jaxexport)")
     e.set_defaults(func=_export)
 
-    q = sub.add_parser("predict", help="evaluate an exported model on points from a CSV or HDF5 file",
-                       description="Evaluate an exported model on points from a CSV or HDF5 file.")
-    q.add_argument("model", help="FILE.jaxexport")
+    q = sub.add_parser("predict", help="evaluate an exported model or a run's on points from a CSV or HDF5 file",
+                       description="Evaluate an exported model, or a run folder's, on points from a CSV or HDF5 file.")
+    q.add_argument("model", help="FILE.jaxexport, or a run folder RUN_DIR")
     q.add_argument("points", help="POINTS.csv (header naming the inputs) or POINTS.h5")
     q.add_argument("--out", help="output file (default POINTS.pred.csv / .h5)")
+    q.add_argument("--estimate", action="store_true",
+                   help="with RUN_DIR of an operator with physics (plate, darcy): each sample's error estimate and a "
+                        "flag where it reaches the threshold calibrated on the run's test set")
+    q.add_argument("--refine", type=_positive, default=0, metavar="STEPS",
+                   help="with RUN_DIR: refine each input's prediction by up to STEPS steps of its physics loss on a "
+                        "copy of the weights, keeping the iterate of the smallest estimate (implies --estimate)")
+    q.add_argument("--tol", type=float, metavar="T", help="with --refine: stop once the estimate is below T")
+    q.add_argument("--every", type=_positive, default=10, metavar="K",
+                   help="with --refine: evaluate the estimate every K steps (default 10)")
     q.set_defaults(func=_predict)
 
     b = sub.add_parser("bench", help="benchmarks: autodiff, bfgs-update, plate-step, fno-step, highdim, or a suite "

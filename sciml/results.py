@@ -11,6 +11,14 @@
   (:func:`sciml.cases.trained`): a PINN maps physical
   points ``(n, d)`` to ``{field: (n,)}``, an FNO inputs in its dataset's layout to ``{"prediction": ...}``;
   numpy in, numpy out, computed in the case's dtype;
+- ``predict(x, estimate=True)``: an operator with physics (``data.generator`` plate or darcy) adds each sample's
+  error estimate (``estimate``, ``(batch,)``: its physics' estimate of the relative L2 error), the calibrated flag
+  threshold (``threshold``) and ``flagged`` (``estimate >= threshold``: the calibration on the run's test set puts
+  every test sample more than 10 % off at or above it); ``refine=STEPS`` (``tol``, ``every``, ``lr``) refines each
+  input by that many steps of its physics loss on a copy of the weights, keeping, among the iterates whose
+  estimate is not above the trained answer's, the one of the lowest energy, and adds ``estimate_before`` and
+  ``refine_steps`` (``sciml.solvers.fno.estimate``). Any other run asked for them is one
+  :class:`~sciml.errors.UserError` line;
 - ``derived(x)``: an operator's derived fields for inputs ``x`` in its dataset's layout (the plate operator's
   moments ``{"mx", "my", "mxy"}``, each ``(batch, s..., 1)``: the decoded output's second derivatives by the
   Taylor engine at the input grid's points), from the same checkpoint; a run whose solver has none (a PINN's
@@ -42,13 +50,29 @@ class Run:
     def fields(self) -> dict:
         return read_fields(self.folder)
 
+    def predict(self, x, estimate: bool = False, refine: int = 0, tol: float | None = None, every: int = 10,
+                lr: float = 1e-3) -> dict[str, np.ndarray]:
+        """The trained model's outputs for ``x`` (the module's docstring); ``estimate``, ``refine``: with error
+        estimates, refined."""
+        if not estimate and not refine:
+            return self._predictor(x)
+        if tol is not None and not refine:
+            raise UserError("tol is where the refinement stops: give refine=STEPS too")
+        return self._estimator(x, refine=refine, tol=tol, every=every, lr=lr)
+
     @cached_property
-    def predict(self) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
+    def _predictor(self) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
         return _predictor(self.folder)
 
     @cached_property
+    def _estimator(self) -> Callable[..., dict[str, np.ndarray]]:
+        return _solver_model(self.folder, "estimate_model", "error estimate: --estimate and --refine are for "
+                                                            "operators with physics (data.generator plate, darcy)",
+                             jit=False)  # it refines input by input, jitting its own steps
+
+    @cached_property
     def derived(self) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
-        return _derived(self.folder)
+        return _solver_model(self.folder, "derived_model", "derived fields of inputs; its predict gives every field")
 
 
 def load_run(folder: str) -> Run:
@@ -85,29 +109,32 @@ def _predictor(folder: str) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
         return _on_numpy(fn, Policy.of(case.config.dtype), dtype)
 
 
-def _derived(folder: str) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
+def _solver_model(folder: str, which: str, lacking: str, jit: bool = True) -> Callable[..., dict[str, np.ndarray]]:
+    """The run's solver's ``which`` model (``derived_model``, ``estimate_model``: ``fn(inputs, **options) -> {name:
+    array}``) from the run's case, on numpy (:func:`_on_numpy`, ``jit`` as there); a solver without one is one line
+    (``lacking``)."""
     from .cases import load
     from .compile import Policy
 
     case = load(os.path.join(folder, "config.yaml"))
-    if case.solver.derived_model is None:
-        raise UserError(f"{folder}: solver {case.solver.name!r} has no derived fields of inputs; its predict "
-                        "gives every field")
+    make = getattr(case.solver, which)
+    if make is None:
+        raise UserError(f"{folder}: solver {case.solver.name!r} has no {lacking}")
     policy = Policy.of(case.config.dtype)
     with policy.precision():
-        fn = case.solver.derived_model(case.config, folder)
-    return _on_numpy(fn, policy, policy.param_dtype)
+        fn = make(case.config, folder)
+    return _on_numpy(fn, policy, policy.param_dtype, jit)
 
 
-def _on_numpy(fn, policy, dtype) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
-    """``fn`` (inputs -> {name: array}) jitted, called under the case's precision on inputs cast to ``dtype``, its
-    outputs numpy arrays."""
+def _on_numpy(fn, policy, dtype, jit: bool = True) -> Callable[..., dict[str, np.ndarray]]:
+    """``fn`` (inputs, options -> {name: array}), jitted unless ``jit`` is False (a function that jits its own
+    parts), called under the case's precision on inputs cast to ``dtype``, its outputs numpy arrays."""
     import jax
 
-    compiled = jax.jit(fn)
+    compiled = jax.jit(fn) if jit else fn
 
-    def call(x) -> dict[str, np.ndarray]:
+    def call(x, **options) -> dict[str, np.ndarray]:
         with policy.precision():
-            return {k: np.asarray(v) for k, v in compiled(np.asarray(x, dtype)).items()}
+            return {k: np.asarray(v) for k, v in compiled(np.asarray(x, dtype), **options).items()}
 
     return call

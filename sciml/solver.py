@@ -3,7 +3,8 @@
 Each package under ``solvers/`` (``sciml.solvers.pinn``, ``sciml.solvers.fno``) exports ``SOLVER``;
 ``sciml.cases.SOLVERS`` lists them, keyed by the case file's ``solver:`` value. The record's fields are the
 whole contract: ``sciml run`` calls ``train``, ``sciml datagen`` calls ``datagen``, ``sciml export`` calls
-``export_model``, ``sciml.load_run(...).derived`` calls ``derived_model`` and loading a case calls ``check``;
+``export_model``, ``sciml.load_run(...).derived`` calls ``derived_model``, ``load_run(...).predict(x,
+estimate=True)`` and ``sciml predict RUN_DIR --estimate`` call ``estimate_model``, and loading a case calls ``check``;
 a solver without one of the optional functions leaves it ``None`` (the command says so in one line).
 """
 from __future__ import annotations
@@ -55,6 +56,9 @@ class Solver:
       for :func:`sciml.compile.export.save`;
     - ``derived_model(config, run_dir) -> fn(inputs) -> {name: array}``: the derived fields of a trained
       operator's output (the plate's moments) for inputs in its dataset's layout (``sciml.results.Run.derived``);
+    - ``estimate_model(config, run_dir) -> fn(inputs, refine=0, tol=None, every=10, lr=1e-3) -> {name: array}``: a
+      trained operator's predictions with each sample's error estimate and flag, refined by its physics when
+      ``refine`` > 0 (``sciml.results.Run.predict``);
     - ``check(config) -> None``: the rules the schema cannot judge alone (e.g. loss-weight names against the
       assembled problem's terms), raising :class:`~sciml.errors.ConfigError` or
       :class:`~sciml.errors.Invalid`; run by :func:`sciml.cases.load`, so ``sciml show`` refuses what
@@ -68,3 +72,4 @@ class Solver:
     export_model: Callable[..., tuple] | None = None
     check: Callable[..., None] | None = None  # (config of its own schema) -> None
     derived_model: Callable[..., Callable] | None = None
+    estimate_model: Callable[..., Callable] | None = None

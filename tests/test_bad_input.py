@@ -4,6 +4,8 @@ the command line) and what is wrong, exit status 2, no traceback, and nothing co
 Every row goes through the real entry, ``sciml.cli.main``, as ``sciml show`` (which must refuse everything
 ``run`` would); the ``run`` rows also show that no run folder was made.
 """
+from pathlib import Path
+
 import pytest
 import yaml
 
@@ -310,3 +312,38 @@ def test_an_ensemble_with_causal_weights(capsys):
     line = one_error_line(capsys, ["show", "cases/taylor_green.yaml", "ensemble={members: 2}",
                                    "loss.causal={chunks: 4}"])
     assert line.startswith("cases/taylor_green.yaml: ensemble: an ensemble does not combine with loss.causal"), line
+
+
+# ``sciml predict`` with error estimates (issue 72), on a run folder holding only its config.yaml (the case
+# file's bytes; None: the tiny plate PINN) or on an export: (id, run folder's case, flags, the line after
+# "error: ", RUN standing for the run folder)
+PREDICT_ROWS = [
+    ("tol-without-refine", None, ["--tol", "0.01"], "--tol is where the refinement stops: give --refine STEPS too"),
+    ("estimate-of-an-export", "export", ["--estimate"],
+     "RUN: --estimate and --refine need the run folder (its physics and weights), not an export"),
+    ("refine-of-an-export", "export", ["--refine", "5"],
+     "RUN: --estimate and --refine need the run folder (its physics and weights), not an export"),
+    ("estimate-of-a-pinn", None, ["--estimate"], "RUN: solver 'pinn' has no error estimate: --estimate and --refine "
+                                                 "are for operators with physics (data.generator plate, darcy)"),
+    ("estimate-of-a-deeponet", DEEPONET, ["--estimate"],
+     "RUN: no error estimate: it needs an operator with physics (data.generator plate or darcy, model.type fno); "
+     "this one has data.generator darcy, model.type deeponet"),
+    ("refine-of-a-deeponet", DEEPONET, ["--refine", "5"], "RUN: no error estimate: it needs an operator with physics"),
+]
+
+
+@pytest.mark.parametrize("content,flags,expected", [r[1:] for r in PREDICT_ROWS], ids=[r[0] for r in PREDICT_ROWS])
+def test_predict_with_estimates_refuses_in_one_line(tmp_path, capsys, content, flags, expected):
+    import h5py
+    import numpy as np
+
+    with h5py.File(tmp_path / "in.h5", "w") as f:
+        f["inputs"] = np.zeros((1, 9, 9, 1))
+    if content == "export":
+        folder = str(tmp_path / "model.jaxexport")
+    else:
+        folder = str(tmp_path / "run")
+        (tmp_path / "run").mkdir()
+        (tmp_path / "run" / "config.yaml").write_bytes(Path(_case(tmp_path, content)).read_bytes())
+    line = one_error_line(capsys, ["predict", folder, str(tmp_path / "in.h5"), *flags])
+    assert line.startswith(expected.replace("RUN", folder)), line

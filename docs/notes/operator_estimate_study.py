@@ -67,5 +67,6 @@ def study(s):
     for (name, _, _), t, e, a in zip(items, true, est, after):
         print(f"  {name:12s} true {t:9.3g}  estimate {e:9.3g}  ratio {e / t:6.2f}   one corrected step {a:9.3g}")
 
-for s in (17, 33):
-    study(s)
+if __name__ == "__main__":
+    for s in (17, 33):
+        study(s)

@@ -4,9 +4,10 @@ from sciml.solver import Solver
 
 from .config import FnoCase
 from .data import datagen
-from .export import derived_model, export_model
+from .export import derived_model, estimate_model, export_model
 from .run import train
 
-SOLVER = Solver("fno", FnoCase, train, datagen=datagen, export_model=export_model, derived_model=derived_model)
+SOLVER = Solver("fno", FnoCase, train, datagen=datagen, export_model=export_model, derived_model=derived_model,
+                estimate_model=estimate_model)
 
-__all__ = ["FnoCase", "SOLVER", "datagen", "derived_model", "export_model", "train"]
+__all__ = ["FnoCase", "SOLVER", "datagen", "derived_model", "estimate_model", "export_model", "train"]

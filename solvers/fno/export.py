@@ -1,19 +1,26 @@
 """The FNO's prediction function for ``sciml export``: dataset-layout inputs to outputs, normalisation included;
-and the derived fields of its output (the plate's moments) for ``sciml.load_run(...).derived``."""
+the derived fields of its output (the plate's moments) for ``sciml.load_run(...).derived``; and its predictions
+with their error estimates and test-time refinement (:mod:`.estimate`) for ``load_run(...).predict(x,
+estimate=True)`` and ``sciml predict RUN_DIR ... --estimate``."""
 from __future__ import annotations
+
+import functools
+import json
+import os
 
 import jax
 import numpy as np
 
 from sciml.compile import Policy
-from sciml.errors import UserError
+from sciml.errors import BadFile, UserError
 from sciml.io import checkpoint
 
-from . import data
+from . import data, estimate
 from .config import FnoCase
 from .model import smallest_grid
 from .operators import build
-from .run import derived_fields, derived_physics
+from .physics import PHYSICS
+from .run import derived_fields, derived_physics, evaluate_estimate, make_estimate
 
 
 def export_model(cfg: FnoCase, run_dir: str):
@@ -54,6 +61,81 @@ def derived_model(cfg: FnoCase, run_dir: str):
     _, _, op, params, stats = _trained(cfg, run_dir)
     fields = derived_fields(op, physics, cfg.source.grid)
     return lambda x: fields(params, stats, x)
+
+
+def estimate_model(cfg: FnoCase, run_dir: str):
+    """``fn(inputs, refine=0, tol=None, every=10, lr=1e-3) -> {name: array}``: the trained operator's predictions
+    with each sample's error estimate (:func:`.estimate.estimator`) and flag (``estimate >= threshold``, the
+    threshold of the run's calibration, :func:`calibration`), for inputs ``(batch, s, s, c)`` in the dataset's
+    layout; ``refine`` > 0: each input refined by up to that many steps (:func:`.estimate.refine`, on the physics'
+    energy, keeping the iterate of the lowest energy whose estimate is not above the trained answer's; ``tol``,
+    ``every`` and ``lr`` as there). Keys: ``prediction``, ``estimate``, ``flagged``,
+    ``threshold`` (per sample), and with ``refine`` ``estimate_before`` and ``refine_steps``. A case without
+    physics is one line."""
+    kind = PHYSICS.get(cfg.source.name)
+    if kind is None or cfg.model.type != "fno":
+        raise UserError(f"{run_dir}: no error estimate: it needs an operator with physics (data.generator "
+                        f"{' or '.join(PHYSICS)}, model.type fno); this one has data.generator {cfg.source.name}, "
+                        f"model.type {cfg.model.type}")
+    _, (x_shape, _), op, params, stats = _trained(cfg, run_dir)
+    calibrations = calibration(cfg, run_dir, op, {"params": params, "stats": stats})
+    @functools.cache
+    def on(s: int):  # the physics and the estimate on the grid of s points, made (and compiled) once
+        at = kind.of(cfg.data.params, s, cfg.training.autodiff)
+        return at, estimate.estimator(op, at)
+
+    @functools.cache
+    def refining(s: int, lr: float):  # the refinement's steps and energy there, made once
+        at, _ = on(s)
+        return (*estimate.refiner(op, at, at.energy, lr), estimate.objective(op, at, at.energy))
+
+    def fn(x, refine: int = 0, tol: float | None = None, every: int = 10, lr: float = 1e-3) -> dict:
+        s = _grid(x, x_shape[-1], cfg)
+        _, run = on(s)
+        if not refine:
+            pred, guess = run(params, stats, x)
+            out = {"prediction": np.asarray(pred), "estimate": np.asarray(guess)}
+        else:
+            if not cfg.model.vanish_on_edges:
+                raise UserError(f"{run_dir}: --refine minimises the physics' energy, bounded below only among fields "
+                                "that vanish on the edges: it needs a model trained with model.vanish_on_edges")
+            tx, advance, energy = refining(s, lr)
+            each = [estimate.refine(run, tx, advance, params, stats, x[i:i + 1], refine, tol, every, energy)
+                    for i in range(len(x))]
+            out = {k: np.concatenate([e[k] for e in each]) for k in ("prediction", "estimate", "estimate_before")}
+            out["refine_steps"] = np.concatenate([e["steps"] for e in each])
+        threshold = estimate.threshold_for(calibrations, s)
+        return {**out, "flagged": out["estimate"] >= threshold, "threshold": np.full(len(x), threshold)}
+
+    return fn
+
+
+def calibration(cfg: FnoCase, run_dir: str, op, state) -> dict:
+    """The run's calibration of its estimate, ``{str(test grid): estimate.calibrate(...)}``: its summary's
+    ``estimate_calibration`` (a run with ``evaluation.estimate``), else made now on the test set of its
+    training grid, as the run would have."""
+    path = os.path.join(run_dir, "summary.json")
+    if os.path.exists(path):
+        try:
+            with open(path, encoding="utf-8") as fh:
+                found = json.load(fh).get("estimate_calibration")
+        except (ValueError, UnicodeDecodeError, AttributeError) as e:
+            raise BadFile(f"{path}: damaged summary file ({e})") from None
+        if found:
+            return found
+    r = cfg.data.resolution
+    _, tests = data.open_splits(cfg.data.path, [r])
+    at = PHYSICS[cfg.source.name].of(cfg.data.params, r, cfg.training.autodiff)
+    return {str(r): estimate.calibrate(*evaluate_estimate(make_estimate(op, at), state, tests[r],
+                                                          cfg.evaluation.batch_size))}
+
+
+def _grid(x: np.ndarray, channels: int, cfg: FnoCase) -> int:
+    """The size ``s`` of the square grid of inputs ``x (batch, s, s, channels)``, checked (one line if not)."""
+    if x.ndim != 4 or x.shape[1] != x.shape[2] or x.shape[1] < 3 or x.shape[3] != channels:
+        raise UserError(f"inputs of shape {x.shape}; an estimate takes (batch, s, s, {channels}) on a square grid "
+                        f"(the training grid's s is {cfg.data.resolution})")
+    return int(x.shape[1])
 
 
 def _trained(cfg: FnoCase, run_dir: str):

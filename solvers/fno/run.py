@@ -16,7 +16,9 @@ second derivatives by the Taylor engine at the test grid's points) against the g
 for the same test loads (:func:`make_derived`, :func:`evaluate_derived`). With ``evaluation.estimate`` (a
 generator with physics: the plate, Darcy) it reports the physics' per-sample error estimate on each test grid
 (:meth:`.physics.Plate.estimate`; :func:`make_estimate`): ``estimate``, its mean, and ``estimate_spearman``, its
-rank correlation with the true errors of the output's first channel. With ``evaluation.decoded`` each
+rank correlation with the true errors of the output's first channel; the summary's ``estimate_calibration`` holds,
+per test grid, the quantiles of true error / estimate and the flag threshold that ``sciml predict --estimate``
+applies (:func:`.estimate.calibrate`). With ``evaluation.decoded`` each
 finer grid is also scored by the operator on the training grid with its output decoded at the finer points
 (:func:`make_decoded`, ``rel_l2_<s>_decoded``), beside the network run on the finer inputs (``rel_l2_<s>``).
 
@@ -58,7 +60,7 @@ from sciml.config import to_dict
 from sciml.errors import ConfigError, UserError
 from sciml.nn import fno, fno_field, losses
 
-from . import data, fields_h5, operators
+from . import data, estimate, fields_h5, operators
 from . import plots as fno_plots
 from .config import PHYSICS_TERMS, FnoCase, LossTerms
 from .generators import coordinates, factor, subsample
@@ -121,7 +123,7 @@ def make_step(op: Operator, tx: optax.GradientTransformation, loss_name: str, di
     def loss(params, stats, x, y):
         total = data_loss(params, stats, x, y) if on_batch else 0.0
         if weighted:  # the terms read the decoded field or the grid's outputs (.physics), made once for all
-            output = op.field(params, stats, x) if physics.reads == "field" else op.predict(params, stats, x)
+            output = estimate.physics_output(op, physics, params, stats, x)
             for weight, term in weighted:
                 total = total + weight * term(output, x)
         return total
@@ -231,26 +233,30 @@ def evaluate_derived(cfg: FnoCase, run, state, split: data.Split, resolution: in
 def make_estimate(op: Operator, physics):
     """``(params, stats, x, y) -> (per-sample error estimate, per-sample true rel. L2)`` of the output's first
     channel, jitted: the physics' :meth:`~.physics.Plate.estimate` of the decoded field or of the output on the
-    grid (``physics.reads``), on the grid of ``physics.resolution``."""
+    grid (``physics.reads``; :func:`.estimate.estimator`), on the grid of ``physics.resolution``."""
+    predict = estimate.estimator(op, physics)
 
     @jax.jit
     def run(params, stats, x, y):
-        pred = op.predict(params, stats, x)
-        out = op.field(params, stats, x) if physics.reads == "field" else pred
-        return physics.estimate(out, x), losses.rel_l2(pred[..., :1], y[..., :1], reduce=False)
+        pred, guess = predict(params, stats, x)
+        return guess, losses.rel_l2(pred[..., :1], y[..., :1], reduce=False)
 
     return run
 
 
-def evaluate_estimate(run, state, split: data.Split, batch_size: int) -> dict[str, float]:
-    """``{"estimate": its mean, "estimate_spearman": the rank correlation of the estimates with the true errors}``
-    over the test samples of ``split``."""
+def evaluate_estimate(run, state, split: data.Split, batch_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(estimates, true errors)`` of the test samples of ``split``, each ``(n,)`` (:func:`make_estimate`'s)."""
+    pairs = [run(state["params"], state["stats"], x, y) for x, y in split.batches(batch_size)]
+    return np.concatenate([np.asarray(p[0]) for p in pairs]), np.concatenate([np.asarray(p[1]) for p in pairs])
+
+
+def estimate_metrics(guess: np.ndarray, true: np.ndarray) -> dict[str, float]:
+    """``{"estimate": the mean estimate, "estimate_spearman": the rank correlation of the estimates with the true
+    errors}``."""
     from scipy.stats import spearmanr  # on use: scipy's statistics for one number
 
-    pairs = [run(state["params"], state["stats"], x, y) for x, y in split.batches(batch_size)]
-    estimate, true = (np.concatenate([np.asarray(p[i]) for p in pairs]) for i in (0, 1))
-    rank = spearmanr(estimate, true).statistic if len(true) > 1 else np.nan
-    return {"estimate": float(np.mean(estimate)), "estimate_spearman": float(rank)}
+    rank = spearmanr(guess, true).statistic if len(true) > 1 else np.nan
+    return {"estimate": float(np.mean(guess)), "estimate_spearman": float(rank)}
 
 
 def make_decoded(op: Operator, resolution: int, fine: int, grid: str):
@@ -503,13 +509,14 @@ class _Fno:
                 suffix = "" if r == cfg.data.resolution else f"_{r}"
                 for name, err in evaluate_derived(cfg, derive, self.host(state), split, r, physics).items():
                     results[f"rel_l2_{name}{suffix}"] = err
-        if cfg.evaluation.estimate:  # the physics' error estimate beside the true error
+        calibration = {}
+        if cfg.evaluation.estimate:  # the physics' error estimate beside the true error, and its calibration
             for r, split in self.tests.items():
                 suffix = "" if r == cfg.data.resolution else f"_{r}"
                 at = PHYSICS[cfg.source.name].of(cfg.data.params, r, cfg.training.autodiff)
-                for name, v in evaluate_estimate(make_estimate(self.op, at), self.host(state), split,
-                                                 cfg.evaluation.batch_size).items():
-                    results[f"{name}{suffix}"] = v
+                pair = evaluate_estimate(make_estimate(self.op, at), self.host(state), split, cfg.evaluation.batch_size)
+                results.update({f"{name}{suffix}": v for name, v in estimate_metrics(*pair).items()})
+                calibration[str(r)] = estimate.calibrate(*pair)
         if cfg.evaluation.decoded:
             grid = cfg.source.grid
             for r, split in self.tests.items():
@@ -525,7 +532,7 @@ class _Fno:
             s_per_epoch = float(np.mean(self.epoch_times)) if self.epoch_times else 0.0
             print(f"{self.epoch} epochs, {s_per_epoch:.3f} s/epoch; test " +
                   ", ".join(f"{k} {v:.4f}" for k, v in results.items()) + f"; {describe(last)}")
-        return {"metrics": results, "last_k": last}
+        return {"metrics": results, "last_k": last, **({"estimate_calibration": calibration} if calibration else {})}
 
 
 def last_k(rows: list[dict], k: int) -> dict:

@@ -10,7 +10,7 @@ import pytest
 from cli_cases import write_case
 from export_check import assert_exported_model_scores_as_summary
 
-from sciml import cases
+from sciml import cases, load_run
 from sciml.errors import ConfigError, UserError
 from sciml.nn import fno
 from sciml.solvers.fno import data, export, run
@@ -438,6 +438,14 @@ def test_a_physics_only_darcy_run_learns_from_the_coefficients_alone(tmp_path, m
     # the estimate: the residual through L⁻¹ over ā, whose operator L⁻¹A_h/ā lies between 3/ā and 12/ā (about
     # 0.4 and 1.6), of the error against the scheme on the test grid (the true error's against a finer solve)
     assert all(0.5 < m[f"estimate{r}"] / m[f"rel_l2{r}"] < 2 for r in ("", "_17"))
+    calibration = s["estimate_calibration"]  # per test grid: every test sample's true error <= max ratio x estimate
+    assert set(calibration) == {"9", "17"} and all(c["threshold"] == pytest.approx(0.1 / c["ratio"]["max"])
+                                                   for c in calibration.values())
+    x, _ = data.Split(cfg.data.path, "test/9").read(np.arange(4))  # the same estimates with a prediction
+    got = load_run(str(tmp_path / "run")).predict(x, estimate=True)
+    assert np.mean(got["estimate"]) == pytest.approx(m["estimate"], rel=1e-5)
+    refined = load_run(str(tmp_path / "run")).predict(x[:1], refine=20)
+    assert refined["estimate"][0] <= refined["estimate_before"][0]
 
 
 @pytest.mark.parametrize("resolution,edges", [(9, "simply_supported"), (17, "simply_supported"), (9, "clamped")])

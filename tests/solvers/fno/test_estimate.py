@@ -1,0 +1,110 @@
+"""An operator's predictions with error estimates (issue 72): the calibration a run records, ``load_run(...).predict``
+and ``sciml predict RUN_DIR --estimate`` against the final evaluation's estimates, and test-time refinement by the
+physics (never a larger estimate; a single sine mode, unlike the training loads, nearer Navier's series)."""
+import copy
+import json
+import shutil
+
+import h5py
+import numpy as np
+import pytest
+from cli_cases import write_case
+
+from sciml import cases, load_run
+from sciml.cli import main
+from sciml.equations.plate_reference import random_loads
+from sciml.solvers.fno import data, estimate, export, run
+from sciml.solvers.fno.physics import Plate
+
+from .test_physics import TINY_PLATE_OPERATOR
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A tiny plate operator trained on the energy with w = 0 imposed, its estimate calibrated: ``(run folder,
+    config, test inputs at 9², their solutions)``."""
+    tmp = tmp_path_factory.mktemp("estimate")
+    case = copy.deepcopy(TINY_PLATE_OPERATOR)
+    case["data"] = {**case["data"], "path": str(tmp / "plate.h5"), "super_resolution": []}  # one grid: less to compile
+    case["model"]["vanish_on_edges"] = True
+    case["training"] = {**case["training"], "terms": {"data": 0.0, "energy": 1.0}, "epochs": 4, "lr": 1e-2}
+    case["evaluation"]["estimate"] = True
+    cfg = cases.load(write_case(tmp, case)).config
+    data.write(cfg.data, cfg.data.path)
+    run.train(cfg, str(tmp / "run"), quiet=True)
+    x, y = data.Split(cfg.data.path, "test/9").read(np.arange(4))
+    return str(tmp / "run"), cfg, x, y
+
+
+@pytest.fixture(scope="module")
+def model(trained):
+    """The trained run read back (:func:`sciml.load_run`), one for the tests (its functions compiled once)."""
+    return load_run(trained[0])
+
+
+def test_calibration_puts_every_sample_beyond_the_target_at_or_above_the_threshold():
+    got = estimate.calibrate(np.array([0.01, 0.05, 0.2, 0.3]), np.array([0.02, 0.04, 0.5, 0.15]))
+    assert got["threshold"] == pytest.approx(0.1 / 2.5) and got["ratio"]["max"] == pytest.approx(2.5)
+    assert got["ratio"]["min"] == pytest.approx(0.5) and got["n"] == 4 and got["flagged"] == 0.75
+    assert estimate.threshold_for({"9": got, "17": {**got, "threshold": 0.01}}, 9) == got["threshold"]
+    assert estimate.threshold_for({"9": got, "17": {**got, "threshold": 0.01}}, 33) == 0.01  # the most cautious
+
+
+def test_predict_with_estimate_gives_the_evaluation_s_estimates_and_flags_by_the_recorded_threshold(trained, model,
+                                                                                                  tmp_path):
+    folder, cfg, x, y = trained
+    with open(f"{folder}/summary.json") as fh:
+        calibration = json.load(fh)["estimate_calibration"]
+    assert set(calibration) == {"9"} and calibration["9"]["n"] == 4
+    _, _, op, params, stats = export._trained(cfg, folder)
+    state = {"params": params, "stats": stats}
+    want, true = run.evaluate_estimate(run.make_estimate(op, Plate.of(cfg.data.params, 9)), state,
+                                       data.Split(cfg.data.path, "test/9"), 4)
+    assert np.all(true <= calibration["9"]["ratio"]["max"] * want * (1 + 1e-6))
+    shutil.copytree(folder, tmp_path / "again")  # a run without evaluation.estimate is calibrated when asked, alike
+    summary = json.loads((tmp_path / "again" / "summary.json").read_text())
+    (tmp_path / "again" / "summary.json").write_text(json.dumps({**summary, "estimate_calibration": None}))
+    again = export.calibration(cfg, str(tmp_path / "again"), op, state)
+    assert set(again) == {"9"} and again["9"]["threshold"] == pytest.approx(calibration["9"]["threshold"], rel=1e-5)
+    got = model.predict(x, estimate=True)
+    np.testing.assert_allclose(got["estimate"], want, rtol=1e-5)
+    np.testing.assert_allclose(got["prediction"], model.predict(x)["prediction"], rtol=1e-6)
+    assert np.all(got["threshold"] == calibration["9"]["threshold"])
+    np.testing.assert_array_equal(got["flagged"], want >= calibration["9"]["threshold"])
+
+
+def test_sciml_predict_with_estimate_prints_each_sample_and_writes_the_estimates(trained, tmp_path, capsys):
+    folder, _, x, _ = trained
+    with h5py.File(tmp_path / "in.h5", "w") as f:
+        f["inputs"] = x
+    assert main(["predict", folder, str(tmp_path / "in.h5"), "--estimate", "--out", str(tmp_path / "out.h5")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines[:4]] == [f"sample {i}" for i in range(4)]
+    with h5py.File(tmp_path / "out.h5") as f:
+        assert {"prediction", "estimate", "flagged", "threshold"} <= set(f) and f["estimate"].shape == (4,)
+
+
+def mode_load(m: int, n: int, s: int, amplitude: float):
+    """The load ``amplitude sin mπx sin nπy`` on the closed ``s``-point grid, ``(1, s, s, 1)``, and its deflection
+    by Navier's series (:func:`~sciml.equations.plate_reference.random_loads.solution`)."""
+    c = np.zeros((8, 8))
+    c[m - 1, n - 1] = amplitude
+    grid = np.linspace(0.0, 1.0, s)
+    q = amplitude * np.outer(np.sin(m * np.pi * grid), np.sin(n * np.pi * grid))
+    return q[None, ..., None], random_loads.solution(c, grid)["w"]
+
+
+def test_refinement_never_raises_the_estimate_and_brings_a_single_mode_nearer_navier_s_series(trained, model):
+    _, _, x, _ = trained
+    q, w = mode_load(2, 1, 9, float(np.sqrt(np.mean(x ** 2))))
+    inputs = np.concatenate([x[:2], q]).astype(np.float32)
+    plain = model.predict(inputs, estimate=True)
+    got = model.predict(inputs, refine=60, every=10, lr=1e-2)
+    np.testing.assert_allclose(got["estimate_before"], plain["estimate"], rtol=1e-5)
+    assert np.all(got["estimate"] <= got["estimate_before"]) and np.all(got["refine_steps"] == 60)
+    error = lambda p: np.linalg.norm(p[-1, ..., 0] - w) / np.linalg.norm(w)
+    assert error(got["prediction"]) < 0.7 * error(plain["prediction"]), (error(plain["prediction"]),
+                                                                          error(got["prediction"]))
+    stopped = model.predict(inputs[:1], refine=60, tol=10.0)  # already below the tolerance: the trained answer
+    assert stopped["refine_steps"].tolist() == [0]
+    np.testing.assert_allclose(stopped["prediction"], plain["prediction"][:1], rtol=1e-5, atol=1e-12)
