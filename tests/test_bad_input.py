@@ -22,6 +22,8 @@ _DEEPONET = {**TINY_DARCY, "model": {"type": "deeponet", "branch": [16], "trunk"
 DEEPONET = yaml.safe_dump(_DEEPONET).encode()  # the tiny Darcy operator as a DeepONet
 _FILE = {k: v for k, v in TINY_DARCY["data"].items() if k != "generator"}
 ON_FILE = yaml.safe_dump({**_DEEPONET, "data": {**_FILE, "file": "d.h5", "inputs": "a", "outputs": "u"}}).encode()
+FILE_GRID = yaml.safe_dump({**_DEEPONET, "data": {**_FILE, "file": "d.h5", "inputs": "a", "outputs": "u",
+                                                  "dims": 2}}).encode()  # a DeepONet on a file's grid
 ON_POINTS = yaml.safe_dump({**_DEEPONET, "data": {**_FILE, "file": "d.h5", "inputs": "a", "outputs": "u",
                                                   "grid": "nodes", "super_resolution": []}}).encode()
 
@@ -325,10 +327,10 @@ PREDICT_ROWS = [
      "RUN: --estimate and --refine need the run folder (its physics and weights), not an export"),
     ("estimate-of-a-pinn", None, ["--estimate"], "RUN: solver 'pinn' has no error estimate: --estimate and --refine "
                                                  "are for operators with physics (data.generator plate, darcy)"),
-    ("estimate-of-a-deeponet", DEEPONET, ["--estimate"],
-     "RUN: no error estimate: it needs an operator with physics (data.generator plate or darcy, model.type fno); "
-     "this one has data.generator darcy, model.type deeponet"),
-    ("refine-of-a-deeponet", DEEPONET, ["--refine", "5"], "RUN: no error estimate: it needs an operator with physics"),
+    ("estimate-of-a-file", FILE_GRID, ["--estimate"],
+     "RUN: no error estimate: it needs an operator with physics (data.generator plate or darcy, model.type fno or "
+     "deeponet); this one has data.generator file, model.type deeponet"),
+    ("refine-of-a-file", FILE_GRID, ["--refine", "5"], "RUN: no error estimate: it needs an operator with physics"),
 ]
 
 

@@ -16,7 +16,7 @@ from sciml.errors import BadFile, UserError
 from sciml.io import checkpoint
 
 from . import data, estimate
-from .config import FnoCase
+from .config import FIELD_TYPES, FnoCase
 from .model import smallest_grid
 from .operators import build
 from .physics import PHYSICS
@@ -73,10 +73,10 @@ def estimate_model(cfg: FnoCase, run_dir: str):
     ``threshold`` (per sample), and with ``refine`` ``estimate_before`` and ``refine_steps``. A case without
     physics is one line."""
     kind = PHYSICS.get(cfg.source.name)
-    if kind is None or cfg.model.type != "fno":
+    if kind is None or not cfg.kind.field:
         raise UserError(f"{run_dir}: no error estimate: it needs an operator with physics (data.generator "
-                        f"{' or '.join(PHYSICS)}, model.type fno); this one has data.generator {cfg.source.name}, "
-                        f"model.type {cfg.model.type}")
+                        f"{' or '.join(PHYSICS)}, model.type {' or '.join(FIELD_TYPES)}); this one has "
+                        f"data.generator {cfg.source.name}, model.type {cfg.model.type}")
     _, (x_shape, _), op, params, stats = _trained(cfg, run_dir)
     calibrations = calibration(cfg, run_dir, op, {"params": params, "stats": stats})
     @functools.cache

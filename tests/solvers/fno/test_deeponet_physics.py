@@ -10,7 +10,7 @@ import optax
 import pytest
 from cli_cases import write_case
 
-from sciml import cases
+from sciml import cases, load_run
 from sciml.solvers.fno import data, operators, run
 from sciml.solvers.fno.config import LossTerms
 from sciml.solvers.fno.physics import PHYSICS, Plate
@@ -102,3 +102,9 @@ def test_a_plate_deeponet_learns_from_a_tenth_of_the_labels_and_the_physics(tmp_
     assert {f"rel_l2_{k}{r}" for k in ("mx", "my", "mxy") for r in ("", "_17")} <= set(m)
     assert all(0 < m[f"estimate{r}"] < 10 and -1 <= m[f"estimate_spearman{r}"] <= 1 for r in ("", "_17"))
     assert_exported_model_scores_as_summary(tmp_path / "run", tmp_path)
+    x, _ = data.Split(cfg.data.path, "test/9").read(np.arange(2))  # the run's estimates and refinement, as an FNO's
+    model = load_run(str(tmp_path / "run"))
+    plain, refined = model.predict(x, estimate=True), model.predict(x, refine=4, every=2)
+    np.testing.assert_allclose(plain["prediction"], model.predict(x)["prediction"], rtol=1e-6)
+    assert np.all(refined["estimate"] <= refined["estimate_before"] * (1 + 1e-6))
+    np.testing.assert_allclose(refined["estimate_before"], plain["estimate"], rtol=1e-5)
