@@ -57,7 +57,7 @@ def derived_model(cfg: FnoCase, run_dir: str):
     physics = derived_physics(cfg)
     if physics is None:
         raise UserError(f"{run_dir}: no derived fields: they need a generator with physics "
-                        f"(data.generator plate) and model.type fno or deeponet")
+                        f"(data.generator plate) and model.type {' or '.join(FIELD_TYPES)}")
     _, _, op, params, stats = _trained(cfg, run_dir)
     fields = derived_fields(op, physics, cfg.source.grid)
     return lambda x: fields(params, stats, x)
