@@ -23,6 +23,8 @@ DEEPONET = yaml.safe_dump(_DEEPONET).encode()  # the tiny Darcy operator as a De
 _FILE = {k: v for k, v in TINY_DARCY["data"].items() if k != "generator"}
 ON_FILE = yaml.safe_dump({**_DEEPONET, "data": {**_FILE, "file": "d.h5", "inputs": "a", "outputs": "u"}}).encode()
 HEAT = (Path(__file__).parent.parent / "cases" / "heat_bracket.yaml").read_bytes()  # a part from an STL file
+FILE_GRID = yaml.safe_dump({**_DEEPONET, "data": {**_FILE, "file": "d.h5", "inputs": "a", "outputs": "u",
+                                                  "dims": 2}}).encode()  # a DeepONet on a file's grid
 ON_POINTS = yaml.safe_dump({**_DEEPONET, "data": {**_FILE, "file": "d.h5", "inputs": "a", "outputs": "u",
                                                   "grid": "nodes", "super_resolution": []}}).encode()
 
@@ -106,8 +108,14 @@ ROWS = [
     ("deeponet-harmonics-negative", DEEPONET, ["model.harmonics=-1"], "model.harmonics: must be >= 0, got -1"),
     ("deeponet-sensors-one", DEEPONET, ["model.sensors=9"],
      "model.sensors: a stride of 9 leaves one sensor of the 9 points per axis (data.resolution)"),
-    ("deeponet-physics", DEEPONET, ["training.terms={data: 1, pde: 1}"],
-     "training.terms: physics terms need model.type fno, not 'deeponet'"),
+    ("deeponet-physics-file", ON_FILE, ["data.dims=2", "training.terms={data: 1, pde: 1}"],
+     "training.terms: physics terms need a generator with physics (plate, darcy), not 'file'"),
+    ("deeponet-energy-edges", DEEPONET, ["training.terms={data: 1, energy: 1}"],
+     "training.terms.energy: the energy is bounded below only among fields that vanish on the edges: set "
+     "model.vanish_on_edges"),
+    ("deeponet-estimate-file", ON_FILE, ["data.dims=2", "evaluation.estimate=true"],
+     "evaluation.estimate: needs a generator with physics (plate, darcy) and model.type fno or deeponet, not a "
+     "file and 'deeponet'"),
     ("deeponet-decoded", DEEPONET, ["evaluation.decoded=true"], "evaluation.decoded: needs model.type fno"),
     ("deeponet-channel-mesh", DEEPONET, ["parallel.mesh=[1, 2]"],
      "parallel.mesh: model.type deeponet has no channels to split"),
@@ -327,10 +335,10 @@ PREDICT_ROWS = [
      "RUN: --estimate and --refine need the run folder (its physics and weights), not an export"),
     ("estimate-of-a-pinn", None, ["--estimate"], "RUN: solver 'pinn' has no error estimate: --estimate and --refine "
                                                  "are for operators with physics (data.generator plate, darcy)"),
-    ("estimate-of-a-deeponet", DEEPONET, ["--estimate"],
-     "RUN: no error estimate: it needs an operator with physics (data.generator plate or darcy, model.type fno); "
-     "this one has data.generator darcy, model.type deeponet"),
-    ("refine-of-a-deeponet", DEEPONET, ["--refine", "5"], "RUN: no error estimate: it needs an operator with physics"),
+    ("estimate-of-a-file", FILE_GRID, ["--estimate"],
+     "RUN: no error estimate: it needs an operator with physics (data.generator plate or darcy, model.type fno or "
+     "deeponet); this one has data.generator file, model.type deeponet"),
+    ("refine-of-a-file", FILE_GRID, ["--refine", "5"], "RUN: no error estimate: it needs an operator with physics"),
 ]
 
 

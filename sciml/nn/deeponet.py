@@ -67,8 +67,16 @@ def trunk(params: dict, y: Float[Array, "n f"], activation: str = "gelu") -> Flo
     return out.reshape(*y.shape[:-1], params["bias"].shape[0], -1)
 
 
+def combine(params: dict, b: Float[Array, "batch c p"], y: Float[Array, "... f"],
+            activation: str = "gelu") -> Float[Array, "... batch c"]:
+    """``u[..., b, c] = Σ_k b[b, c, k] trunk(y)[..., c, k] + bias[c]`` for the branch's coefficients ``b``
+    (:func:`branch`) at trunk inputs ``y`` of any leading shape: a function of ``y`` alone, which the Taylor engine
+    differentiates through the trunk (a physics-informed DeepONet, Wang, Wang & Perdikaris, Sci. Adv. 7, 2021)."""
+    return jnp.einsum("bck,...ck->...bc", b, trunk(params, y, activation)) + params["bias"]
+
+
 def apply(params: dict, a: Float[Array, "batch m"], y: Float[Array, "n f"],
           activation: str = "gelu") -> Float[Array, "batch n c"]:
-    """``u[b, i, c] = Σ_k branch(a)[b, c, k] trunk(y)[i, c, k] + bias[c]``."""
-    return jnp.einsum("bck,nck->bnc", branch(params, a, activation), trunk(params, y, activation)) + params["bias"]
+    """``u[b, i, c] = Σ_k branch(a)[b, c, k] trunk(y)[i, c, k] + bias[c]`` (:func:`combine`, batch first)."""
+    return jnp.moveaxis(combine(params, branch(params, a, activation), y, activation), -2, 0)
 

@@ -221,7 +221,7 @@ class ModelConfig:
         "fno", help="fno: inputs -> outputs in one pass; recurrent: one time step at a time, fed back "
                     "(vorticity); space_time: FNO-3D over (x, y, t) (vorticity); deeponet: a DeepONet, a branch MLP "
                     "on the inputs at the sensors times a trunk MLP on the output points' coordinates (any grid or "
-                    "point set)")
+                    "point set; with physics terms, a physics-informed DeepONet: derivatives through the trunk)")
     modes: list[int] = spec(factory=lambda: [12, 12], ge=1, help="Fourier modes kept per axis")
     width: int = spec(32, ge=1, help="channels of the Fourier layers")
     layers: int = spec(4, ge=1)
@@ -265,18 +265,23 @@ class ModelKind:
     trajectory: bool = False  # needs a time-dependent generator (the channels are time steps)
     grids: tuple[str, ...] = GRID_KINDS  # the grid kinds it trains on (DataConfig.grid_kind)
     fourier: bool = True  # an FNO: model.modes and padding fit the grid; it takes any grid (zero-shot, export),
-    # decodes as a field (physics terms, evaluation.decoded, derived fields) and splits its channels (parallel.mesh)
+    # decodes its Fourier series on a finer grid (evaluation.decoded) and splits its channels (parallel.mesh)
+    field: bool = True  # its output is a function of the coordinates (Operator.field): physics terms, derived
+    # fields (the plate's moments) and evaluation.estimate read it (an FNO's decoded series, a DeepONet's trunk)
     edges: bool = True  # model.vanish_on_edges (on a closed grid)
 
 
 _FNO_KEYS = ("modes", "width", "layers", "lifting", "projection", "padding", "pad_fill", "grid", "spectral")
 MODELS = {
     "fno": ModelKind(_FNO_KEYS),
-    "recurrent": ModelKind(_FNO_KEYS + ("step",), trajectory=True, edges=False),
-    "space_time": ModelKind(_FNO_KEYS, trajectory=True, edges=False),
+    "recurrent": ModelKind(_FNO_KEYS + ("step",), trajectory=True, field=False, edges=False),
+    "space_time": ModelKind(_FNO_KEYS, trajectory=True, field=False, edges=False),
     "deeponet": ModelKind(("branch", "trunk", "basis", "sensors", "harmonics"), grids=GRID_KINDS + ("points",),
                           fourier=False),
 }
+
+
+FIELD_TYPES = tuple(t for t, kind in MODELS.items() if kind.field)  # the types whose output is a function of x
 
 
 def foreign_keys(m: ModelConfig) -> list[str]:
@@ -320,8 +325,9 @@ class LossTerms:
     data: float = spec(1.0, ge=0.0, help="training.loss of the predictions against the solved outputs (0: "
                                          "physics only, no solved sample used in training)")
     pde: float = spec(0.0, ge=0.0, help="relative PDE residual at the training grid's points (plate: of the decoded "
-                                        "field, derivatives by the Taylor engine; darcy: the conservative scheme's, "
-                                        "in flux form) (physics-informed, PINO)")
+                                        "field or through the DeepONet's trunk, derivatives by the Taylor engine; "
+                                        "darcy: the conservative scheme's, in flux form) (physics-informed: PINO, "
+                                        "PI-DeepONet)")
     boundary: float = spec(0.0, ge=0.0, help="the boundary conditions of the output on the grid's edges")
     energy: float = spec(0.0, ge=0.0, help="the total potential energy of the output (Ritz: minimised by the "
                                            "solution; plate: of the decoded field, darcy: the scheme's discrete "
@@ -393,7 +399,7 @@ class EvaluationConfig:
     estimate: bool = spec(False, help="also report the physics' per-sample error estimate on each test grid, its "
                                       "mean (estimate_<s>) and its rank correlation with the true errors "
                                       "(estimate_spearman_<s>; a generator with physics: plate, darcy; model.type "
-                                      "fno)")
+                                      "fno or deeponet)")
 
 
 @dataclass
@@ -511,10 +517,10 @@ class FnoCase:
             self._check_physics(gen)
         if self.evaluation.decoded:
             self._check_decoded(gen)
-        if self.evaluation.estimate and (self.data.generator not in PHYSICS or self.model.type != "fno"):
+        if self.evaluation.estimate and (self.data.generator not in PHYSICS or not self.kind.field):
             raise Invalid("evaluation.estimate", f"needs a generator with physics ({', '.join(PHYSICS)}) "
-                                                 f"and model.type fno, not {self.data.generator or 'a file'} and "
-                                                 f"{self.model.type!r}")
+                                                 f"and model.type {' or '.join(FIELD_TYPES)}, not "
+                                                 f"{self.data.generator or 'a file'} and {self.model.type!r}")
         if self.data.physics_resolution and not self.training.terms.physics:
             raise Invalid("data.physics_resolution", "is the grid of the physics terms, and the loss has none "
                                                      "(training.terms)")
@@ -533,8 +539,8 @@ class FnoCase:
 
     def _check_decoded(self, gen):
         if self.model.type != "fno":
-            raise Invalid("evaluation.decoded", f"needs model.type fno (an output that decodes as a field), not "
-                                                f"{self.model.type!r}")
+            raise Invalid("evaluation.decoded", f"needs model.type fno (its Fourier series decoded on the finer "
+                                                f"grid), not {self.model.type!r}")
         n = self.data.resolution
         for r in self.data.super_resolution:  # each subsamples the solver's grid, not necessarily to this one
             if factor(r, n, gen.grid) is None:
@@ -554,8 +560,9 @@ class FnoCase:
         if gen.name not in PHYSICS:
             raise Invalid("training.terms", f"physics terms need a generator with physics "
                                             f"({', '.join(PHYSICS)}), not {gen.name!r}")
-        if self.model.type != "fno":
-            raise Invalid("training.terms", f"physics terms need model.type fno, not {self.model.type!r}")
+        if not self.kind.field:
+            raise Invalid("training.terms", f"physics terms need model.type {' or '.join(FIELD_TYPES)}, not "
+                                            f"{self.model.type!r}")
         has = [t for t in PHYSICS_TERMS if t in PHYSICS[gen.name].TERMS]
         lacking = [t for t in PHYSICS_TERMS if getattr(self.training.terms, t) and t not in has]
         if lacking:

@@ -10,9 +10,14 @@ coordinates: on another test grid the network takes that grid's inputs at the sa
 linear interpolation along each axis, the values themselves where the grid holds the sensors, as a closed grid of
 ``S`` points holds those of ``s`` when ``(S - 1) / (s - 1)`` is an integer) and answers at all of its points.
 ``model.vanish_on_edges`` multiplies the outputs by the FNO's edge factor (:func:`.model.edge_factor`), ``stats``
-are the FNO's scalings (:func:`.model.scalings`). The network does not decode as an FNO's field
-(``Operator.field`` raises): no physics terms, no ``evaluation.decoded``, no derived fields (the case's check
-refuses them).
+are the FNO's scalings (:func:`.model.scalings`).
+
+The output is a function of the coordinates (``Operator.field``: the branch's coefficients of the inputs times the
+trunk at any points), so the physics terms (:mod:`.physics`, ``training.terms``), the derived fields (the plate's
+moments) and the error estimate read it as they read an FNO's decoded field: its derivatives come from the Taylor
+engine through the trunk alone, exactly (the physics-informed DeepONet of Wang, Wang & Perdikaris, Sci. Adv. 7,
+eabi8605, 2021). ``predict`` is that function at the grid's points. ``evaluation.decoded`` stays the FNO's (a
+DeepONet answers on any grid by its trunk already).
 """
 from __future__ import annotations
 
@@ -85,18 +90,23 @@ def build(cfg: FnoCase, in_channels: int, out_channels: int, grid: np.ndarray | 
             x = jnp.moveaxis(jnp.tensordot(x, w, axes=([1 + a], [1])), -1, 1 + a)
         return x.reshape(x.shape[0], -1)
 
+    def field(params, st, x):
+        """The output as a function of the coordinates (the unit cube's; a point set's, as its points are): the
+        branch's coefficients of the inputs ``x`` once, then ``points (..., d) -> (..., batch, channels)`` through
+        the trunk, which the physics terms differentiate with the Taylor engine (:mod:`.physics`)."""
+        p = policy.cast(params)
+        b = net.branch(p, at_sensors((x - st["x_mean"]) / st["x_std"]).astype(compute), m.activation)
+
+        def at(y):
+            phi = net.features((y - jnp.asarray(low, y.dtype)) / jnp.asarray(span, y.dtype), m.harmonics, periodic)
+            out = net.combine(p, b, phi.astype(compute), m.activation).astype(dtype) * st["y_std"] + st["y_mean"]
+            return out * edge_factor(y, power)[..., None, None] if m.vanish_on_edges else out
+
+        return at
+
     def predict(params, st, x):
-        y = output_points(x.shape[1:-1])
-        a = at_sensors((x - st["x_mean"]) / st["x_std"]).astype(compute)
-        phi = net.features((y - jnp.asarray(low, dtype)) / jnp.asarray(span, dtype), m.harmonics, periodic)
-        u = net.apply(policy.cast(params), a, phi.astype(compute), m.activation).astype(dtype)
-        out = u * st["y_std"] + st["y_mean"]
-        if m.vanish_on_edges:
-            out = out * edge_factor(y, power)[:, None]
-        return out.reshape(x.shape[:-1] + (out_channels,))
+        """The :func:`field` at the grid's (or the point set's) points, in the dataset's layout."""
+        out = field(params, st, x)(output_points(x.shape[1:-1]))  # (n, batch, channels)
+        return jnp.moveaxis(out, 1, 0).reshape(x.shape[:-1] + (out_channels,))
 
-    return Operator(init, predict, scalings(dtype, m.normalize), _no_field)
-
-
-def _no_field(params, stats, x):
-    raise NotImplementedError("a DeepONet does not decode as an FNO's field (FnoCase.check refuses what asks it)")
+    return Operator(init, predict, scalings(dtype, m.normalize), field)

@@ -16,7 +16,7 @@ from sciml.errors import BadFile, UserError
 from sciml.io import checkpoint
 
 from . import data, estimate
-from .config import FnoCase
+from .config import FIELD_TYPES, FnoCase
 from .model import smallest_grid
 from .operators import build
 from .physics import PHYSICS
@@ -52,11 +52,12 @@ def derived_model(cfg: FnoCase, run_dir: str):
     plate's moments ``mx, my, mxy``: :meth:`.physics.Plate.derived`, second derivatives of the decoded output by
     the Taylor engine) at the points of the inputs' grid, for inputs in the dataset's layout on any grid the
     model takes; the parameters as :func:`export_model` reads them. A case whose generator has no derived
-    fields, or whose model does not decode as a field (``model.type`` other than ``fno``), is one line."""
+    fields, or whose model's output is no function of the coordinates (``model.type`` other than ``fno`` and
+    ``deeponet``), is one line."""
     physics = derived_physics(cfg)
     if physics is None:
         raise UserError(f"{run_dir}: no derived fields: they need a generator with physics "
-                        f"(data.generator plate) and model.type fno")
+                        f"(data.generator plate) and model.type {' or '.join(FIELD_TYPES)}")
     _, _, op, params, stats = _trained(cfg, run_dir)
     fields = derived_fields(op, physics, cfg.source.grid)
     return lambda x: fields(params, stats, x)
@@ -73,10 +74,10 @@ def estimate_model(cfg: FnoCase, run_dir: str):
     ``threshold`` (per sample), and with ``refine`` ``estimate_before`` and ``refine_steps``. A case without
     physics is one line."""
     kind = PHYSICS.get(cfg.source.name)
-    if kind is None or cfg.model.type != "fno":
+    if kind is None or not cfg.kind.field:
         raise UserError(f"{run_dir}: no error estimate: it needs an operator with physics (data.generator "
-                        f"{' or '.join(PHYSICS)}, model.type fno); this one has data.generator {cfg.source.name}, "
-                        f"model.type {cfg.model.type}")
+                        f"{' or '.join(PHYSICS)}, model.type {' or '.join(FIELD_TYPES)}); this one has "
+                        f"data.generator {cfg.source.name}, model.type {cfg.model.type}")
     _, (x_shape, _), op, params, stats = _trained(cfg, run_dir)
     calibrations = calibration(cfg, run_dir, op, {"params": params, "stats": stats})
     @functools.cache

@@ -79,8 +79,8 @@ class Operator:
     init: Callable  # key -> params
     predict: Callable  # (params, stats, inputs) -> outputs, dataset layout and units
     stats: Callable  # (x_mean, x_std, y_mean, y_std) numpy -> stats pytree
-    field: Callable  # (params, stats, inputs) -> (points (..., d) -> outputs (..., batch, c)): model.type fno (the
-    # case's check keeps a model that does not decode as a field from every use of it)
+    field: Callable  # (params, stats, inputs) -> (points (..., d) -> outputs (..., batch, c)): model.type fno (its
+    # decoded series) or deeponet (its trunk); the case's check keeps the other types from every use of it
 
 
 def scalings(dtype, normalize: bool = True, pooled: bool = False) -> Callable:

@@ -175,8 +175,9 @@ def evaluate(run, state, split: data.Split, batch_size: int, keep: int = 0):
 
 def derived_physics(cfg: FnoCase):
     """The physics whose derived fields (the plate's moments) the final evaluation scores, when the generator has
-    physics (:data:`.physics.PHYSICS`) and the model decodes as a field (``model.type`` fno); else None."""
-    if cfg.data.generator not in PHYSICS or cfg.model.type != "fno" or not PHYSICS[cfg.data.generator].derived_names:
+    physics (:data:`.physics.PHYSICS`) and the model's output is a function of the coordinates (``model.type`` fno or
+    deeponet: ``ModelKind.field``); else None."""
+    if cfg.data.generator not in PHYSICS or not cfg.kind.field or not PHYSICS[cfg.data.generator].derived_names:
         return None
     return physics_for(cfg)
 
