@@ -2,7 +2,8 @@
 # # 05 · Your own equation: the heat equation in a few lines
 #
 # sciml's equations are small Python classes: residuals written over derivative lookups such as `d["u_xx"]`.
-# Here we define a PDE the package does not ship, the 1D heat equation
+# Here we define a PDE the package does not ship, the time-dependent 1D heat equation (the shipped `heat` is
+# steady conduction)
 #
 # u_t = k u_xx on x ∈ [0, 1], t ∈ [0, 1], with u(x, 0) = sin(πx) and u(0, t) = u(1, t) = 0,
 #
@@ -44,9 +45,9 @@ OUT = os.environ.get("SCIML_NOTEBOOK_OUT", "runs/notebooks")
 # %%
 @dataclass
 class HeatConfig:
-    """Case-file section ``equation`` for ``type: heat``."""
+    """Case-file section ``equation`` for ``type: heat_1d``."""
 
-    type: Literal["heat"]
+    type: Literal["heat_1d"]
     k: float = spec(0.1, gt=0.0, help="diffusivity")
 
 
@@ -80,7 +81,7 @@ class Heat(sciml.equations.Equation):
         return {"u": np.exp(-self.k * np.pi**2 * t) * np.sin(np.pi * x)}
 
 
-sciml.equations.register("heat", HeatConfig, Heat)
+sciml.equations.register("heat_1d", HeatConfig, Heat)
 
 # %% [markdown]
 # **The case**, as a YAML string handed to `sciml.load_case` (a file's path or a dict work too): the same format
@@ -98,7 +99,7 @@ geometry:
   x: [0.0, 1.0]
   y: [0.0, 1.0]          # the equation reads this axis as time t
   parts: {initial: [bottom], ends: [left, right]}
-equation: {type: heat, k: 0.1}
+equation: {type: heat_1d, k: 0.1}
 model: {type: mlp, hidden: [32, 32, 32], activation: tanh}
 sampling: {interior: 2000, boundary: 200, method: sobol}
 training:
