@@ -48,7 +48,7 @@ def read_fields(summary, names):
 # exact solution; the pressure level is then free, so the pressure is compared up to a constant.
 
 # %%
-budget = (["training.adam.steps=200", "training.lbfgs.steps=300", "sampling.interior=500", "sampling.boundary=128",
+budget = (["training.adam.steps=100", "training.lbfgs.steps=150", "sampling.interior=500", "sampling.boundary=128",
            "evaluation.grid=[51,51]"] if SMALL else [])
 case = sciml.load_case("kovasznay", budget)
 print(case.config.equation)
