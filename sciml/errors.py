@@ -63,6 +63,14 @@ class BadFile(UserError):
     """A file handed to us (checkpoint, export, dataset, fields, points) is missing, damaged or of another kind."""
 
 
+class MissingExtra(UserError, ImportError):
+    """An optional dependency is not installed: names the extra that brings it and the command that installs it
+    (still an :class:`ImportError` to code that catches one)."""
+
+    def __init__(self, what: str, extra: str, error: ImportError):
+        super().__init__(f"{what} needs the optional extra '{extra}' (pip install 'sciml[{extra}]'): {error}")
+
+
 def warn(message: str) -> None:
     """One line on stderr, ``warning: <message>``: something was wrong and the run goes on (e.g. a fallback)."""
     print(f"warning: {message}", file=sys.stderr, flush=True)

@@ -17,12 +17,13 @@ by quadratic tetrahedra.
 
 The meshers and scikit-fem are an optional extra: ``pip install sciml[fem]`` (Gmsh is imported on use).
 """
+from sciml.errors import MissingExtra
+
 try:
     import skfem  # noqa: F401
     import triangle  # noqa: F401
 except ImportError as error:  # pragma: no cover - the extra is in the dev install
-    raise ImportError(f"sciml.solvers.classical.fem needs the optional extra 'fem' (pip install 'sciml[fem]'): "
-                      f"{error}") from error
+    raise MissingExtra("sciml.solvers.classical.fem", "fem", error) from None
 
 from .flow import FlowSolution, steady
 from .mesh import Loop, Region, circle, mesh, polygon

@@ -46,6 +46,8 @@ import numpy as np
 import skfem
 from scipy import sparse
 
+from sciml.errors import MissingExtra
+
 from . import probe, refinement
 
 FEATURE = 1.0  # degrees: triangles of the surface meeting at a sharper angle lie on different faces of the mesh
@@ -64,8 +66,7 @@ def _gmsh() -> Iterator:
     try:
         import gmsh
     except ImportError as error:  # pragma: no cover - the extra is in the dev install
-        raise ImportError(f"the tetrahedral mesher needs the optional extra 'fem' (pip install 'sciml[fem]'): "
-                          f"{error}") from error
+        raise MissingExtra("the tetrahedral mesher (Gmsh)", "fem", error) from None
     gmsh.initialize(interruptible=False)  # leaves the caller's SIGINT handler alone
     try:
         gmsh.option.setNumber("General.Terminal", 0)

@@ -3,6 +3,7 @@ bracket: its volume and its faces' areas by part), the P2 error's order O(h^3) i
 the unit cube with a temperature, a flux and a source, the bracket's reference settling, and bad conditions.
 The measured numbers: docs/notes/fem_reference.md."""
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -103,3 +104,14 @@ def test_bad_conditions_name_the_problem(conditions, message):
     with pytest.raises(ValueError) as err:
         heat.conduction(m, heat.facets_by_part(m, cube_parts), conditions, 1.0)
     assert message in str(err.value)
+
+
+def test_without_gmsh_the_mesher_names_the_extra_in_one_line(monkeypatch):
+    from sciml.errors import MissingExtra, UserError
+
+    monkeypatch.setitem(sys.modules, "gmsh", None)  # `import gmsh` raises ImportError
+    with pytest.raises(MissingExtra, match=r"needs the optional extra 'fem' \(pip install 'sciml\[fem\]'\)") as info:
+        with heat._gmsh():
+            pass
+    assert isinstance(info.value, UserError) and isinstance(info.value, ImportError)
+    assert "\n" not in str(info.value)
