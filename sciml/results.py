@@ -29,7 +29,6 @@ A folder that is not a run folder, or a damaged file in it, is one :class:`~scim
 """
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,8 +36,8 @@ from functools import cached_property
 
 import numpy as np
 
-from .errors import BadFile, UserError
-from .rundir import Metrics, read_fields
+from .errors import UserError
+from .rundir import Metrics, read_fields, read_summary
 
 
 @dataclass
@@ -83,23 +82,13 @@ def load_run(folder: str) -> Run:
     if not os.path.isfile(os.path.join(folder, "config.yaml")):
         raise UserError(f"{folder}: not a run folder (no config.yaml)")
     rows = Metrics.read(os.path.join(folder, "metrics.csv"))
-    return Run(folder, _summary(os.path.join(folder, "summary.json")), columns(rows))
+    return Run(folder, read_summary(folder), columns(rows))
 
 
 def columns(rows: list[dict]) -> dict[str, np.ndarray]:
     """Rows of a table as ``{column: float array}``, columns in the order they first appear, NaN for a gap."""
     names = dict.fromkeys(k for r in rows for k in r)
     return {k: np.array([r.get(k, np.nan) for r in rows], dtype=float) for k in names}
-
-
-def _summary(path: str) -> dict | None:
-    if not os.path.exists(path):
-        return None
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise BadFile(f"{path}: damaged summary file ({e})") from None
 
 
 def _predictor(folder: str) -> Callable[[np.ndarray], dict[str, np.ndarray]]:

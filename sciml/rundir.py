@@ -16,6 +16,7 @@ import contextlib
 import csv
 import fcntl
 import io
+import json
 import os
 import sys
 import time
@@ -47,6 +48,22 @@ def read_fields(folder: str) -> dict:
     """The run's ``fields.h5`` as nested dicts of arrays (e.g. ``fields["w"]["prediction"]``); a missing or
     damaged file is one :class:`~sciml.errors.BadFile` line naming it."""
     return hdf5.read(os.path.join(folder, "fields.h5"), "fields file")
+
+
+def read_summary(folder: str) -> dict | None:
+    """The run's ``summary.json`` as a dict, ``None`` while the run has not written one (it is still going); a
+    damaged file (not JSON, or not a JSON object) is one :class:`~sciml.errors.BadFile` line naming it."""
+    path = os.path.join(folder, "summary.json")
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            summary = json.load(fh)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise BadFile(f"{path}: damaged summary file ({e})") from None
+    if not isinstance(summary, dict):
+        raise BadFile(f"{path}: damaged summary file (a JSON {type(summary).__name__}, not an object)")
+    return summary
 
 
 LOCK = ".lock"

@@ -5,22 +5,21 @@ estimate=True)`` and ``sciml predict RUN_DIR ... --estimate``."""
 from __future__ import annotations
 
 import functools
-import json
-import os
 
 import jax
 import numpy as np
 
 from sciml.compile import Policy
-from sciml.errors import BadFile, UserError
+from sciml.errors import UserError
 from sciml.io import checkpoint
+from sciml.rundir import read_summary
 
 from . import data, estimate
 from .config import FIELD_TYPES, FnoCase
 from .model import smallest_grid
 from .operators import build
 from .physics import PHYSICS
-from .run import derived_fields, derived_physics, evaluate_estimate, make_estimate
+from .run import derived_fields, derived_physics, evaluate_estimate, make_estimate, physics_for
 
 
 def export_model(cfg: FnoCase, run_dir: str):
@@ -73,16 +72,16 @@ def estimate_model(cfg: FnoCase, run_dir: str):
     trained answer; ``tol``, ``every`` and ``lr`` as there). Keys: ``prediction``, ``estimate``, ``flagged``,
     ``threshold`` (per sample), and with ``refine`` ``estimate_before`` and ``refine_steps``. A case without
     physics is one line."""
-    kind = PHYSICS.get(cfg.source.name)
-    if kind is None or not cfg.kind.field:
+    if cfg.source.name not in PHYSICS or not cfg.kind.field:
         raise UserError(f"{run_dir}: no error estimate: it needs an operator with physics (data.generator "
                         f"{' or '.join(PHYSICS)}, model.type {' or '.join(FIELD_TYPES)}); this one has "
                         f"data.generator {cfg.source.name}, model.type {cfg.model.type}")
     _, (x_shape, _), op, params, stats = _trained(cfg, run_dir)
     calibrations = calibration(cfg, run_dir, op, {"params": params, "stats": stats})
+
     @functools.cache
     def on(s: int):  # the physics and the estimate on the grid of s points, made (and compiled) once
-        at = kind.of(cfg.data.params, s, cfg.training.autodiff)
+        at = physics_for(cfg, s)
         return at, estimate.estimator(op, at)
 
     @functools.cache
@@ -93,6 +92,7 @@ def estimate_model(cfg: FnoCase, run_dir: str):
     def fn(x, refine: int = 0, tol: float | None = None, every: int = 10, lr: float = 1e-3) -> dict:
         s = _grid(x, x_shape[-1], cfg)
         _, run = on(s)
+        threshold = estimate.threshold_for(calibrations, s)
         if not refine:
             pred, guess = run(params, stats, x)
             out = {"prediction": np.asarray(pred), "estimate": np.asarray(guess)}
@@ -101,12 +101,10 @@ def estimate_model(cfg: FnoCase, run_dir: str):
                 raise UserError(f"{run_dir}: --refine minimises the physics' energy, bounded below only among fields "
                                 "that vanish on the edges: it needs a model trained with model.vanish_on_edges")
             tx, advance, energy = refining(s, lr)
-            floor = estimate.FLOOR * estimate.threshold_for(calibrations, s)
             each = [estimate.refine(run, tx, advance, params, stats, x[i:i + 1], refine, tol, every, energy,
-                                    floor=floor) for i in range(len(x))]
+                                    floor=estimate.FLOOR * threshold) for i in range(len(x))]
             out = {k: np.concatenate([e[k] for e in each]) for k in ("prediction", "estimate", "estimate_before")}
             out["refine_steps"] = np.concatenate([e["steps"] for e in each])
-        threshold = estimate.threshold_for(calibrations, s)
         return {**out, "flagged": out["estimate"] >= threshold, "threshold": np.full(len(x), threshold)}
 
     return fn
@@ -116,19 +114,12 @@ def calibration(cfg: FnoCase, run_dir: str, op, state) -> dict:
     """The run's calibration of its estimate, ``{str(test grid): estimate.calibrate(...)}``: its summary's
     ``estimate_calibration`` (a run with ``evaluation.estimate``), else made now on the test set of its
     training grid, as the run would have."""
-    path = os.path.join(run_dir, "summary.json")
-    if os.path.exists(path):
-        try:
-            with open(path, encoding="utf-8") as fh:
-                found = json.load(fh).get("estimate_calibration")
-        except (ValueError, UnicodeDecodeError, AttributeError) as e:
-            raise BadFile(f"{path}: damaged summary file ({e})") from None
-        if found:
-            return found
+    found = (read_summary(run_dir) or {}).get("estimate_calibration")
+    if found:
+        return found
     r = cfg.data.resolution
     _, tests = data.open_splits(cfg.data.path, [r])
-    at = PHYSICS[cfg.source.name].of(cfg.data.params, r, cfg.training.autodiff)
-    return {str(r): estimate.calibrate(*evaluate_estimate(make_estimate(op, at), state, tests[r],
+    return {str(r): estimate.calibrate(*evaluate_estimate(make_estimate(op, physics_for(cfg, r)), state, tests[r],
                                                           cfg.evaluation.batch_size))}
 
 

@@ -323,9 +323,11 @@ def physics_of(cfg: FnoCase):
     return physics_for(cfg) if cfg.training.terms.physics else None
 
 
-def physics_for(cfg: FnoCase):
-    """The generator's physics (:data:`.physics.PHYSICS`) for the case's parameters and training grid."""
-    return PHYSICS[cfg.source.name].of(cfg.data.params, cfg.data.physics_grid, cfg.training.autodiff)
+def physics_for(cfg: FnoCase, resolution: int | None = None):
+    """The generator's physics (:data:`.physics.PHYSICS`) for the case's parameters on the grid of ``resolution``
+    points (default: the training's physics grid)."""
+    grid = cfg.data.physics_grid if resolution is None else resolution
+    return PHYSICS[cfg.source.name].of(cfg.data.params, grid, cfg.training.autodiff)
 
 
 def moments(cfg: FnoCase, train_set: data.Split):
@@ -513,8 +515,8 @@ class _Fno:
         if cfg.evaluation.estimate:  # the physics' error estimate beside the true error, and its calibration
             for r, split in self.tests.items():
                 suffix = "" if r == cfg.data.resolution else f"_{r}"
-                at = PHYSICS[cfg.source.name].of(cfg.data.params, r, cfg.training.autodiff)
-                pair = evaluate_estimate(make_estimate(self.op, at), self.host(state), split, cfg.evaluation.batch_size)
+                pair = evaluate_estimate(make_estimate(self.op, physics_for(cfg, r)), self.host(state), split,
+                                         cfg.evaluation.batch_size)
                 results.update({f"{name}{suffix}": v for name, v in estimate_metrics(*pair).items()})
                 calibration[str(r)] = estimate.calibrate(*pair)
         if cfg.evaluation.decoded:
