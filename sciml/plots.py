@@ -27,14 +27,19 @@ _WRITING = contextvars.ContextVar("plots_writing", default=True)
 
 
 @contextlib.contextmanager
-def disabled() -> Iterator[None]:
-    """Within it :func:`save` only closes its figure: runs whose numbers, fields and checkpoints are all that is
-    wanted (a sweep; ``sciml run --no-plots``)."""
-    token = _WRITING.set(False)
+def writing(on: bool) -> Iterator[None]:
+    """Within it :func:`save` writes its figure (``on``) or only closes it (not ``on``)."""
+    token = _WRITING.set(on)
     try:
         yield
     finally:
         _WRITING.reset(token)
+
+
+def disabled() -> contextlib.AbstractContextManager[None]:
+    """Within it :func:`save` only closes its figure: runs whose numbers, fields and checkpoints are all that is
+    wanted (a sweep; ``sciml run --no-plots``)."""
+    return writing(False)
 
 
 def save(fig, path: str, dpi: int = 110, tight: bool = True) -> None:

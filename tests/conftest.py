@@ -81,13 +81,26 @@ def pytest_xdist_make_scheduler(config, log):
     return Scheduling(config, log)
 
 
-@pytest.fixture
-def no_figures():
-    """Runs within the test write no figure (``sciml.plots.disabled``): for test files that read none of them
-    (``pytestmark = pytest.mark.usefixtures("no_figures")``; the run-folder tests read them)."""
+def pytest_configure(config):
+    config.addinivalue_line("markers", "figures: the test reads the figures its runs write (no other test's runs "
+                                       "write any)")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_figures():
+    """The suite's runs build their figures but write none (``sciml.plots.disabled``: drawing a PNG costs about
+    0.4 s, half the time of a small run's end); a test marked ``figures`` writes them (:func:`_figures`)."""
     from sciml import plots
 
     with plots.disabled():
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _figures(request):
+    from sciml import plots
+
+    with plots.writing(request.node.get_closest_marker("figures") is not None):
         yield
 
 

@@ -55,6 +55,7 @@ def test_labels_carry_units_when_known():
     assert plots.label("w", "m") == "w [m]" and plots.label("w", None) == "w"
 
 
+@pytest.mark.figures
 def test_within_disabled_save_writes_nothing_and_closes_the_figure(tmp_path):
     with plots.disabled():
         fig, _ = plots.figure()

@@ -3,6 +3,8 @@ entry's reason, and the figures it links."""
 import copy
 import os
 
+import pytest
+
 from sciml.bench import report, suite
 from sciml.config import validate
 
@@ -34,6 +36,7 @@ RESULTS = {
 }
 
 
+@pytest.mark.figures
 def test_report_rows_and_figures(tmp_path):
     s = validate(suite.Suite, SUITE, "r.yaml")
     report.write(s, RESULTS, str(tmp_path))

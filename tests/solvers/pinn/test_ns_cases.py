@@ -62,6 +62,7 @@ def test_short_training_lowers_the_error(name, extra, steps):
         assert after < 0.8 * before, (before, after)
 
 
+@pytest.mark.figures
 def test_cavity_run_folder_has_centreline_metrics_and_plots(tmp_path, capsys):
     """Through the driver, with adaptive refinement and balanced weights switched on."""
     out = tmp_path / "ldc"

@@ -15,7 +15,6 @@ import xdmf_sidecar
 from cli_cases import write_case
 
 
-pytestmark = pytest.mark.usefixtures("no_figures")  # no test here reads a figure
 
 
 def train(tmp_path, name="run", **changes):

@@ -7,6 +7,7 @@ import signal
 import h5py
 import jax
 import numpy as np
+import pytest
 
 from export_check import assert_exported_model_scores_as_summary
 from sciml import cases, cli
@@ -22,6 +23,7 @@ TINY = ["equation.start.time=0.2", "equation.start.cells_per_diameter=10", "equa
         "training.adam.steps=4", "training.lbfgs.steps=0", "training.log_every=2", "evaluation.grid=[12,5,3]"]
 
 
+@pytest.mark.figures
 def test_datagen_makes_the_start_and_a_run_begins_from_it(tmp_path, capsys):
     path = str(tmp_path / "start.h5")
     overrides = [f"equation.start.path={path}", *TINY]
