@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from sciml import averaging, schedules
 from sciml.config import spec, suggest
 from sciml.errors import Invalid
+from sciml.nn.deeponet import conv_shape
 from sciml.nn.fno import check_modes
 from sciml.nn.mlp import Activation
 from sciml.parallel import ParallelConfig
@@ -220,8 +221,9 @@ class ModelConfig:
     type: Literal["fno", "recurrent", "space_time", "deeponet"] = spec(
         "fno", help="fno: inputs -> outputs in one pass; recurrent: one time step at a time, fed back "
                     "(vorticity); space_time: FNO-3D over (x, y, t) (vorticity); deeponet: a DeepONet, a branch MLP "
-                    "on the inputs at the sensors times a trunk MLP on the output points' coordinates (any grid or "
-                    "point set; with physics terms, a physics-informed DeepONet: derivatives through the trunk)")
+                    "(or CNN) on the inputs at the sensors times a trunk MLP on the output points' coordinates (any "
+                    "grid or point set; with physics terms, a physics-informed DeepONet: derivatives through the "
+                    "trunk)")
     modes: list[int] = spec(factory=lambda: [12, 12], ge=1, help="Fourier modes kept per axis")
     width: int = spec(32, ge=1, help="channels of the Fourier layers")
     layers: int = spec(4, ge=1)
@@ -255,6 +257,11 @@ class ModelConfig:
     harmonics: int = spec(0, ge=0, help="deeponet: the trunk takes cos 2 pi k x, sin 2 pi k x (k = 1..harmonics) of "
                                         "each coordinate, in place of x on a periodic grid (an exactly periodic "
                                         "output), beside it otherwise; 0: the coordinates alone")
+    conv: list[int] = spec(factory=list, ge=1, help="deeponet: a CNN branch, the channels of its convolutions on the "
+                                                    "sensors' grid (each activated, no padding), before the branch "
+                                                    "MLP on their flattened outputs; []: the MLP alone (a tensor grid)")
+    conv_kernel: int = spec(5, ge=1, help="deeponet: points per axis of the CNN branch's kernels (model.conv)")
+    conv_stride: int = spec(2, ge=1, help="deeponet: the CNN branch's stride (model.conv)")
 
 
 @dataclass(frozen=True)
@@ -276,7 +283,8 @@ MODELS = {
     "fno": ModelKind(_FNO_KEYS),
     "recurrent": ModelKind(_FNO_KEYS + ("step",), trajectory=True, field=False, edges=False),
     "space_time": ModelKind(_FNO_KEYS, trajectory=True, field=False, edges=False),
-    "deeponet": ModelKind(("branch", "trunk", "basis", "sensors", "harmonics"), grids=GRID_KINDS + ("points",),
+    "deeponet": ModelKind(("branch", "trunk", "basis", "sensors", "harmonics", "conv", "conv_kernel", "conv_stride"),
+                          grids=GRID_KINDS + ("points",),
                           fourier=False),
 }
 
@@ -367,6 +375,11 @@ class TrainingConfig:
                                                  "terms and derived fields: the Taylor engine, or nested jvp (the "
                                                  "reference, for `sciml bench fno-step` comparisons)")
     checkpoint_every: int = spec(10, ge=1, help="epochs between `latest` checkpoints")
+    augment: Literal["none", "dihedral"] = spec(
+        "none", help="dihedral: each training sample turned by a random one of the square's 8 symmetries (rotations "
+                     "by quarter turns, reflections), inputs and outputs alike, for an operator that commutes with "
+                     "them (Darcy with a constant source on the unit square); a 2-D tensor grid of equal axes, the "
+                     "data term alone")
 
     def check(self):
         if self.schedule.warmup and self.schedule.warmup >= self.epochs:
@@ -464,6 +477,11 @@ class FnoCase:
         if m.vanish_on_edges and (not kind.edges or gen.grid != "closed"):
             raise Invalid("model.vanish_on_edges", f"needs model.type fno or deeponet on a closed grid, not {m.type} "
                                                    f"on a {gen.grid} grid ({gen.name})")
+        if self.training.augment != "none" and (gen.grid == "points" or gen.dims != 2 or self.training.terms.physics
+                                                or self.data.n_labelled is not None or kind.trajectory):
+            raise Invalid("training.augment", f"{self.training.augment} turns the samples of a 2-D tensor grid for "
+                                              f"the data term alone (no physics terms, no data.n_labelled), not "
+                                              f"{gen.name!r}'s ({gen.dims}-D, {gen.grid})")
         if gen.grid == "points" and self.training.loss == "h1":
             raise Invalid("training.loss", "h1 takes the derivatives of a periodic grid's series; a point set "
                                            "(data.grid) trains with rel_l2")
@@ -491,11 +509,22 @@ class FnoCase:
             raise Invalid("model.step", f"must be <= data.t_in = {self.data.t_in}")
 
     def _check_sensors(self, gen):
-        """A DeepONet's sensors: more than one per axis of the training grid."""
-        n, stride = self.data.resolution, self.model.sensors
+        """A DeepONet's sensors: more than one per axis of the training grid; a CNN branch's convolutions fit them."""
+        m = self.model
+        n, stride = self.data.resolution, m.sensors
         if stride >= n:
             raise Invalid("model.sensors", f"a stride of {stride} leaves one sensor of the {n} points per axis "
                                            f"(data.resolution)")
+        if m.conv and gen.grid == "points":
+            raise Invalid("model.conv", "a CNN branch reads the sensors on a tensor grid, not a point set "
+                                        f"({self.data.grid!r})")
+        if m.conv:
+            per_axis = len(range(0, n, stride))
+            try:
+                conv_shape([per_axis], len(m.conv), m.conv_kernel, m.conv_stride)
+            except ValueError as e:
+                raise Invalid("model.conv", f"{e} (the {per_axis} sensors per axis of data.resolution {n} at "
+                                            f"model.sensors {stride})") from None
 
     def _check_training(self, gen):
         m = self.model

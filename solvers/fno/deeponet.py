@@ -9,6 +9,7 @@ points' bounding box), through harmonics where ``model.harmonics`` asks. So the 
 coordinates: on another test grid the network takes that grid's inputs at the same sensors (:func:`sensor_weights`:
 linear interpolation along each axis, the values themselves where the grid holds the sensors, as a closed grid of
 ``S`` points holds those of ``s`` when ``(S - 1) / (s - 1)`` is an integer) and answers at all of its points.
+``model.conv`` makes the branch a CNN on the sensors' grid (:func:`sciml.nn.deeponet.branch`).
 ``model.vanish_on_edges`` multiplies the outputs by the FNO's edge factor (:func:`.model.edge_factor`), ``stats``
 are the FNO's scalings (:func:`.model.scalings`).
 
@@ -67,12 +68,13 @@ def build(cfg: FnoCase, in_channels: int, out_channels: int, grid: np.ndarray | 
     flat = grid.reshape(-1, d).astype(np.float64)
     low, span = (flat.min(0), np.where(np.ptp(flat, 0) > 0, np.ptp(flat, 0), 1.0)) if points else (0.0, 1.0)
     periodic = kind == "periodic"
+    grid_sensors = () if points else sensor_shape(train_shape, m.sensors)  # a CNN branch's grid (model.conv)
     sensors = math.prod(sensor_shape(train_shape, m.sensors)) * in_channels
     power = cfg.source.edge_power(cfg.data.params)
 
     def init(key):
         return net.init(key, sensors, net.feature_count(d, m.harmonics, periodic), out_channels, m.basis,
-                        m.branch, m.trunk, dtype)
+                        m.branch, m.trunk, dtype, m.conv, grid_sensors, m.conv_kernel, m.conv_stride)
 
     def output_points(shape):
         """The output points ``(n, d)`` of inputs on a grid of ``shape``: the point set's, or the tensor grid's."""
@@ -95,7 +97,8 @@ def build(cfg: FnoCase, in_channels: int, out_channels: int, grid: np.ndarray | 
         branch's coefficients of the inputs ``x`` once, then ``points (..., d) -> (..., batch, channels)`` through
         the trunk, which the physics terms differentiate with the Taylor engine (:mod:`.physics`)."""
         p = policy.cast(params)
-        b = net.branch(p, at_sensors((x - st["x_mean"]) / st["x_std"]).astype(compute), m.activation)
+        b = net.branch(p, at_sensors((x - st["x_mean"]) / st["x_std"]).astype(compute), m.activation,
+                       grid_sensors, m.conv_stride)
 
         def at(y):
             phi = net.features((y - jnp.asarray(low, y.dtype)) / jnp.asarray(span, y.dtype), m.harmonics, periodic)

@@ -343,6 +343,19 @@ def moments(cfg: FnoCase, train_set: data.Split):
     return mx, sx, np.zeros_like(my), np.full_like(sy, scale)
 
 
+def dihedral(x: np.ndarray, y: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Samples ``(batch, s, s, channels)`` of inputs ``x`` and outputs ``y``, each sample ``i`` turned by element
+    ``g[i]`` (0..7) of the square's symmetry group: ``g % 4`` quarter turns, then a reflection where ``g >= 4``
+    (``training.augment: dihedral``)."""
+    assert x.shape[1] == x.shape[2] and y.shape[1] == y.shape[2], "a square grid (FnoCase.check)"
+
+    def turn(a, k):
+        a = np.rot90(a, k % 4, axes=(0, 1))
+        return a[::-1] if k >= 4 else a
+
+    return (np.stack([turn(a, k) for a, k in zip(x, g)]), np.stack([turn(b, k) for b, k in zip(y, g)]))
+
+
 def labelled_size(cfg: FnoCase) -> int:
     """Samples of the data term's own batch with ``data.n_labelled`` (0 without)."""
     n = cfg.data.n_labelled
@@ -465,7 +478,10 @@ class _Fno:
             return None
         te, ce, losses = time.perf_counter(), time.process_time(), []
         order, labelled = np.random.default_rng([cfg.seed, epoch]), self.labelled(epoch)
+        turns = np.random.default_rng([cfg.seed, epoch, 2])  # training.augment's draws, apart from the order's
         for x, y in self.batch_set.batches(cfg.training.batch_size, order, drop_last=True, rows=self.rows):
+            if cfg.training.augment == "dihedral":
+                x, y = dihedral(x, y, turns.integers(0, 8, len(x)))
             state, loss = self.step_fn(state, *self.put(x, y), *next(labelled))
             losses.append(loss)
             run.tick()
