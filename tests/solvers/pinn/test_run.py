@@ -15,8 +15,6 @@ import xdmf_sidecar
 from cli_cases import write_case
 
 
-
-
 def train(tmp_path, name="run", **changes):
     case = cases.load(write_case(tmp_path, name=f"{name}.yaml", **changes))
     return driver.train(case.config, str(tmp_path / name), quiet=True), tmp_path / name

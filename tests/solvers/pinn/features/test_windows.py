@@ -22,8 +22,6 @@ TINY = ["model.hidden=[8,8]", "sampling.interior=64", "sampling.boundary=16", "s
         "training.adam.steps=10", "training.lbfgs.steps=0", "training.log_every=5", "evaluation.grid=[9,9,5]"]
 
 
-
-
 def load(*overrides):
     return cases.load(CASE, [*TINY, *overrides]).config
 
