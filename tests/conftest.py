@@ -18,12 +18,14 @@ import tempfile
 import pytest
 
 os.environ.setdefault("MPLBACKEND", "Agg")
-# XLA's backend (LLVM) at optimisation level 0: most of the suite's programs run for less time than they take to
-# compile, and level 0 compiles them in about half the time (the marching solvers keep level 3:
-# sciml.compile.MARCHING). A level the caller set in XLA_FLAGS is kept. Processes that tests start inherit the
-# flags; a test that gives one flags of its own adds them to these.
-if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
-    os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} --xla_backend_optimization_level=0".strip()
+# XLA's backend (LLVM) at optimisation level 0, and its CPU fusions emitted by the older emitters rather than the
+# MLIR fusion emitters: most of the suite's programs run for less time than they take to compile, and level 0
+# compiles them in about half the time, the older emitters in about half again (DESIGN.md, the test suite's time;
+# the marching solvers keep XLA's defaults: sciml.compile.MARCHING). A flag the caller set in XLA_FLAGS is kept.
+# Processes that tests start inherit the flags; a test that gives one flags of its own adds them to these.
+for _flag, _value in (("xla_backend_optimization_level", "0"), ("xla_cpu_use_fusion_emitters", "false")):
+    if _flag not in os.environ.get("XLA_FLAGS", ""):
+        os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} --{_flag}={_value}".strip()
 if os.environ.get("SCIML_CACHE_DIR", os.environ.get("SCIML_TEST_CACHE")) == os.environ.get("SCIML_TEST_CACHE"):
     # unset, or this folder inherited from the pytest process that started this one
     os.environ["SCIML_CACHE_DIR"] = os.environ["SCIML_TEST_CACHE"] = tempfile.mkdtemp(prefix="sciml-test-cache-")

@@ -20,11 +20,12 @@ import jax.numpy as jnp
 
 OFF = ("off", "none", "0", "false", "no")
 MIN_COMPILE_S = 0.1  # programs compiled faster than this are not worth a file
-MARCHING = {"xla_backend_optimization_level": 3}
+MARCHING = {"xla_backend_optimization_level": 3, "xla_cpu_use_fusion_emitters": True}
 """``compiler_options`` of the classical solvers' time-marching loops (``jax.jit(..., compiler_options=
-MARCHING)``): XLA's full backend optimisation (its default) whatever ``XLA_FLAGS`` asks for the process, since
-their run is long beside their compile. The test suite compiles everything else at level 0 (tests/conftest.py):
-most of its programs run for less time than they take to compile."""
+MARCHING)``): XLA's full backend optimisation and its MLIR fusion emitters (its defaults) whatever ``XLA_FLAGS``
+asks for the process, since their run is long beside their compile. The test suite compiles everything else at
+level 0 with the older emitters (tests/conftest.py): most of its programs run for less time than they take to
+compile."""
 
 
 def default_cache() -> str:

@@ -68,7 +68,9 @@ def test_predict_with_estimate_gives_the_evaluation_s_estimates_and_flags_by_the
     again = export.calibration(cfg, str(tmp_path / "again"), op, state)
     assert set(again) == {"9"} and again["9"]["threshold"] == pytest.approx(calibration["9"]["threshold"], rel=1e-5)
     got = model.predict(x, estimate=True)
-    np.testing.assert_allclose(got["estimate"], want, rtol=1e-5)
+    # two programs (the evaluation's batch with its targets, the prediction's) in float32: their roundings of the
+    # residual's cancellation differ by XLA's emitters (1.4e-5 measured under the test suite's flags)
+    np.testing.assert_allclose(got["estimate"], want, rtol=5e-5)
     np.testing.assert_allclose(got["prediction"], model.predict(x)["prediction"], rtol=1e-6)
     assert np.all(got["threshold"] == calibration["9"]["threshold"])
     np.testing.assert_array_equal(got["flagged"], want >= calibration["9"]["threshold"])
