@@ -22,11 +22,17 @@ def load_case(source, overrides=()):
     return load(source, list(overrides))
 
 
-def run_case(case, out: str | None = None, resume: str | None = None, quiet: bool = False) -> dict:
-    """Train a loaded case into a run folder and return its summary."""
+def run_case(case, out: str | None = None, resume: str | None = None, quiet: bool = False,
+             plots: bool | None = None) -> dict:
+    """Train a loaded case into a run folder and return its summary. ``plots=False`` writes no figures (as
+    ``sciml run --no-plots``); None (the default): as the environment's ``SCIML_PLOTS`` says (on unless off)."""
+    import contextlib
+
+    from . import plots as figures
     from .cases import run
 
-    return run(case, out, resume, quiet)
+    with contextlib.nullcontext() if plots is None else figures.writing(plots):
+        return run(case, out, resume, quiet)
 
 
 def datagen_case(case, quiet: bool = True, force: bool = False, workers: int = 1) -> str:

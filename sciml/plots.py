@@ -6,12 +6,15 @@ axes, norms and labels); the caller saves it. Figures use constrained layout (no
 field whose values change sign (``min < 0 < max``: moments, shear, vorticity, a velocity component) is drawn
 with a diverging map centred at zero; one of a single sign with a sequential map (:func:`colour_scale`).
 Labels carry units where the case gives them (:func:`label`). Within :func:`disabled` (``sciml run
---no-plots``) :func:`save` writes nothing: the figures cost about 0.3 s of CPU each, a good part of a small run.
+--no-plots``, ``sciml.run_case(..., plots=False)``), or where the environment sets ``SCIML_PLOTS=off`` and no
+:func:`writing` block says otherwise, :func:`save` writes nothing: the figures cost about 0.3-1 s of CPU each, a
+good part of a small run.
 """
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import os
 from collections.abc import Iterator
 
 import matplotlib.pyplot as plt
@@ -23,12 +26,14 @@ from .io.atomic import atomic_path
 # The backend is the front door's choice (the CLI draws off-screen; a notebook keeps its own): nothing here sets it.
 
 DIVERGING, SEQUENTIAL = "RdBu_r", "viridis"
-_WRITING = contextvars.ContextVar("plots_writing", default=True)
+_WRITING: contextvars.ContextVar[bool | None] = contextvars.ContextVar("plots_writing", default=None)
+ENV = "SCIML_PLOTS"  # "off" (or 0, false, no): runs write no figures unless a writing(True) block asks
 
 
 @contextlib.contextmanager
-def writing(on: bool) -> Iterator[None]:
-    """Within it :func:`save` writes its figure (``on``) or only closes it (not ``on``)."""
+def writing(on: bool | None) -> Iterator[None]:
+    """Within it :func:`save` writes its figure (``on``) or only closes it (``False``); None: as the environment's
+    ``SCIML_PLOTS`` says."""
     token = _WRITING.set(on)
     try:
         yield
@@ -42,9 +47,16 @@ def disabled() -> contextlib.AbstractContextManager[None]:
     return writing(False)
 
 
+def writes() -> bool:
+    """Whether :func:`save` writes: the innermost :func:`writing` block's say, else the environment's
+    ``SCIML_PLOTS`` (on unless ``off``, ``0``, ``false`` or ``no``)."""
+    on = _WRITING.get()
+    return os.environ.get(ENV, "on").strip().lower() not in ("off", "0", "false", "no") if on is None else on
+
+
 def save(fig, path: str, dpi: int = 110, tight: bool = True) -> None:
-    """Write ``fig`` as a PNG at ``path`` atomically (not within :func:`disabled`) and close it."""
-    if _WRITING.get():
+    """Write ``fig`` as a PNG at ``path`` atomically (when :func:`writes`) and close it."""
+    if writes():
         with atomic_path(path) as tmp:
             fig.savefig(tmp, format="png", dpi=dpi, **({"bbox_inches": "tight"} if tight else {}))
     plt.close(fig)

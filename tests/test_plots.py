@@ -64,3 +64,18 @@ def test_within_disabled_save_writes_nothing_and_closes_the_figure(tmp_path):
     fig, _ = plots.figure()
     plots.save(fig, str(tmp_path / "on.png"))  # and after it, as before
     assert not plt.fignum_exists(fig.number) and (tmp_path / "on.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.figures
+def test_sciml_plots_off_in_the_environment_writes_nothing_unless_a_writing_block_asks(tmp_path, monkeypatch):
+    monkeypatch.setenv("SCIML_PLOTS", "off")
+    with plots.writing(None):  # no block's say (the suite's marker gives one): the environment's
+        fig, _ = plots.figure()
+        plots.save(fig, str(tmp_path / "off.png"))
+        with plots.writing(True):
+            fig, _ = plots.figure()
+            plots.save(fig, str(tmp_path / "on.png"))
+    assert not (tmp_path / "off.png").exists() and (tmp_path / "on.png").is_file()
+    monkeypatch.setenv("SCIML_PLOTS", "On")
+    with plots.writing(None):
+        assert plots.writes()
