@@ -26,6 +26,7 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 for _flag, _value in (("xla_backend_optimization_level", "0"), ("xla_cpu_use_fusion_emitters", "false")):
     if _flag not in os.environ.get("XLA_FLAGS", ""):
         os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} --{_flag}={_value}".strip()
+os.environ["SCIML_PLOTS"] = "off"  # figures built, not written (:func:`_figures`)
 if os.environ.get("SCIML_CACHE_DIR", os.environ.get("SCIML_TEST_CACHE")) == os.environ.get("SCIML_TEST_CACHE"):
     # unset, or this folder inherited from the pytest process that started this one
     os.environ["SCIML_CACHE_DIR"] = os.environ["SCIML_TEST_CACHE"] = tempfile.mkdtemp(prefix="sciml-test-cache-")
@@ -88,21 +89,18 @@ def pytest_configure(config):
                                        "write any)")
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _no_figures():
-    """The suite's runs build their figures but write none (``sciml.plots.disabled``: drawing a PNG costs about
-    0.4 s, half the time of a small run's end); a test marked ``figures`` writes them (:func:`_figures`)."""
-    from sciml import plots
-
-    with plots.disabled():
-        yield
-
-
 @pytest.fixture(autouse=True)
-def _figures(request):
+def _figures(request, monkeypatch):
+    """The suite's runs build their figures but write none (``SCIML_PLOTS=off``, set above for this process and
+    those it starts: drawing a PNG costs about 0.4 s, half the time of a small run's end); a test marked
+    ``figures`` writes them, in process and in the processes it starts."""
     from sciml import plots
 
-    with plots.writing(request.node.get_closest_marker("figures") is not None):
+    if request.node.get_closest_marker("figures") is None:
+        yield
+        return
+    monkeypatch.setenv("SCIML_PLOTS", "on")
+    with plots.writing(True):
         yield
 
 

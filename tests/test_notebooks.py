@@ -28,7 +28,6 @@ def test_stored_without_outputs_and_built_from_source(path):
 def test_runs_top_to_bottom_in_small_mode(path, tmp_path, monkeypatch):
     monkeypatch.setenv("SCIML_NOTEBOOK_SMALL", "1")
     monkeypatch.setenv("SCIML_NOTEBOOK_OUT", str(tmp_path))
-    monkeypatch.setenv("SCIML_PLOTS", "off")  # the runs' own PNGs (the notebooks show theirs inline): a third of 07
     monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's own inline backend, as for a user
     nb = nbformat.read(path, as_version=4)
     # started in a folder outside the checkout (as from notebooks/ in Jupyter): cases are found by name
