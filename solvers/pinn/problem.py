@@ -52,7 +52,9 @@ several processes ``sample(rng, share)`` draws this process's share of every cou
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+import os
+from collections.abc import Callable, Iterator
 
 import jax
 import jax.numpy as jnp
@@ -310,11 +312,43 @@ def check(cfg: PinnCase) -> None:
     (:func:`_weights`, which training applies), the equation takes the unknowns as traced values and a family's
     parameters as values per point. Assembling traces the residuals abstractly (no compute; observations by a
     stand-in, so that a case loads before ``sciml datagen`` made its data, and a start flow by zeros), and only a
-    case that sets weights, time windows, exact conditions, unknowns or parameters pays for it."""
+    case that sets weights, time windows, exact conditions, unknowns or parameters pays for it, once a process for
+    the same case on the same files (:func:`_stamp`)."""
     features.check(cfg, build_geometry(cfg.geometry))
-    if cfg.loss.weights or cfg.training.windows > 1 or cfg.conditions.shaped or cfg.unknowns or cfg.parameters:
+    needs = cfg.loss.weights or cfg.training.windows > 1 or cfg.conditions.shaped or cfg.unknowns or cfg.parameters
+    if needs and _stamp(cfg) not in _ASSEMBLED:
         with Policy.of(cfg.dtype).precision(), equations.checking():
             Problem(cfg, observe=False)
+        _ASSEMBLED.add(_stamp(cfg))
+
+
+_ASSEMBLED: set[tuple] = set()
+"""The :func:`_stamp` of each case whose problem :func:`check` assembled in this process: the same case loaded
+again (a run's ``config.yaml`` read back, a resume, a sweep) is not assembled again (1-2 s for a flow's)."""
+
+
+def _stamp(cfg: PinnCase) -> tuple:
+    """The case's settings, the size and time of every file it names and its equation's class (a name registered
+    again is another equation): equal only for the same case on the same files."""
+    files = sorted({v for v in _strings(cfg) if os.path.isfile(v)})
+    return repr(cfg), tuple((f, os.stat(f).st_size, os.stat(f).st_mtime_ns) for f in files), \
+        equations.EQUATIONS[cfg.equation.type][1]
+
+
+def _strings(value) -> Iterator[str]:
+    """Every string in a config (dataclasses, mappings and sequences of them)."""
+    if isinstance(value, str):
+        yield value
+    elif dataclasses.is_dataclass(value):
+        for f in dataclasses.fields(value):
+            yield from _strings(getattr(value, f.name))
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(k)
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
 
 
 def _plus(net: Callable, particular: Callable, dim: int) -> Callable:

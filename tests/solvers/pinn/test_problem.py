@@ -287,3 +287,26 @@ def test_initial_points_in_a_layer_along_a_part():
     assert len(start) == 140 and start.min() >= 0.06 and np.sum(start < 0.1) >= 40 and inside.min() < 0.06
     with pytest.raises(ConfigError, match=r"sampling\.near\.cylinder\.initial: initial points need a time interval"):
         cases.load("dfg_2d1", ["sampling.near.cylinder.initial=10"])
+
+
+def test_a_case_loaded_again_on_the_same_files_is_assembled_once(tmp_path, monkeypatch):
+    from sciml.solvers.pinn import problem as module
+
+    made = []
+    monkeypatch.setattr(module, "Problem", lambda cfg, **kw: made.append(cfg))
+    monkeypatch.setattr(module, "_ASSEMBLED", set())
+    weights = ["loss.weights={pde: 2.0}", "model.hidden=[4]"]
+    cases.load("plate", weights)
+    cases.load("plate", weights)
+    assert len(made) == 1  # the same case: assembled once
+    cases.load("plate", [*weights, "equation.q0=2.0"])
+    assert len(made) == 2  # another case
+    data = tmp_path / "sensors.csv"
+    data.write_text("x,y,w\n0.5,0.5,0.0\n")
+    identify = [f"data.path={data}", "model.hidden=[4]"]
+    cases.load("plate_identify", identify)
+    cases.load("plate_identify", identify)
+    assert len(made) == 3
+    os.utime(data, ns=(0, 0))  # a file it names changed: assembled again
+    cases.load("plate_identify", identify)
+    assert len(made) == 4
