@@ -24,8 +24,10 @@ import numpy as np
 from ..errors import BadFile, UserError
 from ..io.atomic import write_bytes, write_json
 from ..version import __version__
+from .pieces import in_pieces
 
 SUFFIX = ".jaxexport"
+PIECE = 1 << 16  # numbers of input a call of the export takes at once (:func:`load`)
 
 
 def save(path: str, fn: Callable, input_shape: tuple[int | str, ...], dtype, meta: dict) -> tuple[str, str]:
@@ -85,7 +87,10 @@ def _shape_text(shape: list) -> str:
 
 
 def load(path: str) -> tuple[Callable, dict]:
-    """``(call, meta)``: ``call(array (n, ...)) -> {name: array}``."""
+    """``(call, meta)``: ``call(array (n, ...)) -> {name: NumPy array}``, in pieces of about :data:`PIECE` input
+    numbers (:func:`~sciml.compile.pieces.in_pieces`): any number of points or samples in bounded memory. A PINN's
+    pieces of points are padded to one of a few sizes, so that the many sizes of a user's calls compile a few
+    programs; an operator's samples are not (padding a few samples would multiply their work)."""
     base = path[: -len(SUFFIX)] if path.endswith(SUFFIX) else path
     for p in (base + SUFFIX, base + ".json"):
         if not os.path.isfile(p):
@@ -104,8 +109,11 @@ def load(path: str) -> tuple[Callable, dict]:
     dtype = np.dtype(meta["dtype"])
 
     def call(x):
+        x = np.asarray(x, dtype)
+        size = max(1, int(np.prod(x.shape[1:])))  # numbers a row: a point's coordinates, an operator's input field
+        most = 1 << max(0, (PIECE // size).bit_length() - 1)  # rows a piece: a power of two
         with jax.enable_x64(dtype == np.float64):  # a float64 model takes float64 inputs: JAX must not narrow them
-            return exported.call(np.asarray(x, dtype))
+            return in_pieces(exported.call, x, most, least=256 if meta.get("solver") == "pinn" else None)
 
     return call, meta
 

@@ -12,7 +12,7 @@ with, which its summary scores): a curriculum's last stage, an ensemble's member
 - Time windows (``training.windows``, :mod:`sciml.solvers.pinn.features.windows`) give each point from the window that
   holds its time, as the run's evaluation does: windows ``0 .. k-1`` from ``checkpoints/window_<j>.h5``, the window the
   model was saved in (its ``stage``) from the model; a run stopped in window ``k`` answers later times with window
-  ``k``.
+  ``k``. A call computes only the windows that its points fall in (:func:`_where_held`).
 """
 from __future__ import annotations
 
@@ -60,10 +60,11 @@ def export_model(cfg: PinnCase, run_dir: str):
         return jax.vmap(one(problem, params))(z)
 
     def fn(x):
-        each = [fields(p, params, x) for p, params in pieces]
-        if len(each) == 1:
-            return each[0]
-        k = jnp.minimum(windows.index(cfg, x[:, dim - 1], jnp), len(each) - 1)  # time is the last coordinate
+        if len(pieces) == 1:
+            return fields(*pieces[0], x)
+        k = jnp.minimum(windows.index(cfg, x[:, dim - 1], jnp), len(pieces) - 1)  # time is the last coordinate
+        each = [_where_held(k == j, lambda x, p=p, params=params: fields(p, params, x), x)
+                for j, (p, params) in enumerate(pieces)]
         return {name: jnp.select([k == j for j in range(len(each))], [e[name] for e in each]) for name in each[0]}
 
     coords = list(eq.coords) + (list(family.names) if family is not None else [])
@@ -76,6 +77,14 @@ def export_model(cfg: PinnCase, run_dir: str):
             "scalings": {"note": "applied inside: the network sees (x - center) / scale",
                          "center": np.asarray(center, float).tolist(), "scale": np.asarray(scale, float).tolist()}}
     return fn, (len(coords),), np.dtype(dtype), meta
+
+
+def _where_held(held, fields, x) -> dict:
+    """A window's ``fields(x)`` where some point is ``held`` in it, zeros where none is: a call of the export
+    computes the windows its points fall in, not every window (``sciml predict`` calls it in pieces, so points
+    given in time order touch one or two windows a piece)."""
+    shapes = jax.eval_shape(fields, x)
+    return jax.lax.cond(jnp.any(held), fields, lambda x: {k: jnp.zeros(v.shape, v.dtype) for k, v in shapes.items()}, x)
 
 
 def _pieces(cfg: PinnCase, run_dir: str, path: str) -> tuple[list[tuple[Problem, object]], int]:

@@ -2,7 +2,8 @@
 
 :class:`Outputs` is what :class:`~sciml.solvers.pinn.problem.Problem` answers for ``predict``, ``output``,
 ``inputs``, ``derived`` and ``network_fields``: one jitted function per function of the fields, evaluated in
-pieces padded to a few sizes (:func:`bucket`) so that a run's many evaluations compile a few shapes.
+pieces padded to a few sizes (:func:`sciml.compile.pieces.bucket`) so that a run's many evaluations compile a few
+shapes.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from sciml.compile.pieces import in_pieces
 from sciml.equations.fields import Fields
 from sciml.errors import UserError
 
@@ -80,25 +82,9 @@ class Outputs:
                 values: dict | None = None) -> dict:
         """``{field: values (N,)}``: the derived fields at physical ``points (N, D)``, ``chunk`` at a time;
         ``of``: another function of the fields to report (e.g. the equation's physical gradients); ``values``:
-        a family's parameters (:meth:`inputs`). Each piece is padded to one of a few sizes (:func:`bucket`), so
-        that the many calls of a run's evaluation and checks (grids, rings, sections; one snapshot per time)
-        compile a few shapes, not one per point count."""
+        a family's parameters (:meth:`inputs`). Each piece is padded to one of a few sizes
+        (:func:`~sciml.compile.pieces.bucket`), so that the many calls of a run's evaluation and checks (grids,
+        rings, sections; one snapshot per time) compile a few shapes, not one per point count."""
         xh = np.asarray(self.inputs(points, values), float)
         fn = self.derived if of is None else self.output(of)
-        pieces = []
-        for i in range(0, len(xh), chunk):
-            piece = xh[i:i + chunk]
-            n = len(piece)
-            padded = np.concatenate([piece, np.repeat(piece[-1:], bucket(n, chunk) - n, axis=0)])
-            pieces.append((n, fn(params, jnp.asarray(padded, self.dtype))))
-        return {k: np.concatenate([np.asarray(p[k])[:n] for n, p in pieces]) for k in pieces[0][1]}
-
-
-def bucket(n: int, most: int, least: int = 256) -> int:
-    """The rows a piece of ``n`` points is padded to in :meth:`Outputs.predict`: the least of ``least``,
-    ``4 least``, ``16 least``, ... that holds them, at most ``most`` (the chunk). Powers of four: a run's
-    evaluation meets at most a handful, for at most four times the work of its smallest calls."""
-    size = least
-    while size < n:
-        size *= 4
-    return min(most, size)
+        return in_pieces(lambda piece: fn(params, jnp.asarray(piece, self.dtype)), xh, chunk)

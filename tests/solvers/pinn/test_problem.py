@@ -14,7 +14,6 @@ from sciml import cases, equations
 from sciml.autodiff import api
 from sciml.errors import ConfigError
 from sciml.solvers.pinn import model
-from sciml.solvers.pinn.output.predict import bucket
 from sciml.solvers.pinn.problem import Problem
 
 
@@ -154,8 +153,6 @@ def test_predict_pads_pieces_to_a_few_sizes_and_gives_every_point_its_own_value(
         assert got.shape == (n,)
         np.testing.assert_allclose(got, whole[:n], rtol=1e-13, atol=1e-15)
     assert prob.derived._cache_size() == 3  # 256, 1024 and 4096 rows: one program each
-    assert [bucket(n, 16384) for n in (0, 256, 257, 4096, 4097, 20000)] == [256, 256, 1024, 4096, 16384, 16384]
-    assert bucket(300, 64) == 64  # never past the chunk
 
 
 def test_predict_of_another_function_of_the_fields(problem):

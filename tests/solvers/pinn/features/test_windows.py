@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from export_check import assert_exported_model_scores_as_summary
 
-from sciml import cases, rundir
+from sciml import cases, load_run, rundir
+from sciml.compile import export
 from sciml.errors import ConfigError, UserError
 from sciml.io import checkpoint
 from sciml.solvers.pinn import run as driver
@@ -151,6 +152,11 @@ def test_windows_march_and_resume_with_the_next_window_exactly(tmp_path):
     assert os.path.isfile(windows.path(folder, 0)) and not os.path.exists(windows.path(folder, 1))  # last: model
     # exported as one model: each point from its window, scoring as the summary (issue 74)
     assert {"rel_l2_u", "rel_l2_v"} <= set(assert_exported_model_scores_as_summary(folder, tmp_path))
+    call, _ = export.load(str(tmp_path / "export_check.jaxexport"))  # points of one window: that window computed
+    pts = np.random.default_rng(0).uniform(0.0, 1.0, (300, 3)) * [2 * np.pi, 2 * np.pi, 0.25]
+    for pts in (pts, pts + [0.0, 0.0, 0.25], pts * [1.0, 1.0, 2.0]):  # the first window, the second, both
+        for k, v in load_run(folder).predict(pts).items():
+            np.testing.assert_allclose(call(pts)[k], v, rtol=1e-9, atol=1e-12 * np.abs(v).max(), err_msg=k)
     rows = Path(folder, "metrics.csv").read_text().splitlines()[1:]
     assert [int(r.split(",")[0]) for r in rows] == [5, 10, 15, 20]
     # the first window alone, then resumed in the case of two windows of its length: it goes on with the second
