@@ -21,7 +21,8 @@ profiles (curves with reference points) for the driver to plot.
   ``symmetry_v = ||v + Rv|| / ||v||``, ``symmetry_p`` (``R``: the mirror image).
 - ``dfg_cylinder``: the DFG benchmark quantities of a cylinder in a channel (:mod:`.ns_dfg`).
 - ``forces`` (run for the parts in ``equation.forces``, not named in ``checks``): the drag and lift of an
-  obstacle of any shape by the line integral along it (:func:`forces`).
+  obstacle of any shape by the volume integral over a band around it, and by the line integrals along it
+  (:func:`forces`).
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .ns_forces import line_forces
+from .ns_forces import band_forces, coefficient, line_forces
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 
@@ -141,23 +142,50 @@ def mass_flux(eq, predict) -> Check:
 
 
 FORCE_POINTS = 8192  # points of the midpoint rule along a part whose forces are reported
+BAND_CELLS = 64  # cells across the band of the volume forces on an obstacle (:func:`.ns_forces.band`)
 
 
 def forces(eq, predict) -> Check:
     """The drag and lift coefficients of each part in ``equation.forces`` (an obstacle: a polygon's hole, an
-    airfoil): ``c_D_<part>``, ``c_L_<part>`` by the line integral of the benchmark's formula
-    (:func:`.ns_forces.line_forces`), ``c_D_<part>_stress``, ``c_L_<part>_stress`` by the full stress, with
-    :math:`c = 2F/(\\rho U^2 L)` on the equation's velocity and length scales; the midpoint rule at
-    ``FORCE_POINTS`` points spread evenly along the part."""
-    metrics = {}
+    airfoil), :math:`c = 2F/(\\rho U^2 L)` on the equation's velocity and length scales: ``c_D_<part>``,
+    ``c_L_<part>`` by the volume integral over the band of the fluid within ``width`` of the part
+    (:func:`.ns_forces.band_forces`, as the cylinder's ``dfg_cylinder``: no derivative at the wall), ``width`` half
+    the part's size and at most 0.8 of its distance to the other boundaries; ``c_D_<part>_surface`` by the line
+    integral of the benchmark's formula and ``c_D_<part>_stress`` by the full stress (:func:`.ns_forces.line_forces`;
+    the midpoint rule at ``FORCE_POINTS`` points spread evenly along the part). A part that meets another boundary
+    (a channel's walls) has no band: its ``c_D_<part>`` is the line integral's, and a note says so."""
+    metrics, notes = {}, []
+    rng = np.random.default_rng(0)
     for part in eq.config.forces:
-        pts, outward = eq.domain.boundary(part, FORCE_POINTS, np.random.default_rng(0), "grid")
-        f = line_forces(lambda x: predict(x, of=eq.gradients), pts, -outward, eq.domain.measure(part) / len(pts),
-                        eq.nu, eq.rho)
+        pts, outward = eq.domain.boundary(part, FORCE_POINTS, rng, "grid")
+        flow = lambda x: predict(x, of=eq.gradients)  # noqa: E731
+        f = line_forces(flow, pts, -outward, eq.domain.measure(part) / len(pts), eq.nu, eq.rho)
         c = f.coefficients(eq.rho, eq.U, eq.config.length)
-        metrics.update({f"c_D_{part}": c["c_D_surface"], f"c_L_{part}": c["c_L_surface"],
+        metrics.update({f"c_D_{part}_surface": c["c_D_surface"], f"c_L_{part}_surface": c["c_L_surface"],
                         f"c_D_{part}_stress": c["c_D_stress"], f"c_L_{part}_stress": c["c_L_stress"]})
-    return Check(metrics)
+        width = band_width(eq, part, pts)
+        if width is None:
+            metrics.update({f"c_D_{part}": c["c_D_surface"], f"c_L_{part}": c["c_L_surface"]})
+            notes.append(f"forces: {part} meets another boundary; c_D_{part}, c_L_{part} by the line integral")
+            continue
+        drag, lift = band_forces(flow, pts, lambda x: eq.domain.contains(x, 1e-12), width, eq.nu, eq.rho,
+                                 BAND_CELLS)
+        metrics.update({f"c_D_{part}": coefficient(drag, eq.rho, eq.U, eq.config.length),
+                        f"c_L_{part}": coefficient(lift, eq.rho, eq.U, eq.config.length)})
+    return Check(metrics, notes)
+
+
+def band_width(eq, part: str, pts: np.ndarray) -> float | None:
+    """The width of the volume forces' band around ``part`` (points ``pts`` along it): half its size, at most 0.8
+    of its distance to the other parts; None when that is under a tenth of its size (it meets another boundary)."""
+    from scipy.spatial import cKDTree
+
+    size = float(np.max(np.ptp(pts, axis=0)))
+    rng = np.random.default_rng(0)
+    others = [eq.domain.boundary(p, 2048, rng, "grid")[0] for p in eq.domain.parts if p != part]
+    gap = float(np.min(cKDTree(pts).query(np.concatenate(others))[0])) if others else np.inf
+    width = min(size / 2, 0.8 * gap)
+    return width if width >= size / 10 else None
 
 
 def symmetry(eq, predict) -> Check:

@@ -30,7 +30,9 @@ formula for a no-slip, divergence-free field) less :math:`\int_\Omega R\cdot(\ph
 momentum residual :math:`\rho(\partial_t u + (u\cdot\nabla)u) + \nabla p - \rho\nu\Delta u`: for an exact
 solution it is the force whatever :math:`\phi`, and it needs no derivative of the field at the wall. Here
 :math:`\phi(r) = 1 - s^2 (3 - 2s)`, :math:`s = (r - a)/(R - a)`, and the ring's quadrature is Gauss–Legendre in
-:math:`r` times the trapezoid rule in the angle (:func:`ring`). A frozen unsteady flow adds
+:math:`r` times the trapezoid rule in the angle (:func:`ring`). An obstacle of any shape (a polygon, an airfoil)
+takes the same form with :math:`s = d/\delta`, :math:`d` the distance to its wall, over the band
+:math:`d < \delta` by the midpoint rule on square cells (:func:`band_forces`). A frozen unsteady flow adds
 :math:`\rho\,\partial_t u\cdot e\,\phi` to the integrand (from ``u_t``, ``v_t`` in the flow's values; absent:
 steady).
 
@@ -126,16 +128,65 @@ def volume_forces(flow: Flow, center, radius: float, nu: float, rho: float = 1.0
     (default ``3 radius``) around ``center`` (module notes); the ring must lie in the fluid."""
     outer = 3 * radius if outer is None else outer
     pts, r, w = ring(center, radius, outer, n_r, n_theta)
-    f = {k: np.asarray(v, float) for k, v in flow(pts).items()}
     phi, dphi = cutoff(r, radius, outer)
-    phi_x, phi_y = dphi * (pts[:, 0] - center[0]) / r, dphi * (pts[:, 1] - center[1]) / r
+    grad = (pts - np.asarray(center, float)) / r[:, None]
+    return weak_forces(flow(pts), w, phi, dphi[:, None] * grad, nu, rho)
+
+
+def weak_forces(f: dict, w: np.ndarray, phi: np.ndarray, grad_phi: np.ndarray, nu: float,
+                rho: float = 1.0) -> tuple[float, float]:
+    """``(drag, lift)``: the volume integral of the module notes by the quadrature of weights ``w (N,)`` at the
+    points where the flow's values are ``f`` and the test function is ``phi (N,)``, its gradient ``grad_phi
+    (N, 2)``."""
+    f = {k: np.asarray(v, float) for k, v in f.items()}
     mu = rho * nu
 
     def force(q: str, p_grad: np.ndarray) -> float:  # the component of the velocity q, the pressure's part
         inertia = rho * (f.get(f"{q}_t", 0.0) + f["u"] * f[f"{q}_x"] + f["v"] * f[f"{q}_y"]) * phi
-        return -float(np.sum(w * (inertia + mu * (f[f"{q}_x"] * phi_x + f[f"{q}_y"] * phi_y) - f["p"] * p_grad)))
+        viscous = mu * (f[f"{q}_x"] * grad_phi[:, 0] + f[f"{q}_y"] * grad_phi[:, 1])
+        return -float(np.sum(w * (inertia + viscous - f["p"] * p_grad)))
 
-    return force("u", phi_x), force("v", phi_y)
+    return force("u", grad_phi[:, 0]), force("v", grad_phi[:, 1])
+
+
+def band(wall: np.ndarray, fluid: Callable[[np.ndarray], np.ndarray], width: float, cells: int = 64,
+         split: int = 8) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The band of the fluid within ``width`` of an obstacle of any shape, given by points ``wall (M, 2)`` along
+    its whole boundary, closely spaced (``fluid(points) -> (N,)`` True in the fluid): ``(points, distance to the
+    wall, its gradient (N, 2), weight)``, the midpoint rule on square cells of side ``h = width / cells`` (those
+    whose centre is in the band), each cell within ``h`` of the wall split into ``split²`` (the wall cuts those:
+    a cell kept or dropped whole there would make the rule first order). The distance is to the nearest wall
+    point (a k-d tree); its gradient is the unit vector from that point."""
+    from scipy.spatial import cKDTree
+
+    tree = cKDTree(wall)
+    h = width / cells
+    lo, hi = wall.min(axis=0) - width, wall.max(axis=0) + width
+    axes = [lo[i] + h * (np.arange(int(np.ceil((hi[i] - lo[i]) / h))) + 0.5) for i in range(2)]
+    pts = np.stack([a.ravel() for a in np.meshgrid(*axes, indexing="ij")], -1)
+    d = tree.query(pts, distance_upper_bound=width)[0]
+    cut = d < h
+    offsets = h * ((np.arange(split) + 0.5) / split - 0.5)
+    within = np.stack(np.meshgrid(offsets, offsets, indexing="ij"), -1).reshape(-1, 2)
+    fine = (pts[cut][:, None, :] + within).reshape(-1, 2)
+    whole = pts[~cut & (d < width)]
+    pts = np.concatenate([whole, fine])
+    w = np.concatenate([np.full(len(whole), h * h), np.full(len(fine), (h / split) ** 2)])
+    d, nearest = tree.query(pts)
+    keep = (d < width) & fluid(pts)
+    pts, d, nearest, w = pts[keep], d[keep], nearest[keep], w[keep]
+    grad = (pts - wall[nearest]) / np.maximum(d, 1e-300)[:, None]
+    return pts, d, grad, w
+
+
+def band_forces(flow: Flow, wall: np.ndarray, fluid: Callable[[np.ndarray], np.ndarray], width: float, nu: float,
+                rho: float = 1.0, cells: int = 64) -> tuple[float, float]:
+    """``(drag, lift)`` on an obstacle of any shape by the volume integral (module notes) over the :func:`band`
+    of ``width`` around it, with the test function ``phi = cutoff(distance to the wall)``: 1 on the wall, 0 from
+    ``width`` on, flat at both. The band must lie in the fluid and meet no other boundary."""
+    pts, d, grad, w = band(wall, fluid, width, cells)
+    phi, dphi = cutoff(d, 0.0, width)
+    return weak_forces(flow(pts), w, phi, dphi[:, None] * grad, nu, rho)
 
 
 def pressure_difference(flow: Flow, a, b) -> float:

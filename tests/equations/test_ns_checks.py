@@ -116,16 +116,45 @@ def test_forces_on_a_part_poiseuille_walls_and_a_pressure_gradient_on_an_airfoil
         return {"u": U * (1 - y**2), "v": zero, "p": -G * x, "u_x": zero, "u_y": -2 * U * y, "v_x": zero,
                 "v_y": zero, "p_x": -G + zero, "p_y": zero}
 
-    m = forces(eq, predict).metrics
+    check = forces(eq, predict)
+    m = check.metrics
     k = 2 / (eq.rho * eq.U**2 * 0.5)
     shear = 2 * eq.rho * eq.nu * 2 * U / (H / 2) * 4.0  # both walls, 4 long: rho nu |u'(+-1)|
-    np.testing.assert_allclose(m["c_D_walls"], k * shear, rtol=1e-9)
+    np.testing.assert_allclose([m["c_D_walls"], m["c_D_walls_surface"]], k * shear, rtol=1e-9)
     np.testing.assert_allclose(m["c_L_walls"], 0.0, atol=1e-9)
+    assert check.notes == ["forces: walls meets another boundary; c_D_walls, c_L_walls by the line integral"]
     area = signed_area(profile)
     no_shear = lambda pts, of=None: {**predict(pts), "u_y": 0.0 * pts[:, 0]}  # noqa: E731
     m = forces(eq, no_shear).metrics
-    np.testing.assert_allclose([m["c_D_airfoil"], m["c_D_airfoil_stress"]], k * G * area, rtol=2e-4)  # 5e-5
-    np.testing.assert_allclose([m["c_L_airfoil"], m["c_L_airfoil_stress"]], 0.0, atol=2e-4 * k * G * area)
+    np.testing.assert_allclose([m["c_D_airfoil_surface"], m["c_D_airfoil_stress"]], k * G * area, rtol=2e-4)
+    np.testing.assert_allclose([m["c_L_airfoil_surface"], m["c_L_airfoil_stress"]], 0.0, atol=2e-4 * k * G * area)
+
+
+def test_forces_on_an_airfoil_by_the_volume_integral_equal_the_line_integral_for_a_solution():
+    """Kovasznay's flow solves the steady Navier-Stokes equations (without no slip on the profile): the volume
+    integral over the band around the profile gives the force of the line integral of the full stress (for a
+    divergence-free field it equals the volume form's rho nu du/dn - p n), to the band's quadrature error."""
+    from sciml.equations.ns_checks import forces
+    from sciml.solvers.pinn.geometry import Polygon
+    from sciml.solvers.pinn.geometry.airfoil import naca4
+
+    dom = Polygon([(-1, -1), (3, -1), (3, 1), (-1, 1)], holes=[(naca4("0012", angle=5.0, points=32), "airfoil")],
+                  names=["walls", "outlet", "walls", "inlet"])
+    eq = create(build(NavierStokesConfig, {"type": "navier_stokes", "Re": 40.0, "conditions": {p: {} for p in dom.parts},
+                                           "forces": ["airfoil"]}), dom)
+    lam = 20.0 - np.sqrt(400.0 + 4 * np.pi**2)
+
+    def predict(pts, of=None):
+        x, y = pts[:, 0], pts[:, 1]
+        e, c, s = np.exp(lam * x), np.cos(2 * np.pi * y), np.sin(2 * np.pi * y)
+        return {"u": 1 - e * c, "v": lam / (2 * np.pi) * e * s, "p": 0.5 * (1 - e**2), "u_x": -lam * e * c,
+                "u_y": 2 * np.pi * e * s, "v_x": lam**2 / (2 * np.pi) * e * s, "v_y": lam * e * c}
+
+    check = forces(eq, predict)
+    m = check.metrics
+    assert check.notes == [] and abs(m["c_D_airfoil_stress"] - m["c_D_airfoil_surface"]) > 0.02 * m["c_D_airfoil"]
+    assert abs(m["c_D_airfoil"] - m["c_D_airfoil_stress"]) < 1e-3 * m["c_D_airfoil_stress"]
+    assert abs(m["c_L_airfoil"] - m["c_L_airfoil_stress"]) < 1e-3 * m["c_D_airfoil_stress"]
 
 
 def test_forces_on_an_unknown_part_are_refused():
