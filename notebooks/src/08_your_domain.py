@@ -1,13 +1,13 @@
 # %% [markdown]
-# # 08 · Your own domain: a plate on a polygon, a flow in a part read from a mesh file
+# # 08 · Your own domain: a plate on a polygon, a part read from a mesh file, heat in it
 #
 # A PINN's domain is the case file's `geometry` section. Besides rectangles, boxes, disks and balls it may be
 # **any simple polygon with holes** (`type: polygon`, edges named by index or by `names`) or **the inside of a
 # closed triangle mesh** read from an STL or OBJ file (`type: mesh`, faces named by their normal or a region).
 # Where the equation has no series on such a shape, the run's reference is a **classical solver on the same
-# shape**: finite elements for a plate on a polygon. This notebook poses both, draws them with their named
-# boundary parts, and trains the plate against its finite-element reference. The guide page "Your own domain"
-# has every key.
+# shape**: finite elements for a plate on a polygon or for heat in a meshed part. This notebook poses both, draws
+# them with their named boundary parts, and trains the plate and the part's temperature against their
+# finite-element references. The guide page "Your own domain" has every key.
 
 # %%
 import os
@@ -120,4 +120,41 @@ inside = part_domain.interior(300, rng, "uniform")
 ax.scatter(inside[:, 0], inside[:, 1], inside[:, 2], s=1, color="0.6", label="interior")
 ax.legend(fontsize=7)
 ax.set_title("the bracket: named faces and interior points")
+plt.show()
+
+# %% [markdown]
+# **Heat in a part, against finite elements.** The shipped case `heat_bracket` solves steady heat conduction
+# −k Δu = 0 inside the filleted bracket `cases/parts/bracket_fillet.stl`: its face at y = 2 (named `hot` by a
+# `where` selector) held at 1, its face at x = 2 (`cold`) at 0, every other face insulated (`surface: {flux: 0}`).
+# There is no series in such a part, so the run's reference is quadratic finite elements on tetrahedra that
+# Gmsh makes from the same STL (scikit-fem's P2 element; the `fem` extra), refined until the temperature on the
+# evaluation grid settles. Measured with the case as shipped (2026-12-03, 2-core CPU shared with other jobs):
+# rel-L2(u) 4.5e-3 against that reference, 211 s the whole run.
+
+# %%
+heat_budget = (["model.hidden=[16, 16]", "sampling.interior=500", "sampling.boundary=256",
+                "sampling.parts={hot: 64, cold: 64}", "training.adam.steps=300", "training.lbfgs.steps=200",
+                "evaluation.grid=[21, 21, 6]", "evaluation.rtol=1e-3"] if SMALL else [])
+heat = sciml.run_case(sciml.load_case("heat_bracket", heat_budget), out=os.path.join(OUT, "heat_bracket"),
+                      quiet=True)
+print("reference:", heat["reference"])
+print(f"relative L2 error of u: {heat['metrics']['rel_l2_u']:.2e}")
+
+# %% [markdown]
+# **The temperature on the mid-plane of the part's thickness** (the grid's middle z), the network against the
+# finite elements; the grid's points outside the part are masked.
+
+# %%
+f = sciml.load_run(heat["run_dir"]).fields
+k = f["x"].shape[2] // 2
+X, Y, inside = f["x"][:, :, k], f["y"][:, :, k], f["inside"][:, :, k].astype(bool)
+u = {name: np.where(inside, f["u"][name][:, :, k], np.nan) for name in ("prediction", "reference")}
+fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
+for ax, (title, data) in zip(axes, [("PINN", u["prediction"]), ("P2 finite elements", u["reference"]),
+                                    ("|error|", np.abs(u["prediction"] - u["reference"]))]):
+    im = ax.pcolormesh(X, Y, data, shading="auto")
+    ax.set_aspect("equal")
+    ax.set_title(f"u at z = {f['z'][0, 0, k]:.3g}, {title}")
+    fig.colorbar(im, ax=ax, shrink=0.8)
+plt.tight_layout()
 plt.show()
