@@ -60,3 +60,24 @@ def test_plate_operator_ood_scores_every_kind_of_load_its_flag_and_its_refinemen
         assert kept or e["refined_error"] == pytest.approx(e["error"], rel=1e-4)
         assert not kept or e["estimate"] >= estimate.FLOOR * m["threshold"]
     assert m["predict_s_per_input"] > 0 and m["refine_s_per_input"] > 0
+
+
+TINY_DARCY = ("data.n_train=8", "data.n_test=4", "data.n_labelled=4", "data.resolution=9", "data.physics_resolution=null",
+              "data.super_resolution=[]", "model.modes=[3,3]", "model.width=6", "model.layers=2", "model.padding=2",
+              "model.projection=[8]", "training.epochs=2", "training.batch_size=4", "evaluation.batch_size=4")
+
+
+def test_darcy_pino_ood_scores_every_kind_of_coefficient_against_the_solver(tmp_path):
+    """The Darcy PINO on a tiny budget: every kind of coefficient scored against the finite-difference solver that
+    made its data, its estimate ranked against the true errors, the flags and the refinement counted as the inputs
+    say."""
+    from sciml.solvers.classical import darcy_kinds
+
+    r = STUDIES["darcy_pino_ood"](overrides=TINY_DARCY, steps=10, grf=1, folder=str(tmp_path))
+    m, inputs = r["metrics"], r["inputs"]
+    assert [e["kind"] for e in inputs] == ["grf"] + [k for k in darcy_kinds.KINDS[1:] for _ in range(2)]
+    assert {f"{k}_{what}" for k in darcy_kinds.KINDS for what in ("error", "estimate", "flagged")} <= set(m)
+    assert -1.0 <= m["spearman"] <= 1.0 and m["flag_misses"] == sum(e["error"] > 0.1 and not e["flagged"]
+                                                                     for e in inputs)
+    assert m["worse"] == sum(e["refined_error"] > e["error"] * (1 + 1e-3) for e in inputs)
+    assert all(e["flagged"] == (e["estimate"] >= m["threshold"]) for e in inputs)
