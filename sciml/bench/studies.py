@@ -434,7 +434,7 @@ QUICK_OPERATOR = ("data.n_train=200", "data.n_test=50", "training.epochs=120")  
 
 @study
 def plate_operator_ood(case="plate_operator_quick", overrides=QUICK_OPERATOR, steps=200, grf=12, patches=3,
-                       seed=1, terms=128, folder=None) -> dict:
+                       seed=1, terms=128, folder=None, resolution=None) -> dict:
     """The plate operator out of its distribution (issue 72): ``case`` trained (with ``evaluation.estimate``, its
     flag calibrated on its test set) and scored at its training grid on the loads of
     :func:`sciml.equations.plate_reference.ood_loads.loads` (``grf`` new draws of its own kind, ``patches`` patches of
@@ -443,12 +443,14 @@ def plate_operator_ood(case="plate_operator_quick", overrides=QUICK_OPERATOR, st
     estimate, loads flagged and true error after ``steps`` steps of refinement (``load_run(...).predict(x,
     refine=steps)``); ``flag_misses``: loads more than 10 % off but not flagged; ``worse``: loads the refinement
     made worse; the seconds per input of a prediction with its estimate and of a refinement (compiled before the
-    clock runs). The trained run stays in ``folder`` and is used again (None: a temporary folder)."""
+    clock runs). ``resolution``: the grid the loads are given and refined on (default the training grid; one of
+    ``data.resolutions``, whose flag threshold the test set calibrated). The trained run stays in ``folder`` and is
+    used again (None: a temporary folder)."""
     from sciml import load_run
     from sciml.equations.plate_reference import ood_loads, random_loads
 
     cfg, out = trained_with_estimate(case, overrides, folder or tempfile.mkdtemp(prefix="operator-ood-"))
-    model, s = load_run(out), cfg.data.resolution
+    model, s = load_run(out), resolution or cfg.data.resolution
     items = ood_loads.loads(s, seed, terms, grf, patches)
     grid = np.linspace(0.0, 1.0, s)
     x = np.stack([q for _, _, q in items])[..., None].astype(np.float32)
