@@ -4,7 +4,7 @@ An equation is posed on a domain (what it may ask of it: :class:`.domain.Domain`
 network sees :math:`\hat x = \mathrm{to\_nondim}(x)` and returns the fields ``fields`` (nondimensional);
 residuals are written over derivative lookups ``d`` (:class:`~sciml.equations.fields.Fields`), e.g.
 ``d["u_t"] - k * d["u_xx"]``, and return ``{name: per-point values}``. The loss is the mean square of every
-residual.
+residual (the mean of an energy's density, :attr:`Equation.densities`).
 
 A subclass must give (the abstract members; :func:`sciml.equations.register` refuses a class that lacks one):
 
@@ -124,6 +124,10 @@ class Equation(abc.ABC):
 
     periodic: Sequence[tuple[str, str]] = ()
     """Pairs of boundary parts tied by :meth:`periodic_residual`; default none."""
+
+    densities: Sequence[str] = ()
+    """Interior terms that are densities of an energy to minimise (a Ritz form), not residuals: the loss takes
+    their mean over the domain's points, not their mean square; default none."""
 
     gauge_free: tuple[str, ...] = ()
     """Fields known only up to a constant (aligned to the reference before errors); default none."""

@@ -150,6 +150,10 @@ class PlateConfig:
                                            "side this many times as long (module notes); a family's parameter")
     damage: DamageConfig | None = spec(None, help="a zone of lower rigidity: D times 1 - drop in a disc with a "
                                                   "smooth rim, e.g. {x: 1.3, y: 1.9, radius: 0.3, drop: 0.3}")
+    form: Literal["strong", "energy"] = spec("strong", help="strong: the plate equation's residual and every edge's "
+                                                            "conditions; energy: the total potential energy "
+                                                            "(Ritz), only the held edges' w (and w_n) left as "
+                                                            "conditions, the moments and forces its natural ones")
 
     def check(self):
         if self.D is None and (self.E is None or self.thickness is None):
@@ -216,6 +220,23 @@ def check_edges(config: PlateConfig, domain: Domain) -> None:
             raise Invalid(f"edges.{free[0]}", "free edges need the corners of the plate's boundary (their corner "
                                               "conditions), which a rectangle or a polygon gives and this "
                                               "geometry does not: clamp or support it")
+
+
+def check_zones(config: PlateConfig, domain: Domain) -> None:
+    """A patch load and a damaged zone lie on the plate (:meth:`KirchhoffPlate.check_geometry`)."""
+    p = config.patch
+    if p is not None:
+        (x0, x1), (y0, y1) = domain.bounds
+        y1 = y0 + config.aspect * (y1 - y0)  # the plate's (stretched) side
+        for key, c, size, lo, hi in (("x", p.x, p.width, x0, x1), ("y", p.y, p.height, y0, y1)):
+            if not lo <= c - size / 2 <= c + size / 2 <= hi:
+                raise Invalid(f"patch.{key}", f"the patch spans {key} = [{c - size / 2:g}, {c + size / 2:g}] "
+                                              f"(centre {c:g}, side {size:g}), outside the plate's [{lo:g}, {hi:g}]")
+    z = config.damage
+    if z is not None:
+        for key, c, (lo, hi) in (("x", z.x, domain.bounds[0]), ("y", z.y, domain.bounds[1])):
+            if not lo < c < hi:
+                raise Invalid(f"damage.{key}", f"the zone's centre {c:g} is outside the plate's [{lo:g}, {hi:g}]")
 
 
 def free_corners(config: PlateConfig, domain: Domain) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -326,6 +347,13 @@ EDGE_RULES = {
     "clamped": lambda d, n, t, nu, varying, curvature=0.0: {"w": d["w"], "dw": _contract(d, "w", (n,))},
     "free": _free,
 }
+# condition -> the residuals that hold w (the essential conditions): all the energy form keeps of an edge's; the
+# others (a moment, a free edge's force, its corners') are the energy's natural conditions
+HELD_RULES = {
+    "simply_supported": lambda d, n: {"w": d["w"]},
+    "clamped": lambda d, n: {"w": d["w"], "dw": _contract(d, "w", (n,))},
+    "free": lambda d, n: {},
+}
 
 
 # --- the plate's statements over the partials of w: the PINN's residuals (KirchhoffPlate) and the operators'
@@ -352,6 +380,23 @@ def divergence(d: Fields, nu):
     slopes = d["s_x"] * (d["w_xxx"] + d["w_xyy"]) + d["s_y"] * (d["w_xxy"] + d["w_yyy"])
     return (d["s"] * d.bilap("w") + 2 * slopes + d["s_xx"] * (d["w_xx"] + nu * d["w_yy"])
             + 2 * (1 - nu) * d["s_xy"] * d["w_xy"] + d["s_yy"] * (d["w_yy"] + nu * d["w_xx"]))
+
+
+def energy(d: Fields, nu, q, c=1.0, aspect=1.0, varying: bool = False):
+    r"""The density of the plate's total potential energy over the rigidity, in the variables of :func:`residual`
+    (``q`` the load, ``c`` the factor the equation is divided by):
+    :math:`\frac{s}{2c}\big[(\Delta w)^2 - 2(1-\nu)(w_{xx} w_{yy} - w_{xy}^2)\big] - q\,w`, ``s`` the rigidity's
+    factor with ``varying`` (else 1), in the plate's coordinates for a stretched plate (``aspect``, the
+    derivatives and the area element :math:`dx\,dy = s^{-1}\,dx\,d(sy)` taken over: the density per area of the
+    geometry). Its integral is stationary exactly where the plate equation holds inside and the natural
+    conditions (``M_n = 0``, and on free edges ``V_n = 0`` with the corner forces) hold on every edge where ``w``
+    is not held; the Gaussian-curvature term, which integrates to edge terms, is what puts the right twisting
+    moment into a free edge's conditions."""
+    r = 1.0 if unstretched(aspect) else 1.0 / aspect
+    wxx, wyy, wxy = d["w_xx"], r * r * d["w_yy"], r * d["w_xy"]
+    bend = jnp.square(wxx + wyy) - 2 * (1 - nu) * (wxx * wyy - jnp.square(wxy))
+    density = (d["s"] if varying else 1.0) * bend / (2 * c) - q * d["w"]
+    return density if unstretched(aspect) else density * aspect
 
 
 def bending(d: Fields, nu, aspect=1.0, varying: bool = False):
@@ -416,20 +461,7 @@ class KirchhoffPlate(Equation):
         its edges free only where it knows its corners (:meth:`free_corners`); ``edges`` names parts of the domain,
         not all of them free."""
         check_edges(config, domain)
-        p = config.patch
-        if p is not None:
-            (x0, x1), (y0, y1) = domain.bounds
-            y1 = y0 + config.aspect * (y1 - y0)  # the plate's (stretched) side
-            for key, c, size, lo, hi in (("x", p.x, p.width, x0, x1), ("y", p.y, p.height, y0, y1)):
-                if not lo <= c - size / 2 <= c + size / 2 <= hi:
-                    raise Invalid(f"patch.{key}", f"the patch spans {key} = [{c - size / 2:g}, {c + size / 2:g}] "
-                                                  f"(centre {c:g}, side {size:g}), outside the plate's "
-                                                  f"[{lo:g}, {hi:g}]")
-        z = config.damage
-        if z is not None:
-            for key, c, (lo, hi) in (("x", z.x, domain.bounds[0]), ("y", z.y, domain.bounds[1])):
-                if not lo < c < hi:
-                    raise Invalid(f"damage.{key}", f"the zone's centre {c:g} is outside the plate's [{lo:g}, {hi:g}]")
+        check_zones(config, domain)
 
     def __init__(self, config: PlateConfig, domain: Domain):
         (x0, x1), (y0, y1) = domain.bounds
@@ -437,6 +469,7 @@ class KirchhoffPlate(Equation):
         self.s = config.aspect  # a number, or per-point values (a family's parameter)
         self.a, self.b = x1 - x0, self.s * (y1 - y0)  # the plate's sides (b stretched)
         self.D, self.nu = config.rigidity, config.nu
+        self.densities = ("energy",) if config.form == "energy" else ()  # the energy form's (interior)
         self.center = np.array([(x0 + x1) / 2, (y0 + y1) / 2])
         self.L = max(x1 - x0, y1 - y0) / 2  # the geometry's (the network's coordinates)
         # the load's shape in training (x, y -> values, jax.numpy), and its peak
@@ -507,11 +540,17 @@ class KirchhoffPlate(Equation):
 
     # --- residuals ----------------------------------------------------------------------------
     def interior(self, d: Fields) -> dict:
-        """The plate equation (:func:`residual`) in the nondimensional variables, divided by ``c``."""
+        """The plate equation (:func:`residual`), divided by ``c``; in the energy form its :func:`energy` density."""
+        if self.config.form == "energy":
+            return {"energy": energy(d, self.nu, self.load_hat(d.points), self.c, self.s, self.varying)}
         return {"pde": residual(bending(d, self.nu, self.s, self.varying), self.load_hat(d.points), c=self.c)}
 
     def boundary(self, part: str, d: Fields, normal) -> dict:
-        return edge(self.config.edge(part), d, normal, self.nu, self.s, self.varying, self.curvature(part))
+        """An edge's conditions (:func:`edge`); in the energy form those that hold ``w`` (:data:`HELD_RULES`)."""
+        kind = self.config.edge(part)
+        if self.config.form == "energy":
+            return HELD_RULES[kind](d, normal)
+        return edge(kind, d, normal, self.nu, self.s, self.varying, self.curvature(part))
 
     def curvature(self, part: str) -> float:
         """The signed curvature of ``part`` in the nondimensional coordinates (:func:`_free`): ``-L/R`` on a hole's
@@ -539,9 +578,9 @@ class KirchhoffPlate(Equation):
         return free_corners(self.config, self.domain)
 
     def point_sets(self) -> dict:
-        """``name -> (physical points, residual)``: the free corners."""
+        """``name -> (physical points, residual)``: the free corners (none in the energy form: natural there)."""
         corners = self.corners()
-        if not len(corners):
+        if not len(corners) or self.config.form == "energy":
             return {}
         if rectangular(self.domain):
             return {"corner": (corners, self.corner)}

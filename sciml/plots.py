@@ -84,7 +84,8 @@ def colour_scale(*arrays) -> dict:
 
 def loss_history(rows: list[dict], title: str = "training loss", phases: tuple[str, ...] = (),
                  errors: dict | None = None):
-    """Each loss term (columns ``loss`` and ``loss.*``) against the step, log scale.
+    """Each loss term (columns ``loss`` and ``loss.*``) against the step, log scale (symmetric log where a term
+    is negative: an energy).
 
     ``phases``: the names of the rows' ``phase`` indices; a dashed line marks each change of phase (Adam ->
     L-BFGS). Evaluation errors, on a second axis: the rows' ``rel_l2_*`` columns (evaluations during
@@ -92,9 +93,15 @@ def loss_history(rows: list[dict], title: str = "training loss", phases: tuple[s
     """
     fig, ax = figure(size=(9, 4.6))
     steps = np.array([r["step"] for r in rows])
-    for key in [k for k in rows[0] if k == "loss" or k.startswith("loss.")]:
-        vals = np.array([r.get(key, np.nan) for r in rows], dtype=float)
-        ax.semilogy(steps, vals, lw=2.2 if key == "loss" else 1.0, label=key)
+    columns = {key: np.array([r.get(key, np.nan) for r in rows], dtype=float)
+               for key in rows[0] if key == "loss" or key.startswith("loss.")}
+    for key, vals in columns.items():
+        ax.plot(steps, vals, lw=2.2 if key == "loss" else 1.0, label=key)
+    seen = np.concatenate([v[np.isfinite(v)] for v in columns.values()] or [np.ones(1)])
+    if np.all(seen > 0):
+        ax.set_yscale("log")
+    else:  # an energy (a Ritz form's term) may be negative: linear within the smallest magnitude seen
+        ax.set_yscale("symlog", linthresh=float(np.min(np.abs(seen[seen != 0]), initial=1.0)))
     phase = [int(r["phase"]) for r in rows if "phase" in r]
     for i in (i for i in range(1, len(phase)) if phase[i] != phase[i - 1]):
         names = [phases[p] if p < len(phases) else f"phase {p}" for p in (phase[i - 1], phase[i])]
@@ -117,7 +124,7 @@ def loss_history(rows: list[dict], title: str = "training loss", phases: tuple[s
         h, l = err.get_legend_handles_labels()
         handles, labels = handles + h, labels + l
     ax.set_xlabel("step")
-    ax.set_ylabel("mean squared residual")
+    ax.set_ylabel("mean squared residual" if np.all(seen > 0) else "loss (an energy's term: its mean)")
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     fig.legend(handles, labels, fontsize=7, loc="outside right upper")  # beside the axes: nothing hidden

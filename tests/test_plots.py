@@ -51,6 +51,13 @@ def test_one_phase_and_no_evaluation_draw_neither():
     assert len(fig.axes) == 1 and [line.get_label() for line in fig.axes[0].lines] == ["loss", "loss.pde"]
 
 
+def test_a_negative_term_an_energy_gets_a_symmetric_log_scale():
+    assert plots.loss_history(rows(), "demo").axes[0].get_yscale() == "log"
+    energy = [{**r, "loss": -r["loss"], "loss.energy": -r["loss"]} for r in rows()]
+    ax = plots.loss_history(energy, "demo").axes[0]
+    assert ax.get_yscale() == "symlog" and ax.yaxis.get_transform().linthresh == pytest.approx(0.125)
+
+
 def test_labels_carry_units_when_known():
     assert plots.label("w", "m") == "w [m]" and plots.label("w", None) == "w"
 

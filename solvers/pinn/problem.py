@@ -7,7 +7,10 @@ interior residuals, then its conditions), the loss is
 
 with fixed weights :math:`w_t` (``loss.weights``, by term or by group ``pde``/``bc``) and adaptive ones
 :math:`\lambda_t` (``loss.balancing``, carried in the training state; 1 without). With ``loss.causal`` the
-interior terms are weighted by time slab instead (:mod:`.features.causal`).
+interior terms are weighted by time slab instead (:mod:`.features.causal`). An interior term the equation names a
+density (:attr:`~sciml.equations.Equation.densities`: the plate's total potential energy, a Ritz form) enters by
+its mean, :math:`\frac1{N_t}\sum_i r_t(x_i)`, the integral over the domain by its measure (the points are
+uniform in it); the loss may then be negative, and what reads squared residuals (:data:`SQUARES_ONLY`) is refused.
 
 Every method is a pure function of its arguments (jit-able). The derivative requests of each residual are
 collected once (:mod:`.layout`) and each group of points is differentiated in one planned call of the autodiff
@@ -78,6 +81,22 @@ from .geometry import build_geometry
 from .layout import layout
 from .output.predict import Outputs
 
+# what reads the interior terms as residuals to square, or places points other than uniformly, so cannot take an
+# energy density (whose mean is its integral over uniform points): key -> (is it set, why)
+SQUARES_ONLY = {
+    "loss.causal": (lambda c: c.loss.causal is not None, "weights time slabs by their squared residuals"),
+    "sampling.adaptive": (lambda c: c.sampling.adaptive is not None, "places points by the squared residuals"),
+    "training.curriculum": (lambda c: c.training.curriculum is not None, "ends its stages by the residuals' rms"),
+    "sampling.near": (lambda c: bool(c.sampling.near), "adds points where they are not uniform (the mean is the "
+                                                       "integral only over uniform points)"),
+    "sampling.boxes": (lambda c: bool(c.sampling.boxes), "adds points where they are not uniform (the mean is the "
+                                                         "integral only over uniform points)"),
+    "sampling.avoid": (lambda c: c.sampling.avoid is not None, "leaves balls without points (the mean is the "
+                                                               "integral only over uniform points)"),
+    "unknowns": (lambda c: bool(c.unknowns), "an energy's minimum poses a forward problem, not an inverse one"),
+    "data": (lambda c: c.data is not None, "an energy's minimum poses a forward problem, not a fit to data"),
+}
+
 _TRACER_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
                   jax.errors.TracerIntegerConversionError)
 
@@ -136,6 +155,11 @@ class Problem:
                 (f"{list(cfg.parameters)} as values per point", "parameters")
             raise ConfigError(f"the equation cannot take {what}: {str(e).splitlines()[0]}", key=key) from None
         self.terms = tuple(sorted(probe_terms, key=lambda t: _group(t) != "pde"))
+        self._densities = frozenset(eq.densities) & set(self.terms)
+        for key, (used, why) in SQUARES_ONLY.items():
+            if self._densities and used(cfg):
+                raise ConfigError(f"the equation's {sorted(self._densities)} is an energy density, not a residual, "
+                                  f"and {key} {why}: pose it in the strong form or leave {key} out", key=key)
         defaults = {k: v for more in self._more for k, v in more.weights().items()}  # the features' terms'
         self._weights = _weights(cfg.loss.weights, self.terms, defaults)
         self._causal = None if cfg.loss.causal is None else \
@@ -265,7 +289,7 @@ class Problem:
         """``{term: mean square residual}`` before weighting (causally weighted interior terms with
         ``loss.causal``: by ``causal``, the slabs' weights, when given, else by the current residuals')."""
         res = self.residuals(params, batch, key)
-        per_term = {t: jnp.mean(jnp.square(r)) for t, r in res.items()}
+        per_term = {t: jnp.mean(r) if t in self._densities else jnp.mean(jnp.square(r)) for t, r in res.items()}
         if self._causal is not None:
             per_term.update(self._causal(res, batch["interior"], causal))
         return per_term
@@ -280,7 +304,8 @@ class Problem:
 
     def stacked_residuals(self, params, batch: dict, key):
         """Every term's residuals times ``sqrt(w_t / N_t)`` (fixed weights) in one vector ``r``: the loss
-        without adaptive or causal weights is ``r @ r``."""
+        without adaptive or causal weights is ``r @ r`` (a problem with an energy density has no such vector)."""
+        assert not self._densities, "SQUARES_ONLY: an energy density is refused where residuals are stacked"
         res = self.residuals(params, batch, key)
         return jnp.concatenate([jnp.sqrt(self._weights[t] / jnp.size(r)) * jnp.ravel(r) for t, r in res.items()])
 
@@ -310,12 +335,15 @@ def check(cfg: PinnCase) -> None:
     features' (:func:`.features.check`: the pairs that do not combine, each feature's against the case and its
     domain), then those that need the assembled problem: ``loss.weights`` names loss terms or groups
     (:func:`_weights`, which training applies), the equation takes the unknowns as traced values and a family's
-    parameters as values per point. Assembling traces the residuals abstractly (no compute; observations by a
+    parameters as values per point, an energy density meets nothing that squares residuals (:data:`SQUARES_ONLY`).
+    Assembling traces the residuals abstractly (no compute; observations by a
     stand-in, so that a case loads before ``sciml datagen`` made its data, and a start flow by zeros), and only a
-    case that sets weights, time windows, exact conditions, unknowns or parameters pays for it, once a process for
+    case that sets weights, time windows, exact conditions, unknowns, parameters or a feature of
+    :data:`SQUARES_ONLY` pays for it, once a process for
     the same case on the same files (:func:`_stamp`)."""
     features.check(cfg, build_geometry(cfg.geometry))
-    needs = cfg.loss.weights or cfg.training.windows > 1 or cfg.conditions.shaped or cfg.unknowns or cfg.parameters
+    needs = cfg.loss.weights or cfg.training.windows > 1 or cfg.conditions.shaped or cfg.unknowns or \
+        cfg.parameters or any(used(cfg) for used, _ in SQUARES_ONLY.values())
     if needs and _stamp(cfg) not in _ASSEMBLED:
         with Policy.of(cfg.dtype).precision(), equations.checking():
             Problem(cfg, observe=False)

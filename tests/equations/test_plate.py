@@ -223,3 +223,67 @@ def test_a_free_circular_hole_reads_its_curvature():
                     (lambda x: radius(x) ** 3, -9.0)):
         res = evaluate(eq, lambda d: eq.boundary("hole", d, nn), lambda x, f=f: f(x)[..., None], xh)
         np.testing.assert_allclose(res["v"], want, atol=1e-9)
+
+
+# --- the energy form (form: energy) --------------------------------------------------------------------------------
+def _gauss_square(n):
+    """Gauss-Legendre points and weights on the nondimensional square [-1, 1]^2 (exact for the polynomials here)."""
+    t, w = np.polynomial.legendre.leggauss(n)
+    x, y = np.meshgrid(t, t, indexing="ij")
+    return jnp.asarray(np.c_[x.ravel(), y.ravel()]), np.outer(w, w).ravel(), t, w
+
+
+def test_the_energy_is_least_at_the_exact_solution():
+    """The total potential energy of ``a`` times the exact sine solution, integrated on a Gauss grid, is a parabola
+    in ``a`` whose vertex is ``a = 1``: its density is the equation's (rigidity, load and ``c`` scaled alike)."""
+    eq = plate(form="energy")
+    assert eq.densities == ("energy",) and plate().densities == ()
+    t, wt = np.polynomial.legendre.leggauss(24)
+    x, y = np.meshgrid(eq.to_nondim(np.c_[1 + t, np.zeros_like(t)])[:, 0],
+                       eq.to_nondim(np.c_[np.zeros_like(t), 1.5 + 1.5 * t])[:, 1], indexing="ij")
+    xh, weights = jnp.asarray(np.c_[x.ravel(), y.ravel()]), np.outer(wt, wt).ravel()
+    energy = lambda a: float(np.sum(weights * np.asarray(evaluate(
+        eq, eq.interior, lambda z: a * exact_hat(eq)(z), xh)["energy"])))
+    e0, e1, e2 = energy(0.5), energy(1.0), energy(1.5)
+    vertex = 1.0 - 0.5 * (e2 - e0) / (2 * (e2 - 2 * e1 + e0))
+    assert vertex == pytest.approx(1.0, abs=1e-9) and e2 - 2 * e1 + e0 > 0
+
+
+def test_the_energy_form_keeps_only_the_conditions_that_hold_w():
+    eq = plate(form="energy", edges={"left": "clamped", "top": "free"})
+    rng = np.random.default_rng(1)
+    xb, n = jnp.asarray(rng.random((3, 2))), jnp.asarray([[1.0, 0.0]] * 3)
+    keys = {part: set(evaluate(eq, lambda d, p=part: eq.boundary(p, d, n), exact_hat(eq), xb))
+            for part in ("left", "right", "top")}
+    assert keys == {"left": {"w", "dw"}, "right": {"w"}, "top": set()}
+    assert set(evaluate(eq, eq.interior, exact_hat(eq), xb)) == {"energy"}
+    assert plate(form="energy", edges={"top": "free", "right": "free"}).point_sets() == {}
+
+
+def test_the_energy_s_first_variation_is_the_free_edges_conditions():
+    r"""Green's identity behind the natural conditions: for any fields ``w``, ``v`` with ``v = 0`` at the corners,
+    the bending energy's first variation :math:`\int \Delta w \Delta v - (1-\nu)(w_{xx} v_{yy} + w_{yy} v_{xx} -
+    2 w_{xy} v_{xy})` equals :math:`\int v\,\Delta^2 w + \oint (m\,v_n - V\,v)\,ds` with ``m`` and ``V`` the free
+    edge's residuals (:func:`_free`): so where the energy is least and ``v`` is free on an edge, those vanish."""
+    eq = KirchhoffPlate(build(PlateConfig, {**STEEL, "load": 0.0, "form": "energy"}), Rectangle((0.0, 2.0), (0.0, 2.0)))
+    free = KirchhoffPlate(build(PlateConfig, {**STEEL, "load": 0.0, "edges": {"left": "free"}}),
+                          Rectangle((0.0, 2.0), (0.0, 2.0)))  # its left edge's rule, read along every edge
+    nu, c = eq.nu, eq.c
+    w = lambda z: (z[..., 0] ** 4 * z[..., 1] + 0.7 * z[..., 0] ** 2 * z[..., 1] ** 3 - 0.4 * z[..., 1] ** 5
+                   + 0.9 * z[..., 0] ** 3 - 0.3 * z[..., 0] * z[..., 1] ** 2)[..., None]
+    v = lambda z: ((1 - z[..., 0] ** 2 * z[..., 1] ** 2) * (1 + 0.3 * z[..., 0] + 0.2 * z[..., 1]
+                                                          + 0.5 * z[..., 0] * z[..., 1]))[..., None]
+    xh, weights, t, wt = _gauss_square(12)
+    energy = lambda s: float(np.sum(weights * np.asarray(evaluate(
+        eq, eq.interior, lambda z: w(z) + s * v(z), xh)["energy"])))
+    variation = c * (energy(0.5) - energy(-0.5))  # exact: the energy is quadratic in s (no load)
+    bilap = evaluate(eq, lambda d: {"b": d.bilap("w")}, w, xh)["b"]
+    vin = np.asarray(v(xh))[:, 0]
+    rhs = float(np.sum(weights * np.asarray(bilap) * vin))
+    for normal, on in (((1.0, 0.0), lambda s: np.c_[np.ones_like(s), s]), ((-1.0, 0.0), lambda s: np.c_[-np.ones_like(s), s]),
+                       ((0.0, 1.0), lambda s: np.c_[s, np.ones_like(s)]), ((0.0, -1.0), lambda s: np.c_[s, -np.ones_like(s)])):
+        xb, n = jnp.asarray(on(t)), jnp.asarray([normal] * len(t))
+        res = evaluate(free, lambda d: free.boundary("left", d, n), w, xb)
+        dv = evaluate(eq, lambda d: {"vn": d["w_x"] * n[:, 0] + d["w_y"] * n[:, 1], "v": d["w"]}, v, xb)
+        rhs += float(np.sum(wt * (np.asarray(res["m"]) * np.asarray(dv["vn"]) - np.asarray(res["v"]) * np.asarray(dv["v"]))))
+    assert nu == 0.25 and variation == pytest.approx(rhs, rel=1e-10)

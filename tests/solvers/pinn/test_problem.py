@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from cli_cases import write_case
+from cli_cases import TINY_PLATE, write_case
 
 from sciml import cases, equations
 from sciml.autodiff import api
@@ -307,3 +307,16 @@ def test_a_case_loaded_again_on_the_same_files_is_assembled_once(tmp_path, monke
     os.utime(data, ns=(0, 0))  # a file it names changed: assembled again
     cases.load("plate_identify", identify)
     assert len(made) == 4
+
+
+def test_an_energy_density_enters_the_loss_by_its_mean(tmp_path):
+    """The plate in its energy form: the interior term is the energy's density, taken by its mean (it may be
+    negative), and the simply supported edges keep only ``w`` (the moment is the energy's natural condition)."""
+    cfg = cases.load(write_case(tmp_path, equation={**TINY_PLATE["equation"], "form": "energy"})).config
+    prob = Problem(cfg)
+    assert prob.terms == ("energy", "bottom.w", "left.w", "right.w", "top.w")
+    params, key = prob.init(jax.random.PRNGKey(1)), jax.random.PRNGKey(0)
+    batch = prob.sample(np.random.default_rng(0))
+    res, terms = prob.residuals(params, batch, key), prob.term_losses(params, batch, key)
+    np.testing.assert_allclose(terms["energy"], np.mean(res["energy"]), rtol=1e-12)
+    np.testing.assert_allclose(terms["left.w"], np.mean(np.square(res["left.w"])), rtol=1e-12)
