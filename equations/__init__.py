@@ -43,6 +43,11 @@ def check_geometry(config, domain: Domain) -> None:
     EQUATIONS[config.type][1].check_geometry(config, domain)
 
 
+def densities(config) -> tuple[str, ...]:
+    """The interior terms a case's ``equation`` section poses as energy densities (:meth:`Equation.densities`)."""
+    return EQUATIONS[config.type][1].densities(config)
+
+
 def create(config, domain: Domain) -> Equation:
     """The equation of a case's ``equation`` section on ``domain``, checked against it first."""
     cls = EQUATIONS[config.type][1]
@@ -52,4 +57,4 @@ def create(config, domain: Domain) -> Equation:
 
 __all__ = ["EQUATIONS", "Domain", "Equation", "Heat", "HeatConfig", "KirchhoffPlate", "NavierStokes",
            "NavierStokesConfig", "PlateConfig", "Semilinear", "SemilinearConfig", "check_geometry", "checking",
-           "create", "register"]
+           "create", "densities", "register"]

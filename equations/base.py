@@ -4,7 +4,7 @@ An equation is posed on a domain (what it may ask of it: :class:`.domain.Domain`
 network sees :math:`\hat x = \mathrm{to\_nondim}(x)` and returns the fields ``fields`` (nondimensional);
 residuals are written over derivative lookups ``d`` (:class:`~sciml.equations.fields.Fields`), e.g.
 ``d["u_t"] - k * d["u_xx"]``, and return ``{name: per-point values}``. The loss is the mean square of every
-residual (the mean of an energy's density, :attr:`Equation.densities`).
+residual (the mean of an energy's density, :meth:`Equation.densities`).
 
 A subclass must give (the abstract members; :func:`sciml.equations.register` refuses a class that lacks one):
 
@@ -125,10 +125,6 @@ class Equation(abc.ABC):
     periodic: Sequence[tuple[str, str]] = ()
     """Pairs of boundary parts tied by :meth:`periodic_residual`; default none."""
 
-    densities: Sequence[str] = ()
-    """Interior terms that are densities of an energy to minimise (a Ritz form), not residuals: the loss takes
-    their mean over the domain's points, not their mean square; default none."""
-
     gauge_free: tuple[str, ...] = ()
     """Fields known only up to a constant (aligned to the reference before errors); default none."""
 
@@ -226,6 +222,12 @@ class Equation(abc.ABC):
         centre = np.asarray(self.to_physical(np.zeros((1, dim))), float).reshape(dim)
         ones = np.asarray(self.to_physical(np.ones((1, dim))), float).reshape(dim)
         return centre, ones - centre
+
+    @classmethod
+    def densities(cls, section) -> tuple[str, ...]:
+        """The interior terms that, posed by ``section``, are densities of an energy to minimise (a Ritz form), not
+        residuals: the loss takes their mean over the domain's points, not their mean square; default none."""
+        return ()
 
     @classmethod
     def continuation(cls, section, name: str) -> list[float] | None:

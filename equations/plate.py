@@ -455,6 +455,10 @@ class KirchhoffPlate(Equation):
     field_coefficients = {"D": "s"}  # D may vary: the residuals then read s = D(x, y) / D (module notes)
 
     @classmethod
+    def densities(cls, section: PlateConfig) -> tuple[str, ...]:
+        return ("energy",) if section.form == "energy" else ()
+
+    @classmethod
     def check_geometry(cls, config: PlateConfig, domain: Domain) -> None:
         """A plain rectangle (edges left, right, bottom, top; no holes, time or regrouping), or any other plane
         domain without a time axis (a polygon, a rectangle or disk with holes), its y side then not stretched and
@@ -469,7 +473,6 @@ class KirchhoffPlate(Equation):
         self.s = config.aspect  # a number, or per-point values (a family's parameter)
         self.a, self.b = x1 - x0, self.s * (y1 - y0)  # the plate's sides (b stretched)
         self.D, self.nu = config.rigidity, config.nu
-        self.densities = ("energy",) if config.form == "energy" else ()  # the energy form's (interior)
         self.center = np.array([(x0 + x1) / 2, (y0 + y1) / 2])
         self.L = max(x1 - x0, y1 - y0) / 2  # the geometry's (the network's coordinates)
         # the load's shape in training (x, y -> values, jax.numpy), and its peak

@@ -155,13 +155,14 @@ ROWS = [
      "unknowns.D.bounds: scale: log needs positive bounds"),
     ("unknown-bounds-reversed", None, ["unknowns={D: {initial: 1, bounds: [2, 0.5]}}"],
      "unknowns.D.bounds: expected [low, high] with low < high"),
-    # the plate's energy form with what reads squared residuals (solvers/pinn/problem.py, SQUARES_ONLY)
-    ("energy-adaptive", None, ["equation.form=energy", "sampling.adaptive={every: 10}"],
-     "sampling.adaptive: the equation's ['energy'] is an energy density, not a residual, and sampling.adaptive "
-     "places points by the squared residuals"),
-    ("energy-unknowns", None, ["equation.form=energy", "unknowns={D: {initial: 1, bounds: [0.5, 2]}}"],
-     "unknowns: the equation's ['energy'] is an energy density, not a residual, and unknowns an energy's minimum "
-     "poses a forward problem"),
+    # the plate's energy form with what it cannot take (solvers/pinn/problem.py, FOR_ENERGY)
+    ("energy-adaptive", None, ["equation.form=energy", "sampling.resample_every=1", "sampling.adaptive={every: 10}"],
+     "sampling.adaptive: places points by the squared residuals, which the energy density ['energy'] cannot take"),
+    ("energy-unknowns", None, ["equation.form=energy", "sampling.resample_every=1",
+                               "unknowns={D: {initial: 1, bounds: [0.5, 2]}}"],
+     "unknowns: an energy's minimum poses a forward problem, not an inverse one, which the energy density"),
+    ("energy-fixed-points", None, ["equation.form=energy"],
+     "sampling.resample_every: is 0: over points drawn once the network lowers the energy's mean between them"),
     ("energy-form-word", None, ["equation.form=weak"], "equation.form: must be one of ['strong', 'energy'], got 'weak'"),
     ("data-field-unknown", None, ["data={path: d.csv, fields: [pressure]}"],
      "data.fields[0]: 'pressure' is not a field of the equation"),

@@ -10,7 +10,8 @@ with fixed weights :math:`w_t` (``loss.weights``, by term or by group ``pde``/``
 interior terms are weighted by time slab instead (:mod:`.features.causal`). An interior term the equation names a
 density (:attr:`~sciml.equations.Equation.densities`: the plate's total potential energy, a Ritz form) enters by
 its mean, :math:`\frac1{N_t}\sum_i r_t(x_i)`, the integral over the domain by its measure (the points are
-uniform in it); the loss may then be negative, and what reads squared residuals (:data:`SQUARES_ONLY`) is refused.
+uniform in it); the loss may then be negative, and what reads squared residuals or places points other than
+uniformly and anew at every step (:data:`FOR_ENERGY`) is refused.
 
 Every method is a pure function of its arguments (jit-able). The derivative requests of each residual are
 collected once (:mod:`.layout`) and each group of points is differentiated in one planned call of the autodiff
@@ -81,20 +82,20 @@ from .geometry import build_geometry
 from .layout import layout
 from .output.predict import Outputs
 
-# what reads the interior terms as residuals to square, or places points other than uniformly, so cannot take an
-# energy density (whose mean is its integral over uniform points): key -> (is it set, why)
-SQUARES_ONLY = {
+# what an energy density (whose mean over uniform points is its integral) cannot take: key -> (is it set, why)
+UNIFORM = "the mean of an energy's density is its integral only over uniform points"
+FOR_ENERGY = {
     "loss.causal": (lambda c: c.loss.causal is not None, "weights time slabs by their squared residuals"),
     "sampling.adaptive": (lambda c: c.sampling.adaptive is not None, "places points by the squared residuals"),
     "training.curriculum": (lambda c: c.training.curriculum is not None, "ends its stages by the residuals' rms"),
-    "sampling.near": (lambda c: bool(c.sampling.near), "adds points where they are not uniform (the mean is the "
-                                                       "integral only over uniform points)"),
-    "sampling.boxes": (lambda c: bool(c.sampling.boxes), "adds points where they are not uniform (the mean is the "
-                                                         "integral only over uniform points)"),
-    "sampling.avoid": (lambda c: c.sampling.avoid is not None, "leaves balls without points (the mean is the "
-                                                               "integral only over uniform points)"),
+    "sampling.near": (lambda c: bool(c.sampling.near), f"adds points that are not uniform ({UNIFORM})"),
+    "sampling.boxes": (lambda c: bool(c.sampling.boxes), f"adds points that are not uniform ({UNIFORM})"),
+    "sampling.avoid": (lambda c: c.sampling.avoid is not None, f"leaves balls without points ({UNIFORM})"),
     "unknowns": (lambda c: bool(c.unknowns), "an energy's minimum poses a forward problem, not an inverse one"),
     "data": (lambda c: c.data is not None, "an energy's minimum poses a forward problem, not a fit to data"),
+    "sampling.resample_every": (lambda c: c.sampling.resample_every == 0 and c.training.adam.steps > 0,
+                                "is 0: over points drawn once the network lowers the energy's mean between them (a "
+                                "crease they miss); draw new ones every step (1)"),
 }
 
 _TRACER_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
@@ -155,11 +156,11 @@ class Problem:
                 (f"{list(cfg.parameters)} as values per point", "parameters")
             raise ConfigError(f"the equation cannot take {what}: {str(e).splitlines()[0]}", key=key) from None
         self.terms = tuple(sorted(probe_terms, key=lambda t: _group(t) != "pde"))
-        self._densities = frozenset(eq.densities) & set(self.terms)
-        for key, (used, why) in SQUARES_ONLY.items():
+        self._densities = frozenset(equations.densities(cfg.equation)) & set(self.terms)
+        for key, (used, why) in FOR_ENERGY.items():
             if self._densities and used(cfg):
-                raise ConfigError(f"the equation's {sorted(self._densities)} is an energy density, not a residual, "
-                                  f"and {key} {why}: pose it in the strong form or leave {key} out", key=key)
+                raise ConfigError(f"{why}, which the energy density {sorted(self._densities)} cannot take (the "
+                                  "equation's strong form can)", key=key)
         defaults = {k: v for more in self._more for k, v in more.weights().items()}  # the features' terms'
         self._weights = _weights(cfg.loss.weights, self.terms, defaults)
         self._causal = None if cfg.loss.causal is None else \
@@ -305,7 +306,7 @@ class Problem:
     def stacked_residuals(self, params, batch: dict, key):
         """Every term's residuals times ``sqrt(w_t / N_t)`` (fixed weights) in one vector ``r``: the loss
         without adaptive or causal weights is ``r @ r`` (a problem with an energy density has no such vector)."""
-        assert not self._densities, "SQUARES_ONLY: an energy density is refused where residuals are stacked"
+        assert not self._densities, "FOR_ENERGY: an energy density is refused where residuals are stacked"
         res = self.residuals(params, batch, key)
         return jnp.concatenate([jnp.sqrt(self._weights[t] / jnp.size(r)) * jnp.ravel(r) for t, r in res.items()])
 
@@ -335,15 +336,14 @@ def check(cfg: PinnCase) -> None:
     features' (:func:`.features.check`: the pairs that do not combine, each feature's against the case and its
     domain), then those that need the assembled problem: ``loss.weights`` names loss terms or groups
     (:func:`_weights`, which training applies), the equation takes the unknowns as traced values and a family's
-    parameters as values per point, an energy density meets nothing that squares residuals (:data:`SQUARES_ONLY`).
+    parameters as values per point, an energy density meets nothing it cannot take (:data:`FOR_ENERGY`).
     Assembling traces the residuals abstractly (no compute; observations by a
     stand-in, so that a case loads before ``sciml datagen`` made its data, and a start flow by zeros), and only a
-    case that sets weights, time windows, exact conditions, unknowns, parameters or a feature of
-    :data:`SQUARES_ONLY` pays for it, once a process for
-    the same case on the same files (:func:`_stamp`)."""
+    case that sets weights, time windows, exact conditions, unknowns, parameters or an energy form pays for it,
+    once a process for the same case on the same files (:func:`_stamp`)."""
     features.check(cfg, build_geometry(cfg.geometry))
     needs = cfg.loss.weights or cfg.training.windows > 1 or cfg.conditions.shaped or cfg.unknowns or \
-        cfg.parameters or any(used(cfg) for used, _ in SQUARES_ONLY.values())
+        cfg.parameters or equations.densities(cfg.equation)
     if needs and _stamp(cfg) not in _ASSEMBLED:
         with Policy.of(cfg.dtype).precision(), equations.checking():
             Problem(cfg, observe=False)

@@ -237,7 +237,7 @@ def test_the_energy_is_least_at_the_exact_solution():
     """The total potential energy of ``a`` times the exact sine solution, integrated on a Gauss grid, is a parabola
     in ``a`` whose vertex is ``a = 1``: its density is the equation's (rigidity, load and ``c`` scaled alike)."""
     eq = plate(form="energy")
-    assert eq.densities == ("energy",) and plate().densities == ()
+    assert KirchhoffPlate.densities(eq.config) == ("energy",) and KirchhoffPlate.densities(plate().config) == ()
     t, wt = np.polynomial.legendre.leggauss(24)
     x, y = np.meshgrid(eq.to_nondim(np.c_[1 + t, np.zeros_like(t)])[:, 0],
                        eq.to_nondim(np.c_[np.zeros_like(t), 1.5 + 1.5 * t])[:, 1], indexing="ij")

@@ -312,7 +312,8 @@ def test_a_case_loaded_again_on_the_same_files_is_assembled_once(tmp_path, monke
 def test_an_energy_density_enters_the_loss_by_its_mean(tmp_path):
     """The plate in its energy form: the interior term is the energy's density, taken by its mean (it may be
     negative), and the simply supported edges keep only ``w`` (the moment is the energy's natural condition)."""
-    cfg = cases.load(write_case(tmp_path, equation={**TINY_PLATE["equation"], "form": "energy"})).config
+    cfg = cases.load(write_case(tmp_path, equation={**TINY_PLATE["equation"], "form": "energy"},
+                                sampling={**TINY_PLATE["sampling"], "resample_every": 1})).config
     prob = Problem(cfg)
     assert prob.terms == ("energy", "bottom.w", "left.w", "right.w", "top.w")
     params, key = prob.init(jax.random.PRNGKey(1)), jax.random.PRNGKey(0)
