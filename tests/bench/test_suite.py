@@ -2,6 +2,7 @@
 import json
 import os
 
+import numpy as np
 import pytest
 import yaml
 
@@ -64,7 +65,8 @@ def test_shipped_suites_are_consistent(monkeypatch):
 def _rel_l2_written(case_path: str, overrides=()) -> set[str]:
     """The ``rel_l2*`` metrics a case's summary holds (with an entry's ``overrides``): an FNO's test error at each
     resolution (and decoded there from the training grid, with ``evaluation.decoded``); a PINN's error
-    of each derived field and vector (the equation's checks add others, not listed here)."""
+    of each derived field and vector, and on each of its error regions (the equation's checks add others, not
+    listed here)."""
     from sciml import cases
     from sciml.equations import create
     from sciml.solvers.pinn.geometry import build_geometry
@@ -79,7 +81,9 @@ def _rel_l2_written(case_path: str, overrides=()) -> set[str]:
         return {f"rel_l2{s}" for s in suffixes} | decoded | {
             f"rel_l2_{name}{s}" for name in (physics.derived_names if physics else ()) for s in suffixes}
     eq = create(cfg.equation, build_geometry(cfg.geometry))
-    return {f"rel_l2_{f}" for f in (*eq.derived_names, *eq.vectors)}
+    fields = {f"rel_l2_{f}" for f in (*eq.derived_names, *eq.vectors)}
+    regions = eq.error_regions(np.array([[lo for lo, _ in eq.domain.bounds]]))  # the suffixes, at any point
+    return fields | {f"{f}_{suffix}" for f in fields for suffix in regions}
 
 
 def test_case_entries_ask_for_rel_l2_metrics_their_solver_writes(monkeypatch):
