@@ -8,7 +8,7 @@ interior residuals, then its conditions), the loss is
 with fixed weights :math:`w_t` (``loss.weights``, by term or by group ``pde``/``bc``) and adaptive ones
 :math:`\lambda_t` (``loss.balancing``, carried in the training state; 1 without). With ``loss.causal`` the
 interior terms are weighted by time slab instead (:mod:`.features.causal`). An interior term the equation names a
-density (:attr:`~sciml.equations.Equation.densities`: the plate's total potential energy, a Ritz form) enters by
+density (:meth:`~sciml.equations.Equation.densities`: the plate's total potential energy, a Ritz form) enters by
 its mean, :math:`\frac1{N_t}\sum_i r_t(x_i)`, the integral over the domain by its measure (the points are
 uniform in it); the loss may then be negative, and what reads squared residuals or places points other than
 uniformly and anew at every step (:data:`FOR_ENERGY`) is refused.
