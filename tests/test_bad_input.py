@@ -25,6 +25,7 @@ ON_FILE = yaml.safe_dump({**_DEEPONET, "data": {**_FILE, "file": "d.h5", "inputs
 HEAT = (Path(__file__).parent.parent / "cases" / "heat_bracket.yaml").read_bytes()  # a part from an STL file
 FILE_GRID = yaml.safe_dump({**_DEEPONET, "data": {**_FILE, "file": "d.h5", "inputs": "a", "outputs": "u",
                                                   "dims": 2}}).encode()  # a DeepONet on a file's grid
+PLATE_DEEPONET = (Path(__file__).parent.parent / "cases" / "plate_deeponet_physics_quick.yaml").read_bytes()
 ON_POINTS = yaml.safe_dump({**_DEEPONET, "data": {**_FILE, "file": "d.h5", "inputs": "a", "outputs": "u",
                                                   "grid": "nodes", "super_resolution": []}}).encode()
 
@@ -113,9 +114,9 @@ ROWS = [
      "data.resolution 9 at model.sensors 1)"),
     ("deeponet-conv-zero", DEEPONET, ["model.conv=[0]"], "model.conv[0]: must be >= 1, got 0"),
     ("augment-points", ON_POINTS, ["training.augment=dihedral"],
-     "training.augment: dihedral turns the samples of a 2-D tensor grid for the data term alone"),
-    ("augment-physics", DEEPONET, ["training.augment=dihedral", "training.terms={data: 1, pde: 1}"],
-     "training.augment: dihedral turns the samples of a 2-D tensor grid for the data term alone (no physics terms"),
+     "training.augment: dihedral turns the samples of a 2-D tensor grid, not"),
+    ("augment-tensor", PLATE_DEEPONET, ["training.augment=dihedral", "data.params={fields: [w, mx]}"],
+     "training.augment: dihedral turns the grid alone, and the plate's mx (data.params.fields) are components"),
     ("augment-unknown", DEEPONET, ["training.augment=flips"], "training.augment: must be one of ['none', 'dihedral']"),
     ("deeponet-physics-file", ON_FILE, ["data.dims=2", "training.terms={data: 1, pde: 1}"],
      "training.terms: physics terms need a generator with physics (plate, darcy), not 'file'"),

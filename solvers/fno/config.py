@@ -378,8 +378,10 @@ class TrainingConfig:
     augment: Literal["none", "dihedral"] = spec(
         "none", help="dihedral: each training sample turned by a random one of the square's 8 symmetries (rotations "
                      "by quarter turns, reflections), inputs and outputs alike, for an operator that commutes with "
-                     "them (Darcy with a constant source on the unit square); a 2-D tensor grid of equal axes, the "
-                     "data term alone")
+                     "them (Darcy with a constant source, the plate with the same edges all round, on the unit "
+                     "square); a 2-D tensor grid of equal axes. With data.n_labelled the data term's labelled "
+                     "batches are turned (no other sample's output is read), and the physics terms' inputs each "
+                     "step")
 
     def check(self):
         if self.schedule.warmup and self.schedule.warmup >= self.epochs:
@@ -477,11 +479,15 @@ class FnoCase:
         if m.vanish_on_edges and (not kind.edges or gen.grid != "closed"):
             raise Invalid("model.vanish_on_edges", f"needs model.type fno or deeponet on a closed grid, not {m.type} "
                                                    f"on a {gen.grid} grid ({gen.name})")
-        if self.training.augment != "none" and (gen.grid == "points" or gen.dims != 2 or self.training.terms.physics
-                                                or self.data.n_labelled is not None or kind.trajectory):
-            raise Invalid("training.augment", f"{self.training.augment} turns the samples of a 2-D tensor grid for "
-                                              f"the data term alone (no physics terms, no data.n_labelled), not "
-                                              f"{gen.name!r}'s ({gen.dims}-D, {gen.grid})")
+        if self.training.augment != "none" and (gen.grid == "points" or gen.dims != 2 or kind.trajectory):
+            raise Invalid("training.augment", f"{self.training.augment} turns the samples of a 2-D tensor grid, not "
+                                              f"{gen.name!r}'s ({gen.dims}-D, {gen.grid}"
+                                              f"{', a trajectory' if kind.trajectory else ''})")
+        tensors = [f for f in self.data.params.get("fields", ()) if f != "w"] if gen.name == "plate" else []
+        if self.training.augment != "none" and tensors:
+            raise Invalid("training.augment", f"{self.training.augment} turns the grid alone, and the plate's "
+                                              f"{', '.join(map(str, tensors))} (data.params.fields) are components "
+                                              f"of a tensor that a turn mixes: give fields [w]")
         if gen.grid == "points" and self.training.loss == "h1":
             raise Invalid("training.loss", "h1 takes the derivatives of a periodic grid's series; a point set "
                                            "(data.grid) trains with rel_l2")

@@ -25,7 +25,8 @@ finer grid is also scored by the operator on the training grid with its output d
 Labelled samples (``data.n_labelled``, the PINO paper's setting): the data term is computed on a batch of its
 own each step, drawn from the first ``n_labelled`` training samples (:func:`labelled_batches`, its order from
 ``(seed, epoch, 1)``), while the physics terms take the epoch's minibatches of every training input; the
-outputs' scaling comes from the labelled samples, so no other solved output enters training. With
+outputs' scaling comes from the labelled samples, so no other solved output enters training (``training.augment``
+turns the labelled batches' samples, and the physics terms' inputs, each by its own draw). With
 ``data.physics_resolution`` those minibatches are the training inputs on that finer grid (an input costs no solve,
 a label does: the physics on a finer grid than the labels, as the PINO paper does); the data term stays on the
 training grid. ``data.n_physics`` adds that many inputs that were never solved to the physics terms' minibatches
@@ -432,8 +433,12 @@ class _Fno:
         if n is None:
             while True:
                 yield ()
+        turns = np.random.default_rng([self.cfg.seed, epoch, 3])  # training.augment's draws for the labelled batches
         for index in labelled_batches(n, labelled_size(self.cfg), np.random.default_rng([self.cfg.seed, epoch, 1])):
-            yield self.put(*self.train_set.read(index[self.labelled_rows]))
+            x, y = self.train_set.read(index[self.labelled_rows])
+            if self.cfg.training.augment == "dihedral":
+                x, y = dihedral(x, y, turns.integers(0, 8, len(x)))
+            yield self.put(x, y)
 
     def host(self, state, key: str | None = None):
         """The parameters to evaluate (the state's ``key``, by default the average's) and the stats, on the host."""

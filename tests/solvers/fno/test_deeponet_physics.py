@@ -108,3 +108,29 @@ def test_a_plate_deeponet_learns_from_a_tenth_of_the_labels_and_the_physics(tmp_
     np.testing.assert_allclose(plain["prediction"], model.predict(x)["prediction"], rtol=1e-6)
     assert np.all(refined["estimate"] <= refined["estimate_before"] * (1 + 1e-6))
     np.testing.assert_allclose(refined["estimate_before"], plain["estimate"], rtol=1e-5)
+
+
+def test_dihedral_augmentation_turns_the_labelled_batches_and_trains_with_the_physics(tmp_path):
+    """training.augment: dihedral with data.n_labelled: each labelled batch's samples are labelled samples turned by
+    one of the square's 8 symmetries, input and output alike (the simply supported square commutes with them), more
+    than one of them drawn; the tiny case trains with the turned labels and the energy on turned loads."""
+    case = copy.deepcopy(TINY)
+    case["data"]["path"] = str(tmp_path / "plate.h5")
+    case["training"]["augment"] = "dihedral"
+    cfg = cases.load(write_case(tmp_path, case)).config
+    data.write(cfg.data, cfg.data.path)
+    driver = run._Fno(cfg, quiet=True)
+    n = cfg.data.n_labelled
+    xs, ys = driver.train_set.read(np.arange(n))
+    turned = {(i, g): run.dihedral(xs[i:i + 1], ys[i:i + 1], np.array([g])) for i in range(n) for g in range(8)}
+    drawn, batches = set(), driver.labelled(0)
+    for _ in range(6):
+        x, y = (np.asarray(a) for a in next(batches))
+        assert x.shape == (n, S, S, 1)
+        for xi, yi in zip(x, y):
+            (i, g), = [key for key, (xt, _) in turned.items() if np.array_equal(xt[0], xi)][:1]
+            np.testing.assert_allclose(yi, turned[i, g][1][0], rtol=1e-12, atol=1e-14)
+            drawn.add(g)
+    assert len(drawn) > 1, drawn
+    s = run.train(cfg, str(tmp_path / "run"), quiet=True)
+    assert s["metrics"]["rel_l2"] < 0.5 * s["initial_rel_l2"], s
