@@ -73,6 +73,11 @@ with :math:`s > 0`); a free edge's force gains :math:`s`'s slopes, :math:`V_n \p
 s_n (w_{nn} + \nu w_{tt}) + 2(1-\nu) s_t w_{nt}`; the shear forces gain them likewise, and the derived fields
 include ``D`` (N m). The plate is then not stretched (``aspect`` 1).
 
+**The energy form** (``form: energy``): the interior term is the density of the total potential energy
+(:func:`energy`), whose mean over uniform points the PINN minimises (Ritz); an edge keeps only the conditions that
+hold ``w`` (:data:`HELD_RULES`), the moments, a free edge's force and the corner forces being the energy's natural
+conditions, and only second derivatives of ``w`` are read.
+
 Derived fields in physical units: :math:`M_x = -D(w_{xx} + \nu w_{yy})`, :math:`M_y = -D(w_{yy} + \nu w_{xx})`,
 :math:`M_{xy} = -D(1-\nu) w_{xy}`, :math:`Q_x = \partial_x M_x + \partial_y M_{xy}`
 (:math:`-D\,\partial_x \Delta w` for a constant :math:`D`), :math:`Q_y = \partial_x M_{xy} + \partial_y M_y`.

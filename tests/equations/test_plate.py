@@ -287,3 +287,21 @@ def test_the_energy_s_first_variation_is_the_free_edges_conditions():
         dv = evaluate(eq, lambda d: {"vn": d["w_x"] * n[:, 0] + d["w_y"] * n[:, 1], "v": d["w"]}, v, xb)
         rhs += float(np.sum(wt * (np.asarray(res["m"]) * np.asarray(dv["vn"]) - np.asarray(res["v"]) * np.asarray(dv["v"]))))
     assert nu == 0.25 and variation == pytest.approx(rhs, rel=1e-10)
+
+
+def test_a_stretched_plate_s_energy_is_least_at_its_exact_solution():
+    """The same on the geometry's square [0, 2]^2 standing for the 2 m x 3 m plate (``aspect`` 1.5): the density's
+    derivatives and area element are the plate's."""
+    eq = KirchhoffPlate(build(PlateConfig, {**STEEL, "form": "energy", "aspect": 1.5}), Rectangle((0.0, 2.0), (0.0, 2.0)))
+    t, wt = np.polynomial.legendre.leggauss(24)
+    g = eq.to_nondim(np.c_[1 + t, 1 + t])
+    x, y = np.meshgrid(g[:, 0], g[:, 1], indexing="ij")
+    xh, weights = jnp.asarray(np.c_[x.ravel(), y.ravel()]), np.outer(wt, wt).ravel()
+
+    def exact(z):
+        p = eq.to_physical(z)
+        return (jnp.sin(jnp.pi * p[..., 0] / 2) * jnp.sin(jnp.pi * 1.5 * p[..., 1] / 3))[..., None]
+
+    energy = lambda a: float(np.sum(weights * np.asarray(evaluate(eq, eq.interior, lambda z: a * exact(z), xh)["energy"])))
+    e0, e1, e2 = energy(0.5), energy(1.0), energy(1.5)
+    assert 1.0 - 0.5 * (e2 - e0) / (2 * (e2 - 2 * e1 + e0)) == pytest.approx(1.0, abs=1e-9)
