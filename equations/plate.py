@@ -346,18 +346,18 @@ def _free(d: Fields, n, t, nu, varying: bool, curvature=0.0) -> dict:
 
 # condition -> residuals (in nondimensional form) on an edge with normal n and tangent t; varying: the rigidity
 # is the coefficient field s (a simply supported or clamped edge's conditions do not read it, module notes)
-EDGE_RULES = {
-    "simply_supported": lambda d, n, t, nu, varying, curvature=0.0: {
-        "w": d["w"], "m": _contract(d, "w", (n, n)) + nu * _contract(d, "w", (t, t))},
-    "clamped": lambda d, n, t, nu, varying, curvature=0.0: {"w": d["w"], "dw": _contract(d, "w", (n,))},
-    "free": _free,
-}
 # condition -> the residuals that hold w (the essential conditions): all the energy form keeps of an edge's; the
 # others (a moment, a free edge's force, its corners') are the energy's natural conditions
 HELD_RULES = {
     "simply_supported": lambda d, n: {"w": d["w"]},
     "clamped": lambda d, n: {"w": d["w"], "dw": _contract(d, "w", (n,))},
     "free": lambda d, n: {},
+}
+EDGE_RULES = {
+    "simply_supported": lambda d, n, t, nu, varying, curvature=0.0: {
+        **HELD_RULES["simply_supported"](d, n), "m": _contract(d, "w", (n, n)) + nu * _contract(d, "w", (t, t))},
+    "clamped": lambda d, n, t, nu, varying, curvature=0.0: HELD_RULES["clamped"](d, n),
+    "free": _free,
 }
 
 

@@ -98,7 +98,8 @@ def loss_history(rows: list[dict], title: str = "training loss", phases: tuple[s
     for key, vals in columns.items():
         ax.plot(steps, vals, lw=2.2 if key == "loss" else 1.0, label=key)
     seen = np.concatenate([v[np.isfinite(v)] for v in columns.values()] or [np.ones(1)])
-    if np.all(seen > 0):
+    positive = bool(np.all(seen > 0))
+    if positive:
         ax.set_yscale("log")
     else:  # an energy (a Ritz form's term) may be negative: linear within the smallest magnitude seen
         ax.set_yscale("symlog", linthresh=float(np.min(np.abs(seen[seen != 0]), initial=1.0)))
@@ -124,7 +125,7 @@ def loss_history(rows: list[dict], title: str = "training loss", phases: tuple[s
         h, l = err.get_legend_handles_labels()
         handles, labels = handles + h, labels + l
     ax.set_xlabel("step")
-    ax.set_ylabel("mean squared residual" if np.all(seen > 0) else "loss (an energy's term: its mean)")
+    ax.set_ylabel("mean squared residual" if positive else "loss (an energy's term: its mean)")
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     fig.legend(handles, labels, fontsize=7, loc="outside right upper")  # beside the axes: nothing hidden

@@ -157,8 +157,8 @@ class Problem:
             raise ConfigError(f"the equation cannot take {what}: {str(e).splitlines()[0]}", key=key) from None
         self.terms = tuple(sorted(probe_terms, key=lambda t: _group(t) != "pde"))
         self._densities = frozenset(equations.densities(cfg.equation)) & set(self.terms)
-        for key, (used, why) in FOR_ENERGY.items():
-            if self._densities and used(cfg):
+        for key, (used, why) in FOR_ENERGY.items() if self._densities else ():
+            if used(cfg):
                 raise ConfigError(f"{why}, which the energy density {sorted(self._densities)} cannot take (the "
                                   "equation's strong form can)", key=key)
         defaults = {k: v for more in self._more for k, v in more.weights().items()}  # the features' terms'
