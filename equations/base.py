@@ -136,6 +136,12 @@ class Equation(abc.ABC):
     nondimensional values ``(N, len(fields))`` (jnp, differentiable), e.g. a singular part no network
     represents (:mod:`.ns_corners`); default none."""
 
+    enrichment: Mapping[str, Callable] = MappingProxyType({})
+    """Per field, a known function of the nondimensional points added to the field's exact factor: ``u_f = g_f +
+    (phi_f + e_f) N_f``, a singular shape the network times ``phi_f`` cannot take (a plate's re-entrant clamped
+    corner, :mod:`.plate_corners`); it must vanish where ``phi_f`` holds a condition. Needs the field's conditions
+    exact (``conditions.enforce``); default none."""
+
     units: Mapping[str, str] | None = None
     """Units of the coordinates and derived fields (written into exports); default: those of the case file."""
 

@@ -99,7 +99,7 @@ from sciml import expr
 from sciml.config import spec, suggest
 from sciml.errors import Invalid
 
-from . import plate_damage
+from . import plate_corners, plate_damage
 from .base import Equation
 from .domain import Domain
 from .fields import Fields
@@ -159,6 +159,9 @@ class PlateConfig:
                                                             "conditions; energy: the total potential energy "
                                                             "(Ritz), only the held edges' w (and w_n) left as "
                                                             "conditions, the moments and forces its natural ones")
+    singular_corners: bool = spec(False, help="the energy form with exact clamped edges: each re-entrant corner "
+                                              "between two clamped edges multiplies the network by its singular "
+                                              "function r^(1+lambda) F (Williams; module plate_corners)")
 
     def check(self):
         if self.D is None and (self.E is None or self.thickness is None):
@@ -173,6 +176,9 @@ class PlateConfig:
             raise Invalid("q0", "a patch load needs q0, its pressure in Pa")
         if self.damage is not None and self.aspect != 1:
             raise Invalid("damage", "a damaged plate is not stretched: leave aspect at 1")
+        if self.singular_corners and self.form != "energy":
+            raise Invalid("singular_corners", "needs form: energy (the strong form's fourth derivatives of the "
+                                              "corner's r^(1+lambda) are not square-integrable)")
         if self.load is not None:
             try:
                 expr.parse(self.load, ("x", "y"))
@@ -212,6 +218,8 @@ def check_edges(config: PlateConfig, domain: Domain) -> None:
                                            f"geometry's parts are {list(domain.parts)}")
     if all(config.edge(p) == "free" for p in domain.parts):
         raise Invalid("edges", "a plate with every edge free is not supported anywhere; support an edge")
+    if config.singular_corners and not plate_corners.reentrant_clamped(domain, _clamped(config)):
+        raise Invalid("singular_corners", "the plate has no re-entrant corner between two clamped edges")
     if not rectangular(domain):
         if config.aspect != 1:
             raise Invalid("aspect", "a stretched plate is a rectangle: leave aspect at 1 on this geometry")
@@ -225,6 +233,10 @@ def check_edges(config: PlateConfig, domain: Domain) -> None:
             raise Invalid(f"edges.{free[0]}", "free edges need the corners of the plate's boundary (their corner "
                                               "conditions), which a rectangle or a polygon gives and this "
                                               "geometry does not: clamp or support it")
+
+
+def _clamped(config: PlateConfig) -> Callable[[str], bool]:
+    return lambda part: config.edge(part) == "clamped"
 
 
 def check_zones(config: PlateConfig, domain: Domain) -> None:
@@ -493,6 +505,8 @@ class KirchhoffPlate(Equation):
         damage = config.damage
         self.stiffness: Callable | None = None if damage is None else \
             (lambda xh: _factor_at(damage, self.to_physical(xh)))
+        if config.singular_corners:  # w's exact factor carries each re-entrant clamped corner's r^(1+lambda)
+            self.enrichment = {"w": plate_corners.enrichment(domain, _clamped(config), self.to_physical)}
 
     @property
     def varying(self) -> bool:

@@ -146,6 +146,11 @@ class Exact:
         self.parts = {p: self._part(eq, geometry, p, probe, inside, f"{key}.{p}") for p in parts}
         self.quantities = {p: c.quantities for p, c in self.parts.items()}
         self._fixing = {f: [c for c in self.parts.values() if f in c.values] for f in self.fields}
+        self._enrichment = dict(getattr(eq, "enrichment", {}))
+        for f in self._enrichment:
+            if not self._fixing[f]:
+                raise ConfigError(f"the equation adds a singular shape to {f!r}'s exact factor, and no exact part "
+                                  f"fixes {f!r}: make its edges exact", key=key)
         start = None if spacing is None or geometry.time is None else \
             self._part(eq, geometry, INITIAL, probe, inside, f"{key}.{INITIAL}") if base else self.parts.get(INITIAL)
         nodes = None if start is None or spacing is None else _Nodes.of(eq, geometry, spacing, inside.dtype, initial)
@@ -192,6 +197,8 @@ class Exact:
             for i, f in enumerate(self.fields):
                 fixing = self._fixing[f]
                 phi = _held(fixing, xh)
+                if f in self._enrichment:
+                    phi = phi + self._enrichment[f](xh)
                 columns.append(self._data[f](equation, xh) + phi * n[..., i])
             return jnp.stack(columns, -1)
         return out

@@ -67,6 +67,10 @@ def layout(cfg: PinnCase, eq, peq, geometry, derivs: Derivatives, names: tuple[s
     if cfg.conditions.shaped and eq.particular is not None:
         raise ConfigError("exact conditions hold for the network's output, not with the equation's particular "
                           "part added (equation.lid_corners): use penalty", key="conditions.enforce")
+    if eq.enrichment and not cfg.conditions.shaped:
+        raise ConfigError(f"the equation adds a singular shape to the exact factor of {sorted(eq.enrichment)}: "
+                          "impose those fields' edges exactly (conditions.enforce: {part: exact})",
+                          key="conditions.enforce")
     exact = _exact(cfg, eq, geometry, derivs, parts, dtype, held) if cfg.conditions.shaped else None
     if exact is not None:  # exact quantities leave the loss; a part with no other is not sampled
         for p, quantities in exact.quantities.items():
