@@ -16,7 +16,7 @@ linear interpolant). The operator is linear in ``f``: the stiffness matrix of th
 once and every sample is one pair of triangular solves (1200 samples in about a second). Sample ``i`` depends on
 ``(seed, i)`` only (:func:`sciml.solvers.classical.grf.sample_rngs`).
 
-The file holds ``nodes`` (n, 2), ``elements`` (m, 3: the triangles' node indices, counter-clockwise), ``f`` and
+The file holds ``nodes`` (n, 2), ``elements`` (m, 3: the triangles' node indices), ``f`` and
 ``u`` (samples, n), float64, and the settings as attributes; a case reads it with ``data.file``, ``inputs: f``,
 ``outputs: u``, ``grid: nodes``. Written atomically (:func:`sciml.io.atomic.atomic_h5`).
 """
