@@ -2,7 +2,7 @@
 finite-element code would: the data of the case lshape_poisson_deeponet (a DeepONet trained from a file of values
 at a mesh's nodes).
 
-    python cases/files/make_lshape_poisson.py data/lshape_poisson.h5 [--samples 1200] [--h 0.04] [--seed 0]
+    python cases/files/make_lshape_poisson.py data/lshape_poisson.h5 [--samples 2200] [--h 0.04] [--seed 0]
 
 The plate is the unit square less its upper right quarter, [0, 1]^2 minus (1/2, 1]^2, meshed by Triangle with
 elements of side about ``h`` (:func:`sciml.solvers.classical.fem.mesh`; no angle below 30 degrees). Each sample
@@ -13,7 +13,7 @@ cosines (:func:`sciml.solvers.classical.grf.neumann_basis`) read at the nodes, a
 
 by linear (P1) finite elements with scikit-fem, the load the mass matrix times ``f`` at the nodes (``f``'s
 linear interpolant). The operator is linear in ``f``: the stiffness matrix of the interior nodes is factorised
-once and every sample is one pair of triangular solves (1200 samples in about a second). Sample ``i`` depends on
+once and every sample is one pair of triangular solves (2200 samples in about a second). Sample ``i`` depends on
 ``(seed, i)`` only (:func:`sciml.solvers.classical.grf.sample_rngs`).
 
 The file holds ``nodes`` (n, 2), ``elements`` (m, 3: the triangles' node indices), ``f`` and
@@ -83,7 +83,7 @@ def sources(nodes: np.ndarray, samples: int, seed: int, alpha: float = FIELD["al
     return np.einsum("nk,skl,nl->sn", px, weight * xi, py, optimize=True)
 
 
-def write(path: str, samples: int = 1200, h: float = 0.04, seed: int = 0) -> dict:
+def write(path: str, samples: int = 2200, h: float = 0.04, seed: int = 0) -> dict:
     """Mesh the plate, draw ``samples`` sources, solve, and write the file at ``path``; what it holds, in words."""
     m = plate_mesh(h)
     nodes = m.p.T.copy()
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description="Write an HDF5 file of Poisson solutions on an L-shaped plate's "
                                             "unstructured mesh: nodes, elements, sources f and solutions u.")
     p.add_argument("path", help="the HDF5 file to write, e.g. data/lshape_poisson.h5")
-    p.add_argument("--samples", type=int, default=1200, help="sources drawn and solved (default 1200)")
+    p.add_argument("--samples", type=int, default=2200, help="sources drawn and solved (default 2200)")
     p.add_argument("--h", type=float, default=0.04, help="element side (default 0.04: about 900 nodes)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sources (default 0)")
     a = p.parse_args(argv)
