@@ -523,8 +523,12 @@ def sample_png(generator: str, resolution: int, seed: int, params: str, t_in: in
 
 
 def fno_plots(name: str, cfg) -> list[Plot]:
-    """One sample of an operator's generator at the training resolution, input and output."""
+    """One sample of an operator's generator at the training resolution, input and output (none of a file's)."""
     d = cfg.data
+    if d.file is not None:
+        made = f", made by `{d.made_by}`" if d.made_by else ""
+        return [Plot(f"{name}.png", "", None, f"The samples are those of a file (`{d.file}`{made}), not of a "
+                                              "generator: none is drawn when this site is built.")]
     png, seconds = sample_png(d.generator, d.resolution, d.seed, json.dumps(d.params, sort_keys=True), d.t_in,
                               d.t_out)
     solved = (f"solved on that grid (the dataset solves on {d.solver_grid} and subsamples)"
