@@ -7,7 +7,8 @@ channels. The first ``n_train`` samples train and the next ``n_test`` test (or t
 ``data.test_file``). The file's grid of ``S`` points per axis (``data.grid``: closed, both ends of [0, 1], or
 periodic) is subsampled to ``data.resolution`` and to each ``super_resolution``, as the FNO paper takes its
 85-point Darcy grid from the 421-point one: ``(S - 1) / (s - 1)`` (closed) or ``S / s`` (periodic) must be an
-integer. Every mismatch is one :class:`~sciml.errors.ConfigError` line naming the key. The dataset at
+integer. Every mismatch is one :class:`~sciml.errors.ConfigError` line naming the key; a missing file's names
+the command that makes it where the case gives one (``data.made_by``, never run here). The dataset at
 ``data.path`` then trains, tests, exports and predicts as a generator's does.
 
 A point set (``data.grid`` naming the file's array of points, ``(n_points, d)``: an unstructured mesh's nodes)
