@@ -242,9 +242,15 @@ def makes_data(cfg) -> bool:
     return any(wants(cfg) for wants, _ in MAKERS) if cfg.solver == "pinn" else True
 
 
+def made_by(cfg) -> str | None:
+    """The command that makes an operator's ``data.file`` (its ``data.made_by``), or None."""
+    return getattr(cfg.data, "made_by", None) if cfg.solver == "fno" else None
+
+
 def commands(name: str, cfg) -> list[str]:
     run = [f"sciml run cases/{name}.yaml"]
-    return ([f"sciml datagen cases/{name}.yaml"] if makes_data(cfg) else []) + run
+    made = [made_by(cfg)] if made_by(cfg) else []
+    return made + ([f"sciml datagen cases/{name}.yaml"] if makes_data(cfg) else []) + run
 
 
 def _interval(lo_hi) -> str:
@@ -290,9 +296,11 @@ def _fno_settings(cfg) -> list[tuple[str, str]]:
     zero_shot = f"; zero-shot at {', '.join(map(str, d.resolutions[1:]))}" if len(d.resolutions) > 1 else ""
     weights = {k: v for k, v in vars(t.terms).items() if isinstance(v, (int, float)) and v}
     terms = ", ".join(f"{k} {v:g}" for k, v in weights.items()) if weights != {"data": 1} else ""
-    return [("generator", f"`{d.generator}`"),
-            ("data", f"{d.n_train} training and {d.n_test} test samples at {d.resolution} points per axis "
-                     f"(solved at {d.solver_grid}{zero_shot})"),
+    source = ("generator", f"`{d.generator}`") if d.file is None else ("file", f"`{d.file}`")
+    at = (f"at the {d.resolution} points of the file's `{d.grid}`" if d.points else
+          f"at {d.resolution} points per axis (solved at {d.solver_grid}{zero_shot})" if d.file is None else
+          f"at {d.resolution} points per axis{zero_shot}")
+    return [source, ("data", f"{d.n_train} training and {d.n_test} test samples {at}"),
             ("model", f"`{m.type}`, branch {list(m.branch)}, trunk {list(m.trunk)}, basis {m.basis}, sensors every "
                       f"{m.sensors}" if m.type == "deeponet" else
                       f"`{m.type}`, modes {list(m.modes)}, width {m.width}, {m.layers} layers"),
@@ -515,8 +523,12 @@ def sample_png(generator: str, resolution: int, seed: int, params: str, t_in: in
 
 
 def fno_plots(name: str, cfg) -> list[Plot]:
-    """One sample of an operator's generator at the training resolution, input and output."""
+    """One sample of an operator's generator at the training resolution, input and output (none of a file's)."""
     d = cfg.data
+    if d.file is not None:
+        made = f", made by `{d.made_by}`" if d.made_by else ""
+        return [Plot(f"{name}.png", "", None, f"The samples are those of a file (`{d.file}`{made}), not of a "
+                                              "generator: none is drawn when this site is built.")]
     png, seconds = sample_png(d.generator, d.resolution, d.seed, json.dumps(d.params, sort_keys=True), d.t_in,
                               d.t_out)
     solved = (f"solved on that grid (the dataset solves on {d.solver_grid} and subsamples)"
@@ -579,7 +591,11 @@ def page(name: str, shown: Sequence[Plot] = (), table: Table | None = None) -> s
     sentence, rest = title(name)
     lines = [f"# {name}: {escape(sentence)}" if sentence else f"# {name}", "", *_prose(rest)]
     lines += ["## Run it", "", "```sh", *commands(name, cfg), "```", ""]
-    if makes_data(cfg):
+    if made_by(cfg):
+        lines += ["The first command makes the file the case reads (its `data.made_by`), `sciml datagen` copies its "
+                  "samples into the case's dataset (where it exists with the same settings it keeps it); `sciml "
+                  "run` then trains and scores the case.", ""]
+    elif makes_data(cfg):
         lines += ["`sciml datagen` makes the files the case reads, with its classical solver (where they exist "
                   "with the same settings it keeps them); `sciml run` then trains and scores the case.", ""]
     lines += ["## Result", "", *_result(name, table or readme_table())]

@@ -43,6 +43,9 @@ class Entry:
     name: str
     case: str | None = None
     overrides: list[str] = spec(factory=list)
+    prepare: list[str] = spec(factory=list, help="a Python script and its arguments, run with the suite's Python "
+                                                 "before the datagen and the run (paths from the working "
+                                                 "directory): e.g. the script that makes a case's data.file")
     datagen: bool = False
     workers: int = spec(1, ge=1, help="processes of the datagen (sciml datagen --workers), for CPU solvers")
     sweep: Sweep | None = None
@@ -65,6 +68,10 @@ class Entry:
     def check(self):
         if (self.case is None) == (self.study is None):
             raise Invalid("case", "give exactly one of case or study")
+        if self.prepare and self.case is None:
+            raise Invalid("prepare", "runs before a case; a study prepares what it needs itself")
+        if self.prepare and not self.prepare[0].endswith(".py"):
+            raise Invalid("prepare", f"starts with the Python script to run (a .py file), not {self.prepare[0]!r}")
 
     def refs(self, metric: str) -> list[Reference]:
         r = self.references.get(metric, [])

@@ -4,7 +4,9 @@ A suite is a YAML file (shipped ones in ``cases/suites/``, named by :mod:`sciml.
 each entry runs in a fresh process:
 
 - ``case``: ``sciml run CASE overrides``, CASE a path or a name (``plate``); with ``datagen: true``,
-  ``sciml datagen`` first; its ``summary.json`` gives the metrics, wall time, steps/s and compile time;
+  ``sciml datagen`` first, and before that, with ``prepare: [SCRIPT.py, args...]``, that script with the suite's
+  Python (one that makes the case's ``data.file``); its ``summary.json`` gives the metrics, wall time, steps/s
+  and compile time;
 - ``sweep``: the same case for each value of one key (a convergence study: error against steps, points or
   resolution), plotted;
 - ``study``: a function from :mod:`sciml.bench.studies` (observed orders of classical solvers,
@@ -86,22 +88,29 @@ def _sciml(*args: str) -> list[str]:
 
 
 def run_case(entry: Entry, overrides: list[str], out: str, resume: bool = False) -> dict:
-    """``sciml datagen`` (if asked), then ``sciml run`` with the calibration workload timed right before and after
-    it (:func:`.calibration.around`), so that its steps/s is also known as ``steps_per_calib``. With ``resume``
-    the run continues from the checkpoint an earlier try left in ``out`` (``sciml run --resume``), or starts
-    afresh there (``--force``) if there is none."""
+    """The entry's ``prepare`` script and ``sciml datagen`` (if asked), then ``sciml run`` with the calibration
+    workload timed right before and after it (:func:`.calibration.around`), so that its steps/s is also known as
+    ``steps_per_calib``. With ``resume`` the run continues from the checkpoint an earlier try left in ``out``
+    (``sciml run --resume``), or starts afresh there (``--force``) if there is none."""
     if entry.case is None:
         raise UserError(f"entry {entry.name}: no case to run")
     case = entry.case
     os.makedirs(out, exist_ok=True)
     log = out + ".output.txt"  # what the processes printed, beside the run folder (which holds only the run)
-    datagen = {}
+    before = {}  # the seconds of what ran before the run: the prepare script, the datagen
+    if entry.prepare:
+        code, wall, _ = _subprocess([sys.executable, *entry.prepare], entry.timeout_s, log + ".prepare")
+        if code:
+            return {"status": "failed", "error": f"{entry.prepare[0]} exited {code}; see {log}.prepare",
+                    "prepare_s": wall}
+        before["prepare_s"] = wall
     if entry.datagen:
         command = _sciml("datagen", case, *overrides, "--quiet", "--workers", str(entry.workers))
         code, wall, _ = _subprocess(command, entry.timeout_s, log + ".datagen")
         if code:
-            return {"status": "failed", "error": f"datagen exited {code}; see {log}.datagen", "datagen_s": wall}
-        datagen = {"datagen_s": wall}
+            return {"status": "failed", "error": f"datagen exited {code}; see {log}.datagen", "datagen_s": wall,
+                    **before}
+        before["datagen_s"] = wall
 
     def train() -> dict:
         continued = resume and checkpoint.exists(os.path.join(out, "checkpoints", "latest.h5"))
@@ -109,14 +118,14 @@ def run_case(entry: Entry, overrides: list[str], out: str, resume: bool = False)
                    _sciml("run", case, *overrides, "--out", out, "--quiet", *(["--force"] if resume else [])))
         code, wall, peak = _subprocess(command, entry.timeout_s, log)
         if code:
-            return {"status": "failed", "error": f"exited {code}; see {log}", "wall_time_s": wall, **datagen}
+            return {"status": "failed", "error": f"exited {code}; see {log}", "wall_time_s": wall, **before}
         with open(os.path.join(out, "summary.json"), encoding="utf-8") as fh:
             s = json.load(fh)
         return {"status": "ok", "metrics": s.get("metrics", {}), "wall_time_s": wall, "peak_mem_mib": peak,
                 "steps_per_s": s.get("steps_per_s"), "steps_per_cpu_s": s.get("steps_per_cpu_s"),
                 "compile_time_s": s.get("compile_time_s"), "run_dir": out, "training_s": s.get("wall_time_s"),
                 **({"last_k": s["last_k"]} if "last_k" in s else {}), **({"resumed": True} if continued else {}),
-                **datagen}
+                **before}
 
     return calibration.around(train)
 

@@ -46,6 +46,8 @@ class DataConfig:
                                              "model.modes has numbers; model.type deeponet names them here)")
     test_file: str | None = spec(None, help="data.file: the test samples' file, the same keys (default: the n_test "
                                             "rows after the n_train training rows of data.file)")
+    made_by: str | None = spec(None, help="data.file: the command that makes the file (and test_file), e.g. a "
+                                          "script of your own; named when the file is missing, never run by sciml")
     super_resolution: list[int] = spec(factory=list, ge=2,
                                        help="finer test grids for zero-shot super-resolution")
     solve_resolution: int | None = spec(None, ge=2, help="grid of the classical solver (default: the finest "
@@ -149,6 +151,9 @@ class DataConfig:
                                   f"(data.grid is one of {list(GRID_KINDS)})")
         if self.dims is not None:
             raise Invalid("dims", "counts a data.file's grid axes; a generator's are its own")
+        if self.made_by is not None:
+            raise Invalid("made_by", "names the command that makes a data.file; a generator's data is made by "
+                                     "`sciml datagen`")
         gen = self.source(0)
         for i, r in enumerate(self.super_resolution):
             if r < self.resolution:

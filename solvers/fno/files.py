@@ -7,7 +7,8 @@ channels. The first ``n_train`` samples train and the next ``n_test`` test (or t
 ``data.test_file``). The file's grid of ``S`` points per axis (``data.grid``: closed, both ends of [0, 1], or
 periodic) is subsampled to ``data.resolution`` and to each ``super_resolution``, as the FNO paper takes its
 85-point Darcy grid from the 421-point one: ``(S - 1) / (s - 1)`` (closed) or ``S / s`` (periodic) must be an
-integer. Every mismatch is one :class:`~sciml.errors.ConfigError` line naming the key. The dataset at
+integer. Every mismatch is one :class:`~sciml.errors.ConfigError` line naming the key; a missing file's names
+the command that makes it where the case gives one (``data.made_by``, never run here). The dataset at
 ``data.path`` then trains, tests, exports and predicts as a generator's does.
 
 A point set (``data.grid`` naming the file's array of points, ``(n_points, d)``: an unstructured mesh's nodes)
@@ -18,6 +19,7 @@ grid (``data.resolution`` is ``n_points``, nothing is subsampled), the dataset's
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 
 import numpy as np
@@ -62,6 +64,7 @@ def _samples(cfg: FnoCase, split: str, read: Callable[[str], dict]) -> tuple[str
     path, first, n = ((d.file, 0, d.n_train) if split == "train" else
                       (d.test_file, 0, d.n_test) if d.test_file else (d.file, d.n_train, d.n_test))
     assert path is not None, "DataConfig.check: a dataset from a file names it"
+    present(path, d.made_by, "data.test_file" if split == "test" and d.test_file else "data.file")
     arrays = read(path)
     held = len(arrays[d.keys[0][0]])
     if held < first + n:
@@ -79,6 +82,14 @@ def _samples(cfg: FnoCase, split: str, read: Callable[[str], dict]) -> tuple[str
             raise ConfigError(f"{path}: sample {first + int(np.argmax(bad))} of the {key} holds NaN or inf",
                               key=f"data.{key}")
     return path, x, y
+
+
+def present(path: str, made_by: str | None, key: str) -> None:
+    """Refuse a missing dataset file ``path`` (case key ``key``) in one line that names the command making it,
+    ``data.made_by``, where the case gives one."""
+    if not os.path.isfile(path):
+        how = f"; make it with `{made_by}` (data.made_by)" if made_by else ""
+        raise ConfigError(f"{path} does not exist{how}", key=key)
 
 
 def strides(cfg: FnoCase, S: int, path: str) -> dict[int, int]:

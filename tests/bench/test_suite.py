@@ -60,6 +60,7 @@ def test_shipped_suites_are_consistent(monkeypatch):
             assert set(e.references) <= reported, (name, e.name)
             assert e.curve is None or set(e.curve.points) <= reported, (name, e.name)
             assert e.timeout_s > 0
+            assert not e.prepare or os.path.isfile(e.prepare[0]), (name, e.name)  # a script of the repository
 
 
 def _rel_l2_written(case_path: str, overrides=()) -> set[str]:
@@ -246,3 +247,38 @@ def test_jobs_run_entries_at_once_each_in_its_own_process_and_timing_studies_alo
     assert not suite.alone(suite.Entry(name="c", case="plate", metrics=["rel_l2_w"]))
     with pytest.raises(UserError, match="--jobs 0: give 1 or more"):
         suite.main(["tiny", "--out", "none", "--jobs", "0"])
+
+
+def test_an_entry_prepares_with_its_script_then_makes_the_data_then_runs(tmp_path, monkeypatch):
+    """``prepare: [SCRIPT.py, args]`` runs the script with the suite's Python before ``sciml datagen`` and ``sciml
+    run``; a script that fails stops the entry there, naming it."""
+    out, argv, codes = tmp_path / "entry", [], {}
+
+    def fake(command, timeout, log):
+        argv.append(command)
+        out.mkdir(exist_ok=True)
+        (out / "summary.json").write_text(json.dumps({"metrics": {"rel_l2": 0.01}}))
+        return codes.get(command[1], 0), 2.0, 100.0
+
+    monkeypatch.setattr(suite, "_subprocess", fake)
+    monkeypatch.setattr(suite.calibration, "around", lambda run: run())
+    entry = suite.Entry(name="e", case="c.yaml", datagen=True, prepare=["make.py", "data/x.h5"])
+    r = suite.run_case(entry, [], str(out))
+    assert [a[1:3] for a in argv] == [["make.py", "data/x.h5"], ["-m", "sciml"], ["-m", "sciml"]]
+    assert argv[0][0] == suite.sys.executable and [a[3] for a in argv[1:]] == ["datagen", "run"]
+    assert r["status"] == "ok" and r["prepare_s"] == r["datagen_s"] == 2.0
+    argv.clear()
+    codes["make.py"] = 1
+    r = suite.run_case(entry, [], str(out))
+    assert len(argv) == 1 and r["status"] == "failed" and r["error"].startswith("make.py exited 1; see ")
+
+
+@pytest.mark.parametrize("entry,said", [
+    ({"name": "s", "study": "darcy_fd_order", "prepare": ["make.py"]}, "prepare: runs before a case"),
+    ({"name": "c", "case": "plate", "prepare": ["make", "x.h5"]}, "prepare: starts with the Python script"),
+])
+def test_a_prepare_is_a_python_script_before_a_case(tmp_path, entry, said, capsys):
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump({"suite": "s", "entries": [entry]}))
+    with pytest.raises(UserError, match=said):
+        suite.load_suite(str(path))

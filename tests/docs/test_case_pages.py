@@ -99,3 +99,14 @@ def test_a_solid_is_drawn_in_perspective_and_a_ball_in_many_dimensions_is_a_note
     assert shown.png[:8] == b"\x89PNG\r\n\x1a\n" and 5_000 < len(shown.png) < 200_000
     (ball,) = pages.plots("poisson_hd")
     assert ball.png is None and "1000-dimensional (`ball`" in ball.note
+
+
+def test_a_file_cases_page_makes_its_file_first_and_draws_no_sample():
+    cfg = pages.config("lshape_poisson_deeponet")
+    assert pages.commands("lshape_poisson_deeponet", cfg) == [
+        "python cases/files/make_lshape_poisson.py data/lshape_poisson.h5",
+        "sciml datagen cases/lshape_poisson_deeponet.yaml", "sciml run cases/lshape_poisson_deeponet.yaml"]
+    [plot] = pages.plots("lshape_poisson_deeponet")
+    assert plot.png is None and "made by `python cases/files/make_lshape_poisson.py" in plot.note
+    assert ("| data | 2000 training and 200 test samples at the 906 points of the file's `nodes` |"
+            in pages.page("lshape_poisson_deeponet", [plot]))

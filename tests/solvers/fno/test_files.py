@@ -140,8 +140,28 @@ def test_each_mismatch_is_one_line_naming_the_key(tmp_path, generated, capsys):
         assert said in err and err.count("\n") == 1, (said, err)
 
 
+def test_a_missing_file_is_one_line_naming_the_command_that_makes_it(tmp_path, capsys):
+    """``data.made_by`` (never run) is named when the file, or the test file, is missing; without it, the path."""
+    make = "python make_mine.py data/mine.h5"
+    for changes, said in [({"data__made_by": make}, f"data.file: {tmp_path}/mine.h5 does not exist; make it with "
+                                                    f"`{make}` (data.made_by)"),
+                          ({}, f"data.file: {tmp_path}/mine.h5 does not exist\n")]:
+        assert main(["datagen", from_file(tmp_path, tmp_path / "mine.h5", **changes), "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert said in err and err.count("\n") == 1, err
+    u = np.ones((48, 9, 9))
+    with h5py.File(tmp_path / "train.h5", "w") as f:
+        f["a"], f["u"] = u, u
+    case = from_file(tmp_path, tmp_path / "train.h5", data__made_by=make, data__test_file=str(tmp_path / "t.h5"),
+                     data__super_resolution=[])
+    assert main(["datagen", case, "--quiet"]) == 2
+    assert f"data.test_file: {tmp_path}/t.h5 does not exist; make it with `{make}`" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("changes,said", [
     ({"data__generator": "darcy"}, "data.file: give one of data.generator"),
+    ({"data__made_by": "python make.py", "data__generator": "darcy", "data__file": None},
+     "data.made_by: names the command that makes a data.file; a generator's data is made by `sciml datagen`"),
     ({"data__file": None}, "data.generator: give one of data.generator"),
     ({"data__inputs": []}, "data.inputs: name the file's array(s)"),
     ({"data__params": {"contrast": 2.0}}, "data.params: a dataset from data.file has no generator parameters"),
