@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import UserError
 from ..io.atomic import write_json
 
 STUDIES: dict[str, Callable[..., dict]] = {}
@@ -51,7 +52,11 @@ def main(argv=None) -> int:
     args = json.loads(a.args)
     if "folder" in inspect.signature(STUDIES[a.name]).parameters:
         args.setdefault("folder", a.out)
-    result = STUDIES[a.name](**args)
+    try:
+        result = STUDIES[a.name](**args)
+    except UserError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return e.exit_code
     write_json(os.path.join(a.out, "result.json"), result)
     print(json.dumps(result.get("metrics", {}), indent=2))
     return 0
@@ -434,7 +439,7 @@ QUICK_OPERATOR = ("data.n_train=200", "data.n_test=50", "training.epochs=120")  
 
 @study
 def plate_operator_ood(case="plate_operator_quick", overrides=QUICK_OPERATOR, steps=200, grf=12, patches=3,
-                       seed=1, terms=128, folder=None, resolution=None) -> dict:
+                       seed=1, terms=128, folder=None, resolution=None, sampling="values") -> dict:
     """The plate operator out of its distribution (issue 72): ``case`` trained (with ``evaluation.estimate``, its
     flag calibrated on its test set) and scored at its training grid on the loads of
     :func:`sciml.equations.plate_reference.ood_loads.loads` (``grf`` new draws of its own kind, ``patches`` patches of
@@ -444,14 +449,17 @@ def plate_operator_ood(case="plate_operator_quick", overrides=QUICK_OPERATOR, st
     refine=steps)``); ``flag_misses``: loads more than 10 % off but not flagged; ``worse``: loads the refinement
     made worse; the seconds per input of a prediction with its estimate and of a refinement (compiled before the
     clock runs). ``resolution``: the grid the loads are given and refined on (default the training grid; one of
-    ``data.resolutions``, whose flag threshold the test set calibrated). The trained run stays in ``folder`` and is
-    used again (None: a temporary folder)."""
+    ``data.resolutions``, whose flag threshold the test set calibrated). ``sampling``: how the loads are put on the
+    grid (``ood_loads.SAMPLINGS``: their values at the points, or ``work``, the values whose quadrature is each
+    load's exact work, which the grid's energy needs for a load with a jump). The trained run stays in ``folder``
+    and is used again (None: a temporary folder)."""
     from sciml import load_run
     from sciml.equations.plate_reference import ood_loads, random_loads
 
+    ood_loads.checked(sampling)  # before the training
     cfg, out = trained_with_estimate(case, overrides, folder or tempfile.mkdtemp(prefix="operator-ood-"))
     model, s = load_run(out), resolution or cfg.data.resolution
-    items = ood_loads.loads(s, seed, terms, grf, patches)
+    items = ood_loads.loads(s, seed, terms, grf, patches, sampling=sampling)
     grid = np.linspace(0.0, 1.0, s)
     x = np.stack([q for _, _, q in items])[..., None].astype(np.float32)
     w = np.stack([random_loads.solution(c, grid)["w"] for _, c, _ in items])

@@ -62,6 +62,14 @@ def test_plate_operator_ood_scores_every_kind_of_load_its_flag_and_its_refinemen
     assert m["predict_s_per_input"] > 0 and m["refine_s_per_input"] > 0
 
 
+def test_plate_operator_ood_refuses_a_sampling_it_does_not_know_in_one_line_before_training(tmp_path, capsys):
+    from sciml.bench.studies import main
+
+    code = main(["plate_operator_ood", "--out", str(tmp_path), "--args", '{"sampling": "cells"}'])
+    assert code == 2 and capsys.readouterr().err.strip().count("\n") == 0
+    assert not (tmp_path / "run").exists()  # refused before the training
+
+
 TINY_DARCY = ("data.n_train=8", "data.n_test=4", "data.n_labelled=4", "data.resolution=9", "data.physics_resolution=null",
               "data.super_resolution=[]", "model.modes=[3,3]", "model.width=6", "model.layers=2", "model.padding=2",
               "model.projection=[8]", "training.epochs=2", "training.batch_size=4", "evaluation.batch_size=4")
