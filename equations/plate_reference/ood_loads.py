@@ -21,6 +21,7 @@ the refinement's 1.5 % floor of docs/notes/operator_estimate.md.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -105,24 +106,29 @@ def checked(sampling: str) -> str:
     return sampling
 
 
+def drawn(seed: int = 1, terms: int = 128, grf: int = 12, patches: int = 3,
+          modes: Sequence[tuple[int, int]] = MODES) -> list[tuple[str, np.ndarray, Callable]]:
+    """``[(kind, sine coefficients (terms, terms), load q(x, y))]``: ``grf`` new draws, ``patches`` single patches
+    of each size of :data:`PATCH_SIDES`, the uniform and hydrostatic loads and the single ``modes``, from ``seed``."""
+    rng = np.random.default_rng(seed)
+    out = [("grf", *random_loads.grf(rng, terms)) for _ in range(grf)]
+    out += [(name, *random_loads.patches(rng, terms, patches=1, patch_width=sides, force=1.0))
+            for name, sides in PATCH_SIDES.items() for _ in range(patches)]
+    out += [("uniform", uniform(terms), lambda x, y: np.ones(np.broadcast(x, y).shape)),
+            ("hydrostatic", hydrostatic(terms), lambda x, y: np.broadcast_arrays(np.asarray(x, float), y)[0])]
+    return out + [(f"mode_{m}_{n}", mode(m, n, terms), functools.partial(sine_mode, m, n)) for m, n in modes]
+
+
+def sine_mode(m: int, n: int, x, y) -> np.ndarray:
+    """``sin mπx sin nπy``."""
+    return np.sin(m * np.pi * np.asarray(x, float)) * np.sin(n * np.pi * np.asarray(y, float))
+
+
 def loads(s: int, seed: int = 1, terms: int = 128, grf: int = 12, patches: int = 3,
           modes: Sequence[tuple[int, int]] = MODES,
           sampling: str = "values") -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """``[(kind, sine coefficients, load on the closed s-point grid)]``: ``grf`` new draws, ``patches`` single
-    patches of each size of :data:`PATCH_SIDES`, the uniform and hydrostatic loads and the single ``modes``, from
-    ``seed``, put on the grid as ``sampling`` says (:data:`SAMPLINGS`, the module's docstring)."""
+    """``[(kind, sine coefficients, load on the closed s-point grid)]``: the loads of :func:`drawn` put on the grid
+    as ``sampling`` says (:data:`SAMPLINGS`, the module's docstring)."""
     checked(sampling)
-    x = np.linspace(0.0, 1.0, s)
-    X, Y = np.meshgrid(x, x, indexing="ij")
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(grf):
-        c, f = random_loads.grf(rng, terms)
-        out.append(("grf", c, f(X, Y)))
-    for name, sides in PATCH_SIDES.items():
-        for _ in range(patches):
-            c, f = random_loads.patches(rng, terms, patches=1, patch_width=sides, force=1.0)
-            out.append((name, c, f(X, Y)))
-    out += [("uniform", uniform(terms), np.ones_like(X)), ("hydrostatic", hydrostatic(terms), X)]
-    out += [(f"mode_{m}_{n}", c, on_grid(c, x)) for m, n in modes for c in [mode(m, n, terms)]]
-    return [(name, c, placed(c, q, sampling)) for name, c, q in out]
+    X, Y = np.meshgrid(np.linspace(0.0, 1.0, s), np.linspace(0.0, 1.0, s), indexing="ij")
+    return [(name, c, placed(c, f(X, Y), sampling)) for name, c, f in drawn(seed, terms, grf, patches, modes)]
