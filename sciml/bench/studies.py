@@ -449,7 +449,9 @@ def plate_operator_ood(case="plate_operator_quick", overrides=QUICK_OPERATOR, st
     refine=steps)``); ``flag_misses``: loads more than 10 % off but not flagged; ``worse``: loads the refinement
     made worse; the seconds per input of a prediction with its estimate and of a refinement (compiled before the
     clock runs). ``resolution``: the grid the loads are given and refined on (default the training grid; one of
-    ``data.resolutions``, whose flag threshold the test set calibrated). ``sampling``: how the loads are put on the
+    ``data.resolutions``, whose flag threshold the test set calibrated). A case with ``data.params.edges: clamped``
+    is scored against finite differences instead (:func:`plate_references`; ``<kind>_reference_error``: their
+    error on the simply supported plate, 0 for the series). ``sampling``: how the loads are put on the
     grid (``ood_loads.SAMPLINGS``: their values at the points, or ``work``, the values whose quadrature is each
     load's exact work, which the grid's energy needs for a load with a jump). The trained run stays in ``folder``
     and is used again (None: a temporary folder)."""
@@ -462,9 +464,33 @@ def plate_operator_ood(case="plate_operator_quick", overrides=QUICK_OPERATOR, st
     items = ood_loads.loads(s, seed, terms, grf, patches, sampling=sampling)
     grid = np.linspace(0.0, 1.0, s)
     x = np.stack([q for _, _, q in items])[..., None].astype(np.float32)
-    w = np.stack([random_loads.solution(c, grid)["w"] for _, c, _ in items])
-    metrics, rows = scored_out_of_distribution(model, [k for k, _, _ in items], x, w, steps)
-    return {"metrics": metrics, "loads": rows}
+    kinds = [k for k, _, _ in items]
+    edges, D, nu = (cfg.data.params.get(k, v) for k, v in (("edges", "simply_supported"), ("D", 1.0), ("nu", 0.3)))
+    if edges == "clamped":  # finite differences, their own error measured where the series is exact
+        truth = [plate_references(f, c, grid, D, nu) for _, c, f in ood_loads.drawn(seed, terms, grf, patches)]
+        w, off = np.stack([t[0] for t in truth]), np.array([t[1] for t in truth])
+    else:
+        w = np.stack([random_loads.solution(c, grid, D, nu)["w"] for _, c, _ in items])
+        off = np.zeros(len(items))
+    metrics, rows = scored_out_of_distribution(model, kinds, x, w, steps)
+    for row, e in zip(rows, off):
+        row["reference_error"] = float(e)
+    metrics.update({f"{k}_reference_error": float(np.mean(off[np.asarray(kinds) == k])) for k in dict.fromkeys(kinds)})
+    return {"metrics": metrics, "loads": rows, "edges": edges}
+
+
+def plate_references(load, q_mn: np.ndarray, grid: np.ndarray, D: float = 1.0, nu: float = 0.3) -> tuple:
+    """``(w of the clamped square under load(x, y) on the closed grid, the same solver's rel-L2 error on the simply
+    supported square against Navier's series of q_mn)``: Richardson-extrapolated finite differences
+    (``random_loads.clamped``), whose load is sampled at their points (a patch's jump: a few per cent off)."""
+    from sciml.equations.plate_reference import random_loads
+    from sciml.equations.plate_reference.fd import fd_solve
+
+    n = len(grid) - 1
+    simply = fd_solve(((0.0, 1.0), (0.0, 1.0)), "simply_supported", D, nu, load, uniform=False,
+                      counts=(n, n)).fields["w"]
+    series = random_loads.solution(q_mn, grid, D, nu)["w"]
+    return random_loads.clamped(load, grid, D, nu)["w"], float(np.linalg.norm(simply - series) / np.linalg.norm(series))
 
 
 @study
