@@ -122,7 +122,7 @@ def refine(estimate: Callable, tx, advance: Callable, params, stats, x, steps: i
     one of the smallest estimate, or with ``energy`` of the smallest energy; the trained weights if there is none.
     Stops early once the kept weights' estimate is below ``tol``; an input estimated below ``floor`` is returned as
     trained (no step). ``{"prediction", "estimate" (the kept weights'), "estimate_before", "energy_before" (the
-    trained weights' energy, NaN without ``energy``), "steps" (taken)}``."""
+    trained weights' energy, NaN without ``energy``), "steps" (taken), "params" (the kept weights)}``."""
     prediction, before = estimate(params, stats, x)
     first = float(before[0])
     start = None if energy is None else float(energy(params, stats, x))
@@ -132,7 +132,7 @@ def refine(estimate: Callable, tx, advance: Callable, params, stats, x, steps: i
             return np.inf
         return guess if energy is None else float(energy(p, stats, x))
 
-    kept, best, taken = (prediction, before), rank(params, first), 0
+    kept, best, taken = (prediction, before, params), rank(params, first), 0
     p, opt = params, tx.init(params)
     while taken < steps and first >= floor and (tol is None or float(kept[1][0]) >= tol):
         n = min(every, steps - taken)
@@ -141,6 +141,7 @@ def refine(estimate: Callable, tx, advance: Callable, params, stats, x, steps: i
         now = estimate(p, stats, x)
         score = rank(p, float(now[1][0]))
         if score < best:
-            best, kept = score, now
+            best, kept = score, (*now, p)
     return {"prediction": np.asarray(kept[0]), "estimate": np.asarray(kept[1]), "estimate_before": np.asarray(before),
-            "energy_before": np.array([np.nan if start is None else start]), "steps": np.array([taken])}
+            "energy_before": np.array([np.nan if start is None else start]), "steps": np.array([taken]),
+            "params": kept[2]}

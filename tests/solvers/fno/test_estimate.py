@@ -117,7 +117,7 @@ def test_refine_takes_the_lowest_energy_iterate_of_a_trained_answer_no_better_th
     energy = lambda p, stats, x: start - p
     advance = lambda p, opt, stats, x, n: (p + n, opt)
     got = estimate.refine(guess, optax.identity(), advance, 0.0, None, None, steps=3, every=1, energy=energy)
-    assert got["prediction"].tolist() == [kept] and got["energy_before"].tolist() == [start]
+    assert got["prediction"].tolist() == [kept] == [got["params"]] and got["energy_before"].tolist() == [start]
     assert got["steps"].tolist() == [3]
 
 
