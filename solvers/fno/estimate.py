@@ -100,6 +100,18 @@ def refiner(op, physics, loss: Callable, lr: float) -> tuple[optax.GradientTrans
     return tx, advance
 
 
+def refinement_loss(physics, terms) -> Callable:
+    """``(physics output, x) -> the loss a refinement minimises``: the physics' energy, plus its ``pde`` term at the
+    run's weight relative to the energy's where the run trains with both (``terms``: ``training.terms``). On clamped
+    edges the energy alone is not bounded below among the operator's fields (a boundary layer under its quadrature
+    grid, as ``plate_operator_clamped.yaml`` says of training): refined by it alone a uniform load ran from 2.2 % to
+    140 % off in 400 steps, by it with the run's ``pde`` (0.01) to 0.8 % in 200 (docs/notes/operator_estimate.md)."""
+    weight = terms.pde / terms.energy if terms.energy and terms.pde else 0.0
+    if not weight:
+        return physics.energy
+    return lambda output, x: physics.energy(output, x) + weight * physics.pde(output, x)
+
+
 def objective(op, physics, loss: Callable) -> Callable:
     """``(params, stats, x) -> loss(physics output, x)``, jitted: the refinement's loss of the weights ``params``
     (:func:`refiner`'s), by which :func:`refine` may choose among its iterates."""

@@ -106,6 +106,16 @@ def test_an_iterate_is_admissible_by_a_clear_fall_of_its_estimate_or_where_the_t
     assert estimate.admissible(0.9, 1.0, energy_first=0.0) and estimate.admissible(5.0, 1.0, energy_first=0.2)
 
 
+def test_the_refinement_loss_is_the_energy_with_the_runs_pde_term_where_it_trains_with_both():
+    from types import SimpleNamespace
+
+    physics = SimpleNamespace(energy=lambda f, x: -1.0, pde=lambda f, x: 3.0)
+    for energy, pde in ((1.0, 0.0), (0.0, 1.0)):
+        assert estimate.refinement_loss(physics, SimpleNamespace(energy=energy, pde=pde)) is physics.energy
+    both = estimate.refinement_loss(physics, SimpleNamespace(energy=2.0, pde=0.02))
+    assert both(None, None) == pytest.approx(-1.0 + 0.01 * 3.0)
+
+
 @pytest.mark.parametrize("start, kept", [(0.3, 3.0), (-0.3, 0.0)])
 def test_refine_takes_the_lowest_energy_iterate_of_a_trained_answer_no_better_than_zero(start, kept):
     """A stand-in refinement whose "weights" are a number, each step adding 1: the estimate stays at 0.9 of the
