@@ -7,12 +7,13 @@ estimate's calibration on the test set, and test-time refinement by the physics 
   flag threshold ``target / max(true / estimate)``: every test sample whose true error exceeds ``target``
   (10 %) has an estimate above it;
 - :func:`refine`: one input's prediction improved by Adam on a copy of the operator's weights minimising the
-  physics' energy of that input alone (instance-wise fine-tuning, Li et al., PINO 2021), from the trained
-  weights, the estimate evaluated every ``every`` steps; it keeps, among the iterates whose estimate fell to at
-  most :data:`FACTOR` (0.4) times the trained answer's, the one of the lowest energy (the trained answer if there
-  is none; every iterate is admissible where the trained answer's energy is not below 0, no better than a zero
-  field's), and stops once the kept estimate falls below ``tol``; ``sciml predict --refine`` leaves the inputs
-  estimated below :data:`FLOOR` (half) of the flag threshold as trained.
+  physics' energy of that input alone (with the run's ``pde`` term where it trains with both,
+  :func:`refinement_loss`; instance-wise fine-tuning, Li et al., PINO 2021), from the trained weights, the estimate
+  evaluated every ``every`` steps; it keeps, among the iterates whose estimate fell to at most :data:`FACTOR` (0.4)
+  times the trained answer's, the one of the lowest energy (the trained answer if there is none; every iterate is
+  admissible where the trained answer's energy is not below 0, no better than a zero field's), and stops once the
+  kept estimate falls below ``tol``; ``sciml predict --refine`` leaves the inputs estimated below :data:`FLOOR`
+  (half) of the flag threshold as trained.
 
 Why the energy chooses among the admissible iterates, not the estimate itself: the energy's decrease is the
 energy-norm error's (``Π(w) - Π(w*) = D/2 ‖Δ(w - w*)‖²``), while the estimate, the residual's fourth derivatives
@@ -30,7 +31,8 @@ minimiser, an answer no better than none. The estimate cannot say so for a point
 derivatives at the grid points are not the load there, and the estimate of an answer 5e-4 off stays at 0.66
 (a patch of side 0.05-0.1 given by its work values on 33², docs/notes/operator_estimate.md, 2026-12-04), so the
 fall to 0.4 times never comes. No test load of plate_operator_quick's run has a trained energy at or above 0
-(the largest -0.017 of -0.02 to -0.36), so in distribution the rule changes nothing.
+(the largest -0.017 of -0.02 to -0.36), so in distribution the rule changes nothing. With the ``pde`` term in the
+refinement's loss the rule reads that loss, the energy plus a non-negative term: slightly more permissive.
 """
 from __future__ import annotations
 
