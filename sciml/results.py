@@ -16,9 +16,10 @@
   threshold (``threshold``) and ``flagged`` (``estimate >= threshold``: the calibration on the run's test set puts
   every test sample more than 10 % off at or above it); ``refine=STEPS`` (``tol``, ``every``, ``lr``) refines each
   input estimated at or above half the flag threshold by that many steps of its physics loss on a copy of the
-  weights, keeping, among the iterates whose estimate fell to 0.4 times the trained answer's or below, the one of
-  the lowest energy (else the trained answer), and adds ``estimate_before`` and
-  ``refine_steps`` (``sciml.solvers.fno.estimate``). Any other run asked for them is one
+  weights, keeping, among the iterates whose estimate fell to 0.4 times the trained answer's or below (all of them
+  where the trained answer's energy is not below 0), the one of the lowest energy (else the trained answer), and
+  adds ``estimate_before``, ``energy_before`` and ``refine_steps`` (``sciml.solvers.fno.estimate``). Any other run
+  asked for them is one
   :class:`~sciml.errors.UserError` line;
 - ``derived(x)``: an operator's derived fields for inputs ``x`` in its dataset's layout (the plate operator's
   moments ``{"mx", "my", "mxy"}``, each ``(batch, s..., 1)``: the decoded output's second derivatives by the

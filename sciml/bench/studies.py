@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import UserError
 from ..io.atomic import write_json
 
 STUDIES: dict[str, Callable[..., dict]] = {}
@@ -51,7 +52,11 @@ def main(argv=None) -> int:
     args = json.loads(a.args)
     if "folder" in inspect.signature(STUDIES[a.name]).parameters:
         args.setdefault("folder", a.out)
-    result = STUDIES[a.name](**args)
+    try:
+        result = STUDIES[a.name](**args)
+    except UserError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return e.exit_code
     write_json(os.path.join(a.out, "result.json"), result)
     print(json.dumps(result.get("metrics", {}), indent=2))
     return 0
@@ -434,7 +439,7 @@ QUICK_OPERATOR = ("data.n_train=200", "data.n_test=50", "training.epochs=120")  
 
 @study
 def plate_operator_ood(case="plate_operator_quick", overrides=QUICK_OPERATOR, steps=200, grf=12, patches=3,
-                       seed=1, terms=128, folder=None, resolution=None) -> dict:
+                       seed=1, terms=128, folder=None, resolution=None, sampling="values") -> dict:
     """The plate operator out of its distribution (issue 72): ``case`` trained (with ``evaluation.estimate``, its
     flag calibrated on its test set) and scored at its training grid on the loads of
     :func:`sciml.equations.plate_reference.ood_loads.loads` (``grf`` new draws of its own kind, ``patches`` patches of
@@ -444,19 +449,48 @@ def plate_operator_ood(case="plate_operator_quick", overrides=QUICK_OPERATOR, st
     refine=steps)``); ``flag_misses``: loads more than 10 % off but not flagged; ``worse``: loads the refinement
     made worse; the seconds per input of a prediction with its estimate and of a refinement (compiled before the
     clock runs). ``resolution``: the grid the loads are given and refined on (default the training grid; one of
-    ``data.resolutions``, whose flag threshold the test set calibrated). The trained run stays in ``folder`` and is
-    used again (None: a temporary folder)."""
+    ``data.resolutions``, whose flag threshold the test set calibrated). A case with ``data.params.edges: clamped``
+    is scored against finite differences instead (:func:`plate_references`; ``<kind>_reference_error``: their
+    error on the simply supported plate, 0 for the series). ``sampling``: how the loads are put on the
+    grid (``ood_loads.SAMPLINGS``: their values at the points, or ``work``, the values whose quadrature is each
+    load's exact work, which the grid's energy needs for a load with a jump). The trained run stays in ``folder``
+    and is used again (None: a temporary folder)."""
     from sciml import load_run
     from sciml.equations.plate_reference import ood_loads, random_loads
 
+    ood_loads.checked(sampling)  # before the training
     cfg, out = trained_with_estimate(case, overrides, folder or tempfile.mkdtemp(prefix="operator-ood-"))
     model, s = load_run(out), resolution or cfg.data.resolution
-    items = ood_loads.loads(s, seed, terms, grf, patches)
+    items = ood_loads.loads(s, seed, terms, grf, patches, sampling=sampling)
     grid = np.linspace(0.0, 1.0, s)
     x = np.stack([q for _, _, q in items])[..., None].astype(np.float32)
-    w = np.stack([random_loads.solution(c, grid)["w"] for _, c, _ in items])
-    metrics, rows = scored_out_of_distribution(model, [k for k, _, _ in items], x, w, steps)
-    return {"metrics": metrics, "loads": rows}
+    kinds = [k for k, _, _ in items]
+    edges, D, nu = (cfg.data.params.get(k, v) for k, v in (("edges", "simply_supported"), ("D", 1.0), ("nu", 0.3)))
+    if edges == "clamped":  # finite differences, their own error measured where the series is exact
+        truth = [plate_references(f, c, grid, D, nu) for _, c, f in ood_loads.drawn(seed, terms, grf, patches)]
+        w, off = np.stack([t[0] for t in truth]), np.array([t[1] for t in truth])
+    else:
+        w = np.stack([random_loads.solution(c, grid, D, nu)["w"] for _, c, _ in items])
+        off = np.zeros(len(items))
+    metrics, rows = scored_out_of_distribution(model, kinds, x, w, steps)
+    for row, e in zip(rows, off):
+        row["reference_error"] = float(e)
+    metrics.update({f"{k}_reference_error": float(np.mean(off[np.asarray(kinds) == k])) for k in dict.fromkeys(kinds)})
+    return {"metrics": metrics, "loads": rows, "edges": edges}
+
+
+def plate_references(load, q_mn: np.ndarray, grid: np.ndarray, D: float = 1.0, nu: float = 0.3) -> tuple:
+    """``(w of the clamped square under load(x, y) on the closed grid, the same solver's rel-L2 error on the simply
+    supported square against Navier's series of q_mn)``: Richardson-extrapolated finite differences
+    (``random_loads.clamped``), whose load is sampled at their points (the study's patches: 0.5-41 % off)."""
+    from sciml.equations.plate_reference import random_loads
+    from sciml.equations.plate_reference.fd import fd_solve
+
+    n = len(grid) - 1
+    simply = fd_solve(((0.0, 1.0), (0.0, 1.0)), "simply_supported", D, nu, load, uniform=False,
+                      counts=(n, n)).fields["w"]
+    series = random_loads.solution(q_mn, grid, D, nu)["w"]
+    return random_loads.clamped(load, grid, D, nu)["w"], float(np.linalg.norm(simply - series) / np.linalg.norm(series))
 
 
 @study
@@ -530,8 +564,9 @@ def scored_out_of_distribution(model, kinds: list[str], x: np.ndarray, truth: np
                "threshold": float(plain["threshold"][0]), "predict_s_per_input": (t1 - t0) / len(x),
                "refine_s_per_input": (t2 - t1) / len(x)}
     rows = [{"kind": k, "error": float(e), "estimate": float(g), "flagged": bool(f), "refined_error": float(a),
-             "refined_estimate": float(r)}
-            for k, e, g, f, a, r in zip(kinds, true, plain["estimate"], plain["flagged"], after, refined["estimate"])]
+             "refined_estimate": float(r), "energy": float(n)}
+            for k, e, g, f, a, r, n in zip(kinds, true, plain["estimate"], plain["flagged"], after, refined["estimate"],
+                                           refined["energy_before"])]
     return metrics, rows
 
 

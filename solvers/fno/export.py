@@ -67,11 +67,13 @@ def estimate_model(cfg: FnoCase, run_dir: str):
     with each sample's error estimate (:func:`.estimate.estimator`) and flag (``estimate >= threshold``, the
     threshold of the run's calibration, :func:`calibration`), for inputs ``(batch, s, s, c)`` in the dataset's
     layout; ``refine`` > 0: each input estimated at or above half the flag threshold (:data:`.estimate.FLOOR`)
-    refined by up to that many steps (:func:`.estimate.refine`, on the physics' energy, keeping the iterate of the
-    lowest energy whose estimate is at most 0.4 times the trained answer's, :data:`.estimate.FACTOR`, else the
-    trained answer; ``tol``, ``every`` and ``lr`` as there). Keys: ``prediction``, ``estimate``, ``flagged``,
-    ``threshold`` (per sample), and with ``refine`` ``estimate_before`` and ``refine_steps``. A case without
-    physics is one line."""
+    refined by up to that many steps (:func:`.estimate.refine`, on the physics' energy, with the run's ``pde`` term
+    where it trains with both, :func:`.estimate.refinement_loss`, keeping the iterate of the
+    lowest energy whose estimate is at most 0.4 times the trained answer's, :data:`.estimate.FACTOR`, or any
+    iterate's where the trained answer's energy is not below 0, else the trained answer; ``tol``, ``every`` and
+    ``lr`` as there). Keys: ``prediction``, ``estimate``, ``flagged``, ``threshold`` (per sample), and with
+    ``refine`` ``estimate_before``, ``energy_before`` (the trained answer's energy) and ``refine_steps``. A case
+    without physics is one line."""
     if cfg.source.name not in PHYSICS or not cfg.kind.field:
         raise UserError(f"{run_dir}: no error estimate: it needs an operator with physics (data.generator "
                         f"{' or '.join(PHYSICS)}, model.type {' or '.join(FIELD_TYPES)}); this one has "
@@ -87,7 +89,8 @@ def estimate_model(cfg: FnoCase, run_dir: str):
     @functools.cache
     def refining(s: int, lr: float):  # the refinement's steps and energy there, made once
         at, _ = on(s)
-        return (*estimate.refiner(op, at, at.energy, lr), estimate.objective(op, at, at.energy))
+        loss = estimate.refinement_loss(at, cfg.training.terms)
+        return (*estimate.refiner(op, at, loss, lr), estimate.objective(op, at, loss))
 
     def fn(x, refine: int = 0, tol: float | None = None, every: int = 10, lr: float = 1e-3) -> dict:
         s = _grid(x, x_shape[-1], cfg)
@@ -103,7 +106,8 @@ def estimate_model(cfg: FnoCase, run_dir: str):
             tx, advance, energy = refining(s, lr)
             each = [estimate.refine(run, tx, advance, params, stats, x[i:i + 1], refine, tol, every, energy,
                                     floor=estimate.FLOOR * threshold) for i in range(len(x))]
-            out = {k: np.concatenate([e[k] for e in each]) for k in ("prediction", "estimate", "estimate_before")}
+            out = {k: np.concatenate([e[k] for e in each])
+                   for k in ("prediction", "estimate", "estimate_before", "energy_before")}
             out["refine_steps"] = np.concatenate([e["steps"] for e in each])
         return {**out, "flagged": out["estimate"] >= threshold, "threshold": np.full(len(x), threshold)}
 

@@ -46,7 +46,8 @@ def operator_ood(tmp_path_factory):
 def test_plate_operator_ood_scores_every_kind_of_load_its_flag_and_its_refinement(operator_ood):
     """Every kind of load is scored; the flag misses and the loads made worse are counted as the loads say; a
     load estimated below half the flag threshold is not refined, and a refined answer is kept only where its
-    estimate fell to 0.4 times the trained one's (estimate.FLOOR, estimate.FACTOR), else the trained one."""
+    estimate fell to 0.4 times the trained one's (estimate.FLOOR, estimate.FACTOR) or the trained answer's energy
+    is not below 0, else the trained one."""
     m, loads = operator_ood["metrics"], operator_ood["loads"]
     kinds = ["grf", "patch_large", "patch_medium", "patch_point", "uniform", "hydrostatic", "mode_3_2",
              "mode_1_5", "mode_1_1", "mode_2_2"]
@@ -56,10 +57,36 @@ def test_plate_operator_ood_scores_every_kind_of_load_its_flag_and_its_refinemen
     assert m["worse"] == sum(e["refined_error"] > e["error"] * (1 + 1e-3) for e in loads)
     for e in loads:
         assert e["flagged"] == (e["estimate"] >= m["threshold"])
-        kept = e["refined_estimate"] <= estimate.FACTOR * e["estimate"] * (1 + 1e-5)
+        kept = e["refined_estimate"] <= estimate.FACTOR * e["estimate"] * (1 + 1e-5) or e["energy"] >= 0
         assert kept or e["refined_error"] == pytest.approx(e["error"], rel=1e-4)
         assert not kept or e["estimate"] >= estimate.FLOOR * m["threshold"]
     assert m["predict_s_per_input"] > 0 and m["refine_s_per_input"] > 0
+
+
+def test_clamped_references_vanish_with_their_slope_and_measure_their_solver_where_the_series_is_exact():
+    """The clamped plate's reference (finite differences): w and its slope across the edges vanish, it deflects less
+    than the simply supported plate, and its solver on the simply supported plate is as near Navier's series as a
+    smooth load allows (a sine mode) and farther for a patch (its jump sampled at the points)."""
+    import numpy as np
+
+    from sciml.bench.studies import plate_references
+    from sciml.equations.plate_reference import ood_loads, random_loads
+
+    grid = np.linspace(0.0, 1.0, 17)
+    got = {k: (c, f) for k, c, f in ood_loads.drawn(grf=0, patches=1, terms=64)}
+    w, off = plate_references(got["mode_1_1"][1], got["mode_1_1"][0], grid)
+    assert np.abs(w[[0, -1]]).max() < 1e-12 and np.abs(w[:, [0, -1]]).max() < 1e-12
+    assert abs(w[1, 8]) < 0.1 * abs(w[8, 8])  # the slope vanishes at the edge: w grows like its square there
+    assert w[8, 8] < 0.7 * random_loads.solution(got["mode_1_1"][0], grid)["w"][8, 8]
+    assert off < 1e-4 < plate_references(got["patch_point"][1], got["patch_point"][0], grid)[1]
+
+
+def test_plate_operator_ood_refuses_a_sampling_it_does_not_know_in_one_line_before_training(tmp_path, capsys):
+    from sciml.bench.studies import main
+
+    code = main(["plate_operator_ood", "--out", str(tmp_path), "--args", '{"sampling": "cells"}'])
+    assert code == 2 and capsys.readouterr().err.strip().count("\n") == 0
+    assert not (tmp_path / "run").exists()  # refused before the training
 
 
 TINY_DARCY = ("data.n_train=8", "data.n_test=4", "data.n_labelled=4", "data.resolution=9", "data.physics_resolution=null",
