@@ -7,6 +7,7 @@ import json
 import shutil
 
 import h5py
+import jax
 import numpy as np
 import pytest
 from cli_cases import write_case
@@ -155,3 +156,41 @@ def test_refinement_keeps_an_iterate_only_where_its_estimate_fell_clearly_and_br
     stopped = model.predict(inputs[:1], refine=60, tol=10.0)  # already below the tolerance: the trained answer
     assert stopped["refine_steps"].tolist() == [0]
     np.testing.assert_allclose(stopped["prediction"], plain["prediction"][:1], rtol=1e-5, atol=1e-12)
+
+
+def test_the_refined_answer_s_moments_are_those_of_its_kept_weights_and_nearer_the_series(trained, model):
+    """``predict(x, refine=...)`` gives the derived fields (the plate's moments) of the answer it returns: for an
+    input left as trained those of ``derived(x)``, for a refined one those of the kept weights (the same
+    refinement replayed by :func:`.estimate.refine`, its weights through :func:`.run.derived_fields`), which for a
+    sine mode unlike the training loads are nearer Navier's series than the trained answer's."""
+    folder, cfg, x, _ = trained
+    q, _ = mode_load(2, 1, 9, float(np.sqrt(np.mean(x ** 2))))
+    inputs = np.concatenate([x[:1], q]).astype(np.float32)
+    got = model.predict(inputs, refine=30, every=10, lr=1e-2)
+    trained_moments = model.derived(inputs)
+    assert set(trained_moments) == {"mx", "my", "mxy"}
+    for name, value in trained_moments.items():
+        assert got[name].shape == value.shape == inputs.shape
+    below = got["estimate_before"] < estimate.FLOOR * got["threshold"]
+    for i in np.flatnonzero(below):  # left as trained: the trained weights' moments
+        for name, value in trained_moments.items():
+            np.testing.assert_allclose(got[name][i], value[i], rtol=1e-5, atol=1e-7)
+    assert got["refine_steps"][-1] == 30
+    _, _, op, params, stats = export._trained(cfg, folder)
+    at = run.physics_for(cfg, 9)
+    loss = estimate.refinement_loss(at, cfg.training.terms)
+    again = estimate.refine(estimate.estimator(op, at), *estimate.refiner(op, at, loss, 1e-2), params, stats,
+                            inputs[-1:], 30, None, 10, estimate.objective(op, at, loss))
+    np.testing.assert_allclose(again["prediction"], got["prediction"][-1:], rtol=1e-5, atol=1e-9)
+    fields = jax.jit(run.derived_fields(op, run.derived_physics(cfg), cfg.source.grid))
+    replayed = {k: np.asarray(v) for k, v in fields(again["params"], stats, inputs[-1:]).items()}
+    c = np.zeros((8, 8))
+    c[1, 0] = np.sqrt(np.mean(x ** 2))
+    series = random_loads.solution(c, np.linspace(0.0, 1.0, 9))
+    error = lambda m, name: np.linalg.norm(m[-1, ..., 0] - series[name]) / np.linalg.norm(series[name])
+    for name in ("mx", "my", "mxy"):
+        size = np.abs(replayed[name]).max()  # second derivatives in float32, two programs: 1e-3 of the largest
+        np.testing.assert_allclose(got[name][-1:], replayed[name], rtol=0, atol=1e-3 * size)
+        assert np.abs(trained_moments[name][-1:] - replayed[name]).max() > 1e-2 * size  # not the trained answer's
+        assert error(got[name], name) < 0.7 * error(trained_moments[name], name), (
+            name, error(trained_moments[name], name), error(got[name], name))
