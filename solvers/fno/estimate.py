@@ -7,8 +7,9 @@ estimate's calibration on the test set, and test-time refinement by the physics 
   flag threshold ``target / max(true / estimate)``: every test sample whose true error exceeds ``target``
   (10 %) has an estimate above it;
 - :func:`refine`: one input's prediction improved by Adam on a copy of the operator's weights minimising the
-  physics' energy of that input alone (with the run's ``pde`` term where it trains with both,
-  :func:`refinement_loss`; instance-wise fine-tuning, Li et al., PINO 2021), from the trained weights, the estimate
+  physics' energy of that input alone (with the run's ``pde`` term where it trains with both; on clamped plate edges
+  the energy alone, its bending on a 4× grid: :func:`refinement_loss`; instance-wise fine-tuning, Li et al., PINO
+  2021), from the trained weights, the estimate
   evaluated every ``every`` steps; it keeps, among the iterates whose estimate fell to at most :data:`FACTOR` (0.4)
   times the trained answer's, the one of the lowest energy (the trained answer if there is none; every iterate is
   admissible where the trained answer's energy is not below 0, no better than a zero field's), and stops once the
