@@ -68,7 +68,7 @@ def estimate_model(cfg: FnoCase, run_dir: str):
     threshold of the run's calibration, :func:`calibration`), for inputs ``(batch, s, s, c)`` in the dataset's
     layout; ``refine`` > 0: each input estimated at or above half the flag threshold (:data:`.estimate.FLOOR`)
     refined by up to that many steps (:func:`.estimate.refine`, on the physics' energy, with the run's ``pde`` term
-    where it trains with both, on clamped edges alone on a 4× grid, :func:`.estimate.refinement_loss`, keeping the
+    where it trains with both, on clamped edges alone on a 6× grid, :func:`.estimate.refinement_loss`, keeping the
     iterate of the lowest energy whose estimate is at most 0.4 times the trained answer's, :data:`.estimate.FACTOR`,
     or any iterate's where the trained answer's energy is not below 0, else the trained answer; ``tol``, ``every`` and
     ``lr`` as there). Keys: ``prediction``, ``estimate``, ``flagged``, ``threshold`` (per sample), and with
