@@ -18,7 +18,9 @@
   input estimated at or above half the flag threshold by that many steps of its physics loss on a copy of the
   weights, keeping, among the iterates whose estimate fell to 0.4 times the trained answer's or below (all of them
   where the trained answer's energy is not below 0), the one of the lowest energy (else the trained answer), and
-  adds ``estimate_before``, ``energy_before`` and ``refine_steps`` (``sciml.solvers.fno.estimate``). Any other run
+  adds ``estimate_before``, ``energy_before``, ``refine_steps`` and the derived fields of the answer it returns (the
+  plate's moments ``mx, my, mxy`` of the kept weights, as ``derived`` gives the trained weights'; those of
+  ``derived(x)`` for an input left as trained) (``sciml.solvers.fno.estimate``). Any other run
   asked for them is one
   :class:`~sciml.errors.UserError` line;
 - ``derived(x)``: an operator's derived fields for inputs ``x`` in its dataset's layout (the plate operator's

@@ -7,8 +7,9 @@ estimate's calibration on the test set, and test-time refinement by the physics 
   flag threshold ``target / max(true / estimate)``: every test sample whose true error exceeds ``target``
   (10 %) has an estimate above it;
 - :func:`refine`: one input's prediction improved by Adam on a copy of the operator's weights minimising the
-  physics' energy of that input alone (with the run's ``pde`` term where it trains with both,
-  :func:`refinement_loss`; instance-wise fine-tuning, Li et al., PINO 2021), from the trained weights, the estimate
+  physics' energy of that input alone (with the run's ``pde`` term where it trains with both; on clamped plate edges
+  the energy alone, its bending on a 6× grid: :func:`refinement_loss`; instance-wise fine-tuning, Li et al., PINO
+  2021), from the trained weights, the estimate
   evaluated every ``every`` steps; it keeps, among the iterates whose estimate fell to at most :data:`FACTOR` (0.4)
   times the trained answer's, the one of the lowest energy (the trained answer if there is none; every iterate is
   admissible where the trained answer's energy is not below 0, no better than a zero field's), and stops once the
@@ -36,6 +37,7 @@ refinement's loss the rule reads that loss, the energy plus a non-negative term:
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import jax
@@ -45,6 +47,7 @@ import optax
 TARGET = 0.10  # the true relative error the flag is for
 FACTOR = 0.4  # a refined iterate is kept only if its estimate is at most this share of the trained answer's
 FLOOR = 0.5  # inputs estimated below this share of the flag threshold are not refined (operator_estimate.md)
+CLAMPED_QUADRATURE = 6  # a refinement's bending energy on clamped edges: on a grid this many times finer (2 trains)
 QUANTILES = {"min": 0.0, "q05": 0.05, "median": 0.5, "q95": 0.95, "max": 1.0}
 
 
@@ -104,14 +107,30 @@ def refiner(op, physics, loss: Callable, lr: float) -> tuple[optax.GradientTrans
 
 def refinement_loss(physics, terms) -> Callable:
     """``(physics output, x) -> the loss a refinement minimises``: the physics' energy, plus its ``pde`` term at the
-    run's weight relative to the energy's where the run trains with both (``terms``: ``training.terms``). On clamped
-    edges the energy alone is not bounded below among the operator's fields (a boundary layer under its quadrature
-    grid, as ``plate_operator_clamped.yaml`` says of training): refined by it alone a uniform load ran from 2.2 % to
-    140 % off in 400 steps, by it with the run's ``pde`` (0.01) to 0.8 % in 200 (docs/notes/operator_estimate.md)."""
+    run's weight relative to the energy's where the run trains with both (``terms``: ``training.terms``); on a plate's
+    clamped edges the energy alone, its bending part on a grid :data:`CLAMPED_QUADRATURE` (6) times finer than the
+    inputs' instead of the training's 2 (:func:`refinement_physics`). Why: the clamped conditions hold exactly among
+    the operator's fields (``model.vanish_on_edges``: the edge factor squared; the ``boundary`` term is 0 to the
+    digit), but refined by the energy on the 2× grid a uniform load ran from 2.2 % to 140 % off in 400 steps while
+    that energy fell (-0.075 to -0.19) and the same fields' energy on the 4× and 8× grids rose to +2.0 and +1.8: the
+    field's curvature between the 2× points, which that quadrature does not see. On the 4× grid the same load went to
+    0.03 % in 200 steps, but its moment ``M_x`` 6.1 % off, the clamping moment on the edges loose (the last cell's
+    curvature): on the 6× grid 1.5 % (8×: 0.9 %, about twice the time); with the run's ``pde`` (0.01), the old cure,
+    the higher modes stayed 2-6 % off (docs/notes/operator_estimate.md, 2026-12-04)."""
+    if getattr(physics, "edges", None) == "clamped":
+        return refinement_physics(physics).energy
     weight = terms.pde / terms.energy if terms.energy and terms.pde else 0.0
     if not weight:
         return physics.energy
     return lambda output, x: physics.energy(output, x) + weight * physics.pde(output, x)
+
+
+def refinement_physics(physics):
+    """The physics whose energy a refinement minimises (:func:`refinement_loss`): a plate's on clamped edges with
+    the bending energy on a grid :data:`CLAMPED_QUADRATURE` times finer (if its own is coarser), else ``physics``."""
+    if getattr(physics, "edges", None) == "clamped" and physics.refine < CLAMPED_QUADRATURE:
+        return dataclasses.replace(physics, refine=CLAMPED_QUADRATURE)
+    return physics
 
 
 def objective(op, physics, loss: Callable) -> Callable:

@@ -68,18 +68,22 @@ def estimate_model(cfg: FnoCase, run_dir: str):
     threshold of the run's calibration, :func:`calibration`), for inputs ``(batch, s, s, c)`` in the dataset's
     layout; ``refine`` > 0: each input estimated at or above half the flag threshold (:data:`.estimate.FLOOR`)
     refined by up to that many steps (:func:`.estimate.refine`, on the physics' energy, with the run's ``pde`` term
-    where it trains with both, :func:`.estimate.refinement_loss`, keeping the iterate of the
-    lowest energy whose estimate is at most 0.4 times the trained answer's, :data:`.estimate.FACTOR`, or any
-    iterate's where the trained answer's energy is not below 0, else the trained answer; ``tol``, ``every`` and
+    where it trains with both, on clamped edges alone on a 6× grid, :func:`.estimate.refinement_loss`, keeping the
+    iterate of the lowest energy whose estimate is at most 0.4 times the trained answer's, :data:`.estimate.FACTOR`,
+    or any iterate's where the trained answer's energy is not below 0, else the trained answer; ``tol``, ``every`` and
     ``lr`` as there). Keys: ``prediction``, ``estimate``, ``flagged``, ``threshold`` (per sample), and with
-    ``refine`` ``estimate_before``, ``energy_before`` (the trained answer's energy) and ``refine_steps``. A case
-    without physics is one line."""
+    ``refine`` ``estimate_before``, ``energy_before`` (the trained answer's energy), ``refine_steps`` and the derived
+    fields of the answer returned (the plate's moments ``mx, my, mxy``, each ``(batch, s, s, 1)``: those of the kept
+    weights, as :func:`derived_model` gives the trained weights', which they are for an input left as trained).
+    A case without physics is one line."""
     if cfg.source.name not in PHYSICS or not cfg.kind.field:
         raise UserError(f"{run_dir}: no error estimate: it needs an operator with physics (data.generator "
                         f"{' or '.join(PHYSICS)}, model.type {' or '.join(FIELD_TYPES)}); this one has "
                         f"data.generator {cfg.source.name}, model.type {cfg.model.type}")
     _, (x_shape, _), op, params, stats = _trained(cfg, run_dir)
     calibrations = calibration(cfg, run_dir, op, {"params": params, "stats": stats})
+    derived = derived_physics(cfg)
+    fields = None if derived is None else jax.jit(derived_fields(op, derived, cfg.source.grid))
 
     @functools.cache
     def on(s: int):  # the physics and the estimate on the grid of s points, made (and compiled) once
@@ -109,6 +113,9 @@ def estimate_model(cfg: FnoCase, run_dir: str):
             out = {k: np.concatenate([e[k] for e in each])
                    for k in ("prediction", "estimate", "estimate_before", "energy_before")}
             out["refine_steps"] = np.concatenate([e["steps"] for e in each])
+            if fields is not None:  # the derived fields of each input's kept weights
+                values = [fields(e["params"], stats, x[i:i + 1]) for i, e in enumerate(each)]
+                out.update({k: np.concatenate([np.asarray(v[k]) for v in values]) for k in derived.derived_names})
         return {**out, "flagged": out["estimate"] >= threshold, "threshold": np.full(len(x), threshold)}
 
     return fn

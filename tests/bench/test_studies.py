@@ -81,6 +81,17 @@ def test_clamped_references_vanish_with_their_slope_and_measure_their_solver_whe
     assert off < 1e-4 < plate_references(got["patch_point"][1], got["patch_point"][0], grid)[1]
 
 
+def test_a_reference_is_trusted_per_kind_only_where_every_load_s_solver_error_is_small():
+    from sciml.bench.studies import REFERENCE_TRUST, reference_trust
+
+    got = reference_trust(["grf", "grf", "patch", "mode"], [0.0, REFERENCE_TRUST, 0.2, 2 * REFERENCE_TRUST],
+                          [0.004, 0.008, 0.5, 0.003])
+    assert got["grf_reference_trusted"] and not got["patch_reference_trusted"] and not got["mode_reference_trusted"]
+    assert got["refined_error_max_trusted"] == 0.008 and got["untrusted"] == 2  # not the patch's 0.5
+    assert got["patch_reference_error"] == 0.2 and got["grf_reference_error"] == REFERENCE_TRUST / 2
+    assert reference_trust(["patch"], [0.2], [0.1])["refined_error_max_trusted"] != 0.1  # NaN: none trusted
+
+
 def test_plate_operator_ood_refuses_a_sampling_it_does_not_know_in_one_line_before_training(tmp_path, capsys):
     from sciml.bench.studies import main
 

@@ -7,6 +7,7 @@ import json
 import shutil
 
 import h5py
+import jax
 import numpy as np
 import pytest
 from cli_cases import write_case
@@ -116,6 +117,27 @@ def test_the_refinement_loss_is_the_energy_with_the_runs_pde_term_where_it_train
     assert both(None, None) == pytest.approx(-1.0 + 0.01 * 3.0)
 
 
+def test_on_clamped_edges_the_refinement_loss_is_the_energy_on_a_finer_quadrature_that_sees_between_the_training_s():
+    """On clamped edges the refinement minimises the energy alone, its bending on a grid
+    ``estimate.CLAMPED_QUADRATURE`` times finer than the inputs' (the training's is 2 times): a field
+    ``sin 16πx sin πy`` on 9² inputs vanishes with its Laplacian at every point of the 2× grid (17², x = j/16), so
+    the training's energy is 0, a zero field's, while its bending energy is large; the finer grid sees it (its
+    trapezoid rule exact for ``sin² 16πx`` on 3 or more points a period)."""
+    import jax.numpy as jnp
+
+    field = lambda p: (jnp.sin(16 * jnp.pi * p[..., 0]) * jnp.sin(jnp.pi * p[..., 1]))[..., None, None]
+    x = jnp.ones((1, 9, 9, 1))
+    clamped = Plate.of({"edges": "clamped"}, 9)
+    terms = type("Terms", (), {"energy": 1.0, "pde": 0.01})
+    assert clamped.refine == 2 and abs(float(clamped.energy(field, x))) < 1e-6 and estimate.CLAMPED_QUADRATURE > 2
+    loss = estimate.refinement_loss(clamped, terms)
+    bending = (16 ** 2 + 1) ** 2 * np.pi ** 4 / 8  # D/2 ∫ (Δw)² over E_b = 1/(4π⁴) for the unit load
+    assert float(loss(field, x)) == pytest.approx(bending * 4 * np.pi ** 4, rel=1e-3)
+    simply = Plate.of({}, 9)  # simply supported: the run's loss as before (energy and pde, the training's grid)
+    want = simply.energy(field, x) + 0.01 * simply.pde(field, x)
+    assert float(estimate.refinement_loss(simply, terms)(field, x)) == pytest.approx(float(want), rel=1e-6)
+
+
 @pytest.mark.parametrize("start, kept", [(0.3, 3.0), (-0.3, 0.0)])
 def test_refine_takes_the_lowest_energy_iterate_of_a_trained_answer_no_better_than_zero(start, kept):
     """A stand-in refinement whose "weights" are a number, each step adding 1: the estimate stays at 0.9 of the
@@ -155,3 +177,41 @@ def test_refinement_keeps_an_iterate_only_where_its_estimate_fell_clearly_and_br
     stopped = model.predict(inputs[:1], refine=60, tol=10.0)  # already below the tolerance: the trained answer
     assert stopped["refine_steps"].tolist() == [0]
     np.testing.assert_allclose(stopped["prediction"], plain["prediction"][:1], rtol=1e-5, atol=1e-12)
+
+
+def test_the_refined_answer_s_moments_are_those_of_its_kept_weights_and_nearer_the_series(trained, model):
+    """``predict(x, refine=...)`` gives the derived fields (the plate's moments) of the answer it returns: for an
+    input left as trained those of ``derived(x)``, for a refined one those of the kept weights (the same
+    refinement replayed by :func:`.estimate.refine`, its weights through :func:`.run.derived_fields`), which for a
+    sine mode unlike the training loads are nearer Navier's series than the trained answer's."""
+    folder, cfg, x, _ = trained
+    q, _ = mode_load(2, 1, 9, float(np.sqrt(np.mean(x ** 2))))
+    inputs = np.concatenate([x[:1], q]).astype(np.float32)
+    got = model.predict(inputs, refine=30, every=10, lr=1e-2)
+    trained_moments = model.derived(inputs)
+    assert set(trained_moments) == {"mx", "my", "mxy"}
+    for name, value in trained_moments.items():
+        assert got[name].shape == value.shape == inputs.shape
+    below = got["estimate_before"] < estimate.FLOOR * got["threshold"]
+    for i in np.flatnonzero(below):  # left as trained: the trained weights' moments
+        for name, value in trained_moments.items():
+            np.testing.assert_allclose(got[name][i], value[i], rtol=1e-5, atol=1e-7)
+    assert got["refine_steps"][-1] == 30
+    _, _, op, params, stats = export._trained(cfg, folder)
+    at = run.physics_for(cfg, 9)
+    loss = estimate.refinement_loss(at, cfg.training.terms)
+    again = estimate.refine(estimate.estimator(op, at), *estimate.refiner(op, at, loss, 1e-2), params, stats,
+                            inputs[-1:], 30, None, 10, estimate.objective(op, at, loss))
+    np.testing.assert_allclose(again["prediction"], got["prediction"][-1:], rtol=1e-5, atol=1e-9)
+    fields = jax.jit(run.derived_fields(op, run.derived_physics(cfg), cfg.source.grid))
+    replayed = {k: np.asarray(v) for k, v in fields(again["params"], stats, inputs[-1:]).items()}
+    c = np.zeros((8, 8))
+    c[1, 0] = np.sqrt(np.mean(x ** 2))
+    series = random_loads.solution(c, np.linspace(0.0, 1.0, 9))
+    error = lambda m, name: np.linalg.norm(m[-1, ..., 0] - series[name]) / np.linalg.norm(series[name])
+    for name in ("mx", "my", "mxy"):
+        size = np.abs(replayed[name]).max()  # second derivatives in float32, two programs: 1e-3 of the largest
+        np.testing.assert_allclose(got[name][-1:], replayed[name], rtol=0, atol=1e-3 * size)
+        assert np.abs(trained_moments[name][-1:] - replayed[name]).max() > 1e-2 * size  # not the trained answer's
+        assert error(got[name], name) < 0.7 * error(trained_moments[name], name), (
+            name, error(trained_moments[name], name), error(got[name], name))
