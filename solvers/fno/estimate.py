@@ -109,7 +109,7 @@ def refinement_loss(physics, terms) -> Callable:
     """``(physics output, x) -> the loss a refinement minimises``: the physics' energy, plus its ``pde`` term at the
     run's weight relative to the energy's where the run trains with both (``terms``: ``training.terms``); on a plate's
     clamped edges the energy alone, its bending part on a grid :data:`CLAMPED_QUADRATURE` (6) times finer than the
-    inputs' instead of the training's 2 (:func:`refinement_physics`). Why: the clamped conditions hold exactly among
+    inputs' instead of the training's 2 (if its own is coarser). Why: the clamped conditions hold exactly among
     the operator's fields (``model.vanish_on_edges``: the edge factor squared; the ``boundary`` term is 0 to the
     digit), but refined by the energy on the 2× grid a uniform load ran from 2.2 % to 140 % off in 400 steps while
     that energy fell (-0.075 to -0.19) and the same fields' energy on the 4× and 8× grids rose to +2.0 and +1.8: the
@@ -117,20 +117,12 @@ def refinement_loss(physics, terms) -> Callable:
     0.03 % in 200 steps, but its moment ``M_x`` 6.1 % off, the clamping moment on the edges loose (the last cell's
     curvature): on the 6× grid 1.5 % (8×: 0.9 %, about twice the time); with the run's ``pde`` (0.01), the old cure,
     the higher modes stayed 2-6 % off (docs/notes/operator_estimate.md, 2026-12-04)."""
-    if getattr(physics, "edges", None) == "clamped":
-        return refinement_physics(physics).energy
+    if getattr(physics, "edges", None) == "clamped":  # the energy alone, its bending on the finer grid
+        return dataclasses.replace(physics, refine=max(physics.refine, CLAMPED_QUADRATURE)).energy
     weight = terms.pde / terms.energy if terms.energy and terms.pde else 0.0
     if not weight:
         return physics.energy
     return lambda output, x: physics.energy(output, x) + weight * physics.pde(output, x)
-
-
-def refinement_physics(physics):
-    """The physics whose energy a refinement minimises (:func:`refinement_loss`): a plate's on clamped edges with
-    the bending energy on a grid :data:`CLAMPED_QUADRATURE` times finer (if its own is coarser), else ``physics``."""
-    if getattr(physics, "edges", None) == "clamped" and physics.refine < CLAMPED_QUADRATURE:
-        return dataclasses.replace(physics, refine=CLAMPED_QUADRATURE)
-    return physics
 
 
 def objective(op, physics, loss: Callable) -> Callable:

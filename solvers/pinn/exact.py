@@ -146,7 +146,7 @@ class Exact:
         self.parts = {p: self._part(eq, geometry, p, probe, inside, f"{key}.{p}") for p in parts}
         self.quantities = {p: c.quantities for p, c in self.parts.items()}
         self._fixing = {f: [c for c in self.parts.values() if f in c.values] for f in self.fields}
-        self._enrichment = dict(getattr(eq, "enrichment", {}))
+        self._enrichment = dict(eq.enrichment)
         for f in self._enrichment:
             if not self._fixing[f]:
                 raise ConfigError(f"the equation adds a singular shape to {f!r}'s exact factor, and no exact part "
