@@ -20,12 +20,22 @@ import jax.numpy as jnp
 
 OFF = ("off", "none", "0", "false", "no")
 MIN_COMPILE_S = 0.1  # programs compiled faster than this are not worth a file
-MARCHING = {"xla_backend_optimization_level": 3, "xla_cpu_use_fusion_emitters": True}
+
+
+def marching_options(xla_flags: str) -> dict:
+    """XLA's defaults for a long-running loop: full backend optimisation, and the MLIR fusion emitters only where
+    ``xla_flags`` turns them off (an XLA build that lacks that option, a GPU's JAX 0.11 among them, refuses it as
+    a compile option: "No such compile option")."""
+    emitters = {"xla_cpu_use_fusion_emitters": True} if "xla_cpu_use_fusion_emitters" in xla_flags else {}
+    return {"xla_backend_optimization_level": 3, **emitters}
+
+
+MARCHING = marching_options(os.environ.get("XLA_FLAGS", ""))
 """``compiler_options`` of the classical solvers' time-marching loops (``jax.jit(..., compiler_options=
 MARCHING)``): XLA's full backend optimisation and its MLIR fusion emitters (its defaults) whatever ``XLA_FLAGS``
-asks for the process, since their run is long beside their compile. The test suite compiles everything else at
-level 0 with the older emitters (tests/conftest.py): most of its programs run for less time than they take to
-compile."""
+asks for the process, since their run is long beside their compile (:func:`marching_options`). The test suite
+compiles everything else at level 0 with the older emitters (tests/conftest.py): most of its programs run for less
+time than they take to compile."""
 
 
 def default_cache() -> str:
