@@ -127,12 +127,16 @@ class Plate:
         return self.evaluate(lambda d: plate.moments(self.D, self.nu, d["w_xx"], d["w_yy"], d["w_xy"]), field,
                              points)
 
-    def evaluate(self, fn: Callable[[Fields], Any], field: Callable, points):
+    def evaluate(self, fn: Callable[[Fields], Any], field: Callable, points, local: bool = False):
         """``fn`` of the decoded field's partials at ``points (..., 2)``: ``fn`` reads them as the PINN's residuals
         do (``d["w_xx"]``, ``d.bilap("w")``: :class:`~sciml.equations.fields.Fields`, ``w`` the output channel 0,
-        each value ``(..., batch)``), and what it reads is computed in one propagation of the Taylor engine."""
+        each value ``(..., batch)``), and what it reads is computed in one propagation of the Taylor engine.
+        ``local``: ``field`` is the decoded field's local polynomials around ``points`` (:func:`_on_grid`), whose
+        value at a point depends on its place in ``points``: evaluated at all of them at once, never in the
+        engine's tiles (which take every n-th point: 65² and finer grids failed so, 4225 points against a tile)."""
         requests = collect(fn, ("w",), ("x", "y"), points.dtype)
-        return fn(evaluator(lambda p: field(p)[..., :1], requests, ("w",), ("x", "y"), mode=self.mode)(points))
+        options: dict[str, Any] = {"mode": self.mode, **({"chunk": None} if local else {})}
+        return fn(evaluator(lambda p: field(p)[..., :1], requests, ("w",), ("x", "y"), **options)(points))
 
     def residual(self, field: Callable, x):
         """The plate equation's residual ``D Δ²w - q`` (:func:`sciml.equations.plate.residual`) at the grid points,
@@ -141,7 +145,7 @@ class Plate:
         grid = jnp.asarray(self.points()[0], x.dtype)
         q = _loads(x)
         return self.evaluate(lambda d: plate.residual(plate.bending(d, self.nu), q, D=self.D),
-                             _on_grid(field, self.resolution, 4), grid)
+                             _on_grid(field, self.resolution, 4), grid, local=isinstance(field, Field))
 
     def pde(self, field: Callable, x):
         """The :meth:`residual` relative to the load (arguments as there)."""
@@ -180,7 +184,7 @@ class Plate:
         load's work on the training grid, where ``q`` is known."""
         n = (self.resolution - 1) * self.refine + 1
         fine = jnp.asarray(coordinates(n, 2, "closed").reshape(-1, 2), x.dtype)
-        laplacian = self.evaluate(lambda d: d.lap("w"), _on_grid(field, n, 2), fine)
+        laplacian = self.evaluate(lambda d: d.lap("w"), _on_grid(field, n, 2), fine, local=isinstance(field, Field))
         bending = jnp.sum(jnp.asarray(self.weights(fine=True), x.dtype)[:, None] * laplacian ** 2, 0)
         weight = jnp.asarray(self.weights(), x.dtype)[:, None]
         q = _loads(x)

@@ -80,6 +80,22 @@ def test_the_estimate_is_zero_at_the_solution_and_a_scaled_one_s_error_by_the_di
         assert abs(delta / (1.1 - delta) / 0.1 - 1) < 0.01
 
 
+def test_a_decoded_field_s_residual_and_estimate_on_a_grid_the_engine_tiles_are_its_pointwise_ones():
+    """On 65² (4225 points: the engine tiles a Δ² plan) the residual of a decoded field's local polynomials, which
+    are tied to their grid points, is the pointwise field's at the same points (it failed there: a tile of 1409
+    points against the 4225 of the grid), and the estimate runs (the calibration of a run scored at 65²)."""
+    from sciml.nn import fno_field
+
+    plate = Plate(D=1.0, nu=0.3, resolution=65)
+    params = fno.init(jax.random.PRNGKey(0), 1, 1, modes=(3, 3), width=4, layers=1, projection=(4,))
+    x = jnp.asarray(np.random.default_rng(0).normal(size=(1, 65, 65, 1)), jnp.float32)
+    field = fno_field.decode(params, x, padding=2)
+    local, plain = plate.residual(field, x), plate.residual(lambda p: field(p), x)
+    assert local.shape == (65 * 65, 1)
+    np.testing.assert_allclose(local, plain, rtol=2e-3, atol=2e-3 * float(jnp.abs(plain).max()))
+    assert np.isfinite(plate.estimate(field, x)).all()
+
+
 def test_the_boundary_term_measures_w_on_the_edges_against_the_deflection_scale():
     """A constant offset c breaks w = 0 on every edge (M_n stays 0): the term is |c| / W_b averaged over the
     batch, ``W_b = rms(q_b) / (4π⁴ D)``; a term c x(x - 1) (w_xx = 2c) breaks M_n ∝ w_nn + ν w_tt on every edge (on
