@@ -180,6 +180,33 @@ def test_the_solution_minimises_the_energy_and_a_perturbation_raises_it_by_half_
         assert got - float(plate.energy(field, q)) == pytest.approx(np.mean(rise), rel=1e-10)
 
 
+def test_the_band_limited_work_is_exact_for_a_mode_whose_grid_quadrature_couples_it_with_its_mirror():
+    """``work="band"`` (the refinement's): a load's work values on 17² (``ood_loads.work_values``) give back the
+    load on the finer grid (``band_limited``) for every mode below the grid's, so the exact field of the mode (1, 5)
+    is the energy's minimiser: scaled by 1.01 its energy rises by 1e-4 × |Π| (the minimum's ``Π(w*) = -½ a(w*, w*)``
+    and ``Π((1 + t) w*) - Π(w*) = t² |Π(w*)|``); with the grid's Simpson weights, which couple the mode 5 with 11, the
+    rise is 3.9 times that (the exact field is not the grid energy's minimiser)."""
+    from sciml.equations.plate_reference.ood_loads import mode, work_values
+    from sciml.solvers.fno.physics import band_limited
+
+    with jax.enable_x64(True):
+        s, n = 17, 65
+        fine = np.linspace(0.0, 1.0, n)
+        for m, k in ((1, 5), (3, 14), (15, 2)):
+            L = band_limited(s, n)
+            got = L @ work_values(mode(m, k, 16), s) @ L.T
+            np.testing.assert_allclose(got, np.outer(np.sin(m * np.pi * fine), np.sin(k * np.pi * fine)), atol=1e-9)
+        q = jnp.asarray(work_values(mode(1, 5, 16), s)[None, ..., None])
+        field = lambda p: (jnp.sin(np.pi * p[..., 0]) * jnp.sin(5 * np.pi * p[..., 1]) / (np.pi ** 4 * 26 ** 2)
+                           )[..., None, None]
+        rises = []
+        for work in ("band", "grid"):
+            plate = Plate(D=1.0, nu=0.3, resolution=s, refine=4, work=work)
+            low = float(plate.energy(field, q))
+            rises.append((float(plate.energy(lambda p: 1.01 * field(p), q)) - low) / abs(low))
+        assert rises[0] == pytest.approx(1e-4, rel=1e-6) and rises[1] > 3 * rises[0]
+
+
 def test_nested_jvp_gives_the_engine_s_terms_and_moments():
     """``training.autodiff: nested`` (the reference the engine is validated against) gives every plate term and the
     moments of the Taylor engine, on a field of two modes whose derivatives are not trivial, to float64 rounding."""
