@@ -6,6 +6,7 @@ M_xy`` at the 33² points: the solver's own error where the answer is known), th
 previous ``h``, and the seconds of the two solves. ``python fem_patch_reference.py [H ...]`` (default 1/16 1/32)."""
 import sys
 import time
+from fractions import Fraction
 
 import numpy as np
 
@@ -17,7 +18,7 @@ s = 33
 x = np.linspace(0.0, 1.0, s)
 points = np.stack([a.ravel() for a in np.meshgrid(x, x, indexing="ij")], axis=1)
 rel = lambda a, b: np.linalg.norm(a - b) / np.linalg.norm(b)  # noqa: E731
-hs = [float(eval(a)) for a in sys.argv[1:]] or [1 / 16, 1 / 32]
+hs = [float(Fraction(a)) for a in sys.argv[1:]] or [1 / 16, 1 / 32]
 exact = [c for _, c, _ in ood_loads.drawn(terms=1024)]
 for (kind, c, load), c1024 in zip(ood_loads.drawn(), exact):
     if kind == "grf":
