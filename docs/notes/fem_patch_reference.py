@@ -20,7 +20,7 @@ points = np.stack([a.ravel() for a in np.meshgrid(x, x, indexing="ij")], axis=1)
 rel = lambda a, b: np.linalg.norm(a - b) / np.linalg.norm(b)  # noqa: E731
 hs = [float(Fraction(a)) for a in sys.argv[1:]] or [1 / 16, 1 / 32]
 exact = [c for _, c, _ in ood_loads.drawn(terms=1024)]
-for (kind, c, load), c1024 in zip(ood_loads.drawn(), exact):
+for (kind, _, load), c1024 in zip(ood_loads.drawn(), exact):
     if kind == "grf":
         continue
     xs, ys = load.lines() if hasattr(load, "lines") else ((), ())
