@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -89,7 +90,22 @@ def patches(rng: np.random.Generator, terms: int, *, patches: int = 4, patch_wid
     for intensity, (x1, y1), (x2, y2) in rects:
         fx, fy = ((np.cos(m * np.pi * a) - np.cos(m * np.pi * b)) / (np.pi * m) for a, b in ((x1, x2), (y1, y2)))
         q_mn += 4.0 * intensity * np.outer(fx, fy)
-    return q_mn, lambda x, y: rectangles(rects, x, y)
+    return q_mn, Rectangles(tuple(rects))
+
+
+@dataclass(frozen=True)
+class Rectangles:
+    """A patch load ``q(x, y)`` (:func:`rectangles` of ``rects``) that knows where it jumps: ``lines()``."""
+
+    rects: tuple
+
+    def __call__(self, x, y) -> np.ndarray:
+        return rectangles(self.rects, x, y)
+
+    def lines(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        """The rectangles' edges, ``(xs, ys)``: the lines along which the load jumps."""
+        xs, ys = (tuple(sorted({float(p[a]) for _, *corners in self.rects for p in corners})) for a in (0, 1))
+        return xs, ys
 
 
 def rectangles(rects, x, y) -> np.ndarray:

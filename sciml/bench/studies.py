@@ -450,7 +450,7 @@ def plate_operator_ood(case="plate_operator_quick", overrides=QUICK_OPERATOR, st
     made worse; the seconds per input of a prediction with its estimate and of a refinement (compiled before the
     clock runs). ``resolution``: the grid the loads are given and refined on (default the training grid; one of
     ``data.resolutions``, whose flag threshold the test set calibrated). A case with ``data.params.edges: clamped``
-    is scored against finite differences instead (:func:`plate_references`; ``<kind>_reference_error``: their
+    is scored against finite elements instead (:func:`plate_references`; ``<kind>_reference_error``: their
     error on the simply supported plate, 0 for the series). ``sampling``: how the loads are put on the
     grid (``ood_loads.SAMPLINGS``: their values at the points, or ``work``, the values whose quadrature is each
     load's exact work, which the grid's energy needs for a load with a jump). The trained run stays in ``folder``
@@ -466,7 +466,7 @@ def plate_operator_ood(case="plate_operator_quick", overrides=QUICK_OPERATOR, st
     x = np.stack([q for _, _, q in items])[..., None].astype(np.float32)
     kinds = [k for k, _, _ in items]
     edges, D, nu = (cfg.data.params.get(k, v) for k, v in (("edges", "simply_supported"), ("D", 1.0), ("nu", 0.3)))
-    if edges == "clamped":  # finite differences, their own error measured where the series is exact
+    if edges == "clamped":  # finite elements, their own error measured where the series is exact
         truth = [plate_references(f, c, grid, D, nu) for _, c, f in ood_loads.drawn(seed, terms, grf, patches)]
         w, off = np.stack([t[0] for t in truth]), np.array([t[1] for t in truth])
     else:
@@ -485,7 +485,7 @@ REFERENCE_TRUST = 1e-3  # a reference is trusted where its solver's own error is
 def reference_trust(kinds, off, refined, trust: float = REFERENCE_TRUST) -> dict:
     """Per kind of load its reference's own error (``<kind>_reference_error``, the mean; 0 for Navier's series)
     and whether the reference is trusted (``<kind>_reference_trusted``: every load's at most ``trust``; the clamped
-    plate's patches are not, their finite differences 0.5-41 % off); ``refined_error_max_trusted``: the largest
+    plate's patches were not by finite differences, 0.5-41 % off); ``refined_error_max_trusted``: the largest
     refined error over the loads of trusted references (NaN if none), ``untrusted``: the loads not trusted."""
     kinds, off, refined = np.asarray(kinds), np.asarray(off, float), np.asarray(refined, float)
     trusted = off <= trust
@@ -497,18 +497,26 @@ def reference_trust(kinds, off, refined, trust: float = REFERENCE_TRUST) -> dict
     return out
 
 
-def plate_references(load, q_mn: np.ndarray, grid: np.ndarray, D: float = 1.0, nu: float = 0.3) -> tuple:
-    """``(w of the clamped square under load(x, y) on the closed grid, the same solver's rel-L2 error on the simply
-    supported square against Navier's series of q_mn)``: Richardson-extrapolated finite differences
-    (``random_loads.clamped``), whose load is sampled at their points (the study's patches: 0.5-41 % off)."""
-    from sciml.equations.plate_reference import random_loads
-    from sciml.equations.plate_reference.fd import fd_solve
+FEM_H = 1.0 / 32  # the clamped references' element side (docs/notes/fem_reference.md, "Patch loads")
 
-    n = len(grid) - 1
-    simply = fd_solve(((0.0, 1.0), (0.0, 1.0)), "simply_supported", D, nu, load, uniform=False,
-                      counts=(n, n)).fields["w"]
+
+def plate_references(load, q_mn: np.ndarray, grid: np.ndarray, D: float = 1.0, nu: float = 0.3,
+                     h: float = FEM_H) -> tuple:
+    """``(w of the clamped square under load(x, y) on the closed grid, the same solver's rel-L2 error on the simply
+    supported square against Navier's series of q_mn)``: Argyris' element on a structured mesh of side ``h`` whose
+    lines include the load's jumps (``load.lines()`` where it has them: a patch), so that a patch load is smooth on
+    every element (:func:`sciml.solvers.classical.fem.plate.on_rectangle`; the simply supported twin within 3e-7 of
+    the series at h = 1/32, where finite differences sampling the load at their points were 0.5-41 % off)."""
+    from sciml.equations.plate_reference import random_loads
+    from sciml.solvers.classical.fem.plate import on_rectangle
+
+    xs, ys = load.lines() if hasattr(load, "lines") else ((), ())
+    X, Y = np.meshgrid(grid, grid, indexing="ij")
+    points, shape = np.stack([X.ravel(), Y.ravel()], axis=1), X.shape
+    w = {edges: on_rectangle((grid[0], *xs, grid[-1]), (grid[0], *ys, grid[-1]), edges, D, nu, load,
+                             h).fields(points)["w"].reshape(shape) for edges in ("clamped", "simply_supported")}
     series = random_loads.solution(q_mn, grid, D, nu)["w"]
-    return random_loads.clamped(load, grid, D, nu)["w"], float(np.linalg.norm(simply - series) / np.linalg.norm(series))
+    return w["clamped"], float(np.linalg.norm(w["simply_supported"] - series) / np.linalg.norm(series))
 
 
 @study

@@ -82,6 +82,7 @@ class Plate:
     refine: int = 2  # the energy's bending part on a grid this many times finer
     mode: str = "taylor"  # sciml.autodiff's mode for the derivatives of the decoded field (training.autodiff)
     edges: str = "simply_supported"  # or "clamped" (all four edges alike, data.params.edges)
+    work: str = "grid"  # the load's work: on the inputs' grid, or "band" (:func:`band_limited`; measured, not default)
 
     @classmethod
     def of(cls, params: dict, resolution: int, mode: str = "taylor") -> Plate:
@@ -127,12 +128,16 @@ class Plate:
         return self.evaluate(lambda d: plate.moments(self.D, self.nu, d["w_xx"], d["w_yy"], d["w_xy"]), field,
                              points)
 
-    def evaluate(self, fn: Callable[[Fields], Any], field: Callable, points):
+    def evaluate(self, fn: Callable[[Fields], Any], field: Callable, points, local: bool = False):
         """``fn`` of the decoded field's partials at ``points (..., 2)``: ``fn`` reads them as the PINN's residuals
         do (``d["w_xx"]``, ``d.bilap("w")``: :class:`~sciml.equations.fields.Fields`, ``w`` the output channel 0,
-        each value ``(..., batch)``), and what it reads is computed in one propagation of the Taylor engine."""
+        each value ``(..., batch)``), and what it reads is computed in one propagation of the Taylor engine.
+        ``local``: ``field`` is the decoded field's local polynomials around ``points`` (:func:`_on_grid`), whose
+        value at a point depends on its place in ``points``: evaluated at all of them at once, never in the
+        engine's tiles (which take every n-th point: 65² and finer grids failed so, 4225 points against a tile)."""
         requests = collect(fn, ("w",), ("x", "y"), points.dtype)
-        return fn(evaluator(lambda p: field(p)[..., :1], requests, ("w",), ("x", "y"), mode=self.mode)(points))
+        options: dict[str, Any] = {"mode": self.mode, **({"chunk": None} if local else {})}
+        return fn(evaluator(lambda p: field(p)[..., :1], requests, ("w",), ("x", "y"), **options)(points))
 
     def residual(self, field: Callable, x):
         """The plate equation's residual ``D Δ²w - q`` (:func:`sciml.equations.plate.residual`) at the grid points,
@@ -141,7 +146,7 @@ class Plate:
         grid = jnp.asarray(self.points()[0], x.dtype)
         q = _loads(x)
         return self.evaluate(lambda d: plate.residual(plate.bending(d, self.nu), q, D=self.D),
-                             _on_grid(field, self.resolution, 4), grid)
+                             _on_grid(field, self.resolution, 4), grid, local=isinstance(field, Field))
 
     def pde(self, field: Callable, x):
         """The :meth:`residual` relative to the load (arguments as there)."""
@@ -177,15 +182,25 @@ class Plate:
         """The total potential energy relative to ``E_b`` (arguments as for :meth:`pde`): the bending energy by
         the trapezoid rule on the grid ``refine`` times finer (it must resolve the decoded field, else the
         energy has no lower bound: fields whose Laplacian is small at the grid points but not between), the
-        load's work on the training grid, where ``q`` is known."""
+        load's work on the training grid, where ``q`` is known (``work="grid"``), or that of the band-limited load
+        whose work values the inputs are (``work="band"``, :func:`band_limited`) against the field on the finer
+        grid, exact there for the field's sine modes below that grid's Nyquist."""
         n = (self.resolution - 1) * self.refine + 1
         fine = jnp.asarray(coordinates(n, 2, "closed").reshape(-1, 2), x.dtype)
-        laplacian = self.evaluate(lambda d: d.lap("w"), _on_grid(field, n, 2), fine)
-        bending = jnp.sum(jnp.asarray(self.weights(fine=True), x.dtype)[:, None] * laplacian ** 2, 0)
+        band = self.work == "band"
+        w_fine, laplacian = self.evaluate(lambda d: (d["w"] if band else None, d.lap("w")), _on_grid(field, n, 2),
+                                          fine, local=isinstance(field, Field))
+        fine_weight = jnp.asarray(self.weights(fine=True), x.dtype)[:, None]
+        bending = jnp.sum(fine_weight * laplacian ** 2, 0)
         weight = jnp.asarray(self.weights(), x.dtype)[:, None]
         q = _loads(x)
-        values = _on_grid(field, self.resolution, 0)(jnp.asarray(self.points()[0], x.dtype))[..., 0]
-        work = jnp.sum(weight * q * values, axis=0)
+        if band:
+            L = jnp.asarray(band_limited(self.resolution, n), x.dtype)
+            q_fine = jnp.einsum("ai,bij,cj->acb", L, x[..., 0], L).reshape(n * n, -1)
+            work = jnp.sum(fine_weight * q_fine * w_fine, axis=0)
+        else:
+            values = _on_grid(field, self.resolution, 0)(jnp.asarray(self.points()[0], x.dtype))[..., 0]
+            work = jnp.sum(weight * q * values, axis=0)
         scale = jnp.sum(weight * q * q, axis=0) / (4 * np.pi ** 4 * self.D) + jnp.finfo(x.dtype).tiny
         return jnp.mean(plate.potential(self.D, bending, work) / scale)
 
@@ -200,6 +215,29 @@ class Plate:
         size = sum((r / np.pi ** EDGE_ORDERS[name]) ** 2 for name, r in residuals.items())
         scale = jnp.sqrt(jnp.mean(x[..., 0].reshape(x.shape[0], -1) ** 2, axis=1)) / (4 * np.pi ** 4 * self.D)
         return jnp.mean(jnp.sqrt(jnp.mean(size, axis=0)) / scale)
+
+
+@functools.lru_cache(maxsize=16)
+def band_limited(s: int, n: int) -> np.ndarray:
+    """``L (n, s)``: the values on the closed ``n``-point grid of the band-limited load (sine modes ``1 .. s - 2``)
+    whose work values on the closed ``s``-point grid (``ood_loads.work_values``: ``∫ q ψ_i / W_i`` per axis, ``ψ``
+    the grid quadrature's basis) are the load's given ones at the interior points, per axis (``q_fine = L q Lᵀ``;
+    the edge values do no work: zero columns). The grid's own quadrature of the work (Simpson's alternating weights)
+    couples a load's mode ``m`` with ``s - 1 ± m``: the discrete energy's minimiser at 33² then has the mode (1, 5)'s
+    ``M_x`` 6.9 % off and a point-like patch's 2-4.5 %, with this load 0.6 % at most
+    (docs/notes/operator_refine_moments_floor.py). Not the refinement's default: in 200 steps it moved the refined
+    moments by 1-4 % of themselves and the kept iterate of the mode (1, 5) from 0.0017 to 0.46 off (the estimate
+    rule), and it needs 1500 steps to bring a point-like patch's moments under 3e-2 (docs/notes/operator_estimate.md,
+    "The moments' floor")."""
+    from sciml.equations.plate_reference.ood_loads import basis_integrals
+
+    m = np.arange(1, s - 1)
+    A = basis_integrals(s, lambda t: np.sin(np.pi * np.outer(t, m)), points=32 + s)
+    W = basis_integrals(s, lambda t: np.ones((len(t), 1)))[:, 0]
+    inverse = np.linalg.inv(A[1:-1] / W[1:-1, None])  # (modes, interior points)
+    L = np.zeros((n, s))
+    L[:, 1:-1] = np.sin(np.pi * np.outer(np.linspace(0.0, 1.0, n), m)) @ inverse
+    return L
 
 
 def _on_grid(field: Callable, n: int, order: int) -> Callable:

@@ -188,6 +188,22 @@ def mesh(region: Region, h: float, grading: float = 0.0, size: Callable[[np.ndar
     return _skfem(out, owner, region)
 
 
+def rectangle(xs: ArrayLike, ys: ArrayLike, h: float, name: str = "edge"
+              ) -> tuple[skfem.MeshTri, dict[str, np.ndarray]]:
+    """A structured triangulation of the rectangle ``[xs[0], xs[-1]] × [ys[0], ys[-1]]`` whose grid lines include
+    every ``xs`` and ``ys`` (increasing; e.g. the edges of a patch load, so that no element straddles the load's
+    jump): each gap between consecutive lines cut into equal intervals of at most ``h``, each cell into two
+    triangles; every boundary facet under the one edge name ``name``. No mesher: right triangles of aspect at most
+    about 2, which Argyris' element takes."""
+    xs, ys = (np.unique(np.asarray(a, np.float64)) for a in (xs, ys))
+    if len(xs) < 2 or len(ys) < 2 or not (np.isfinite(h) and h > 0):
+        raise ValueError(f"a rectangle needs two lines per axis and h > 0, got {len(xs)}, {len(ys)} lines, h={h}")
+    lines = [np.concatenate([np.linspace(a, b, max(1, int(np.ceil((b - a) / h - 1e-9))) + 1)[:-1]
+                             for a, b in zip(v[:-1], v[1:])] + [v[-1:]]) for v in (xs, ys)]
+    m = skfem.MeshTri.init_tensor(*lines)
+    return m, {name: m.boundary_facets()}
+
+
 def near_edges(region: Region, name: str, h: float, h_near: float, growth: float = 0.25
                ) -> Callable[[np.ndarray], np.ndarray]:
     """A size field for :func:`mesh`: ``h_near`` on the edges named ``name``, growing by ``growth`` per unit

@@ -49,7 +49,7 @@ import skfem
 from sciml.equations.plate import moments
 
 from . import elements, probe, refinement
-from .mesh import Region, mesh
+from .mesh import Region, mesh, rectangle
 from .ordering import solve_spd
 from .recovery import patch_recovery
 
@@ -151,6 +151,25 @@ def plate(region: Region, conditions: dict[str, str], D: float, nu: float, load:
         raise ValueError(f"the load must be a finite number or a callable q(x, y), got {load!r}")
     start = time.perf_counter()
     m, edges = mesh(region, h, grading)
+    return solved(m, edges, conditions, D, nu, load, element, h, start)
+
+
+def on_rectangle(xs, ys, condition: str, D: float, nu: float, load: Load, h: float) -> PlateSolution:
+    """The rectangle ``[xs[0], xs[-1]] × [ys[0], ys[-1]]``, every edge ``condition`` (clamped or simply supported),
+    by Argyris' element on the structured mesh of :func:`.mesh.rectangle` whose lines include ``xs`` and ``ys``:
+    a load with jumps along those lines (patches) is smooth on every element, so the element's quadrature
+    integrates it as it does a smooth load (measured: docs/notes/fem_reference.md, "Patch loads")."""
+    if condition not in ("clamped", "simply_supported"):
+        raise ValueError(f"on_rectangle holds its edges clamped or simply supported, got {condition!r}")
+    start = time.perf_counter()
+    m, edges = rectangle(xs, ys, h)
+    return solved(m, edges, {"edge": condition}, D, nu, load, "argyris", h, start)
+
+
+def solved(m: skfem.MeshTri, edges: dict[str, np.ndarray], conditions: dict[str, str], D: float, nu: float,
+           load: Load, element: str, h: float, start: float) -> PlateSolution:
+    """The plate on the mesh ``m`` whose boundary facets ``edges`` (by name) are held as ``conditions`` say, by
+    ``element`` (``morley`` or ``argyris``); ``start``: the clock's reading the solve's seconds count from."""
     basis = skfem.Basis(m, elements.element(element), intorder=INTORDER[element])
     K = _bending(D, nu).assemble(basis)
     f = _load(load).assemble(basis)

@@ -164,6 +164,35 @@ def test_clamped_square_timoshenko():
     assert abs(f["mx"][0] - f["my"][0]) < 2e-3 * f["mx"][0] and abs(f["mxy"][0]) < 1e-3 * f["mx"][0]  # 8e-4, 4e-4
 
 
+def test_a_rectangle_s_structured_mesh_holds_a_patch_s_jumps_and_the_clamped_square_is_timoshenko_s():
+    """:func:`on_rectangle`: the clamped square under a uniform load at the centre within 1e-5 of Timoshenko's
+    0.00126532 (h = 1/8: -3.7e-6); a point-like patch on the simply supported square within 1e-5 of Navier's series
+    with its edges among the mesh's lines (h = 1/16: 1.0e-6) and 100 times farther without them (8.3e-2: the jump
+    inside elements), the patch study's reference (docs/notes/fem_reference.md, "Patch loads")."""
+    from sciml.equations.plate_reference import ood_loads
+    from sciml.equations.plate_reference import random_loads as rl
+    from sciml.solvers.classical.fem.mesh import rectangle
+    from sciml.solvers.classical.fem.plate import on_rectangle
+
+    uniform = on_rectangle((0, 1), (0, 1), "clamped", D, NU, lambda x, y: np.ones_like(x), 1 / 8)
+    assert abs(uniform.fields(np.array([[0.5, 0.5]]))["w"][0] * D / TIMOSHENKO_W - 1) < 1e-5
+    g = np.linspace(0.0, 1.0, 17)
+    points = np.stack([a.ravel() for a in np.meshgrid(g, g, indexing="ij")], axis=1)
+    q_mn, load = {k: (c, f) for k, c, f in ood_loads.drawn(grf=0, patches=1, terms=64)}["patch_point"]
+    series = rl.solution(q_mn, g, D, NU)["w"].ravel()
+    xs, ys = load.lines()
+    error = [np.linalg.norm(on_rectangle(a, b, "simply_supported", D, NU, load, 1 / 16).fields(points)["w"] - series)
+             / np.linalg.norm(series) for a, b in (((0, *xs, 1), (0, *ys, 1)), ((0, 1), (0, 1)))]
+    assert error[0] < 1e-5 and error[1] > 100 * error[0], error
+    m, edges = rectangle((0, *xs, 1), (0, *ys, 1), 1 / 16)
+    lines = [np.unique(m.p[a]) for a in (0, 1)]
+    assert all(np.isclose(lines[0], v).any() for v in xs) and all(np.isclose(lines[1], v).any() for v in ys)
+    assert max(np.diff(lines[0]).max(), np.diff(lines[1]).max()) <= 1 / 16 + 1e-12
+    assert len(edges["edge"]) == 2 * (len(lines[0]) - 1 + len(lines[1]) - 1)  # every boundary facet, one name
+    with pytest.raises(ValueError, match="clamped or simply supported"):
+        on_rectangle((0, 1), (0, 1), "free", D, NU, 1.0, 0.5)
+
+
 def test_free_edges_against_levy():
     """Simply supported left and right, free bottom and top, uniform load: Lévy's series. Measured: Morley at
     h = 0.05 w 3.3e-3, my 2.5e-2; Argyris at h = 0.25 w 7.1e-7, my 9.9e-4."""

@@ -80,6 +80,22 @@ def test_the_estimate_is_zero_at_the_solution_and_a_scaled_one_s_error_by_the_di
         assert abs(delta / (1.1 - delta) / 0.1 - 1) < 0.01
 
 
+def test_a_decoded_field_s_residual_and_estimate_on_a_grid_the_engine_tiles_are_its_pointwise_ones():
+    """On 65² (4225 points: the engine tiles a Δ² plan) the residual of a decoded field's local polynomials, which
+    are tied to their grid points, is the pointwise field's at the same points (it failed there: a tile of 1409
+    points against the 4225 of the grid), and the estimate runs (the calibration of a run scored at 65²)."""
+    from sciml.nn import fno_field
+
+    plate = Plate(D=1.0, nu=0.3, resolution=65)
+    params = fno.init(jax.random.PRNGKey(0), 1, 1, modes=(3, 3), width=4, layers=1, projection=(4,))
+    x = jnp.asarray(np.random.default_rng(0).normal(size=(1, 65, 65, 1)), jnp.float32)
+    field = fno_field.decode(params, x, padding=2)
+    local, plain = plate.residual(field, x), plate.residual(lambda p: field(p), x)
+    assert local.shape == (65 * 65, 1)
+    np.testing.assert_allclose(local, plain, rtol=2e-3, atol=2e-3 * float(jnp.abs(plain).max()))
+    assert np.isfinite(plate.estimate(field, x)).all()
+
+
 def test_the_boundary_term_measures_w_on_the_edges_against_the_deflection_scale():
     """A constant offset c breaks w = 0 on every edge (M_n stays 0): the term is |c| / W_b averaged over the
     batch, ``W_b = rms(q_b) / (4π⁴ D)``; a term c x(x - 1) (w_xx = 2c) breaks M_n ∝ w_nn + ν w_tt on every edge (on
@@ -162,6 +178,33 @@ def test_the_solution_minimises_the_energy_and_a_perturbation_raises_it_by_half_
         rise = 0.5 * stiffness * c ** 2 / 4 / scale
         got = float(plate.energy(lambda p: field(p) + delta(p), q))
         assert got - float(plate.energy(field, q)) == pytest.approx(np.mean(rise), rel=1e-10)
+
+
+def test_the_band_limited_work_is_exact_for_a_mode_whose_grid_quadrature_couples_it_with_its_mirror():
+    """``work="band"`` (the refinement's): a load's work values on 17² (``ood_loads.work_values``) give back the
+    load on the finer grid (``band_limited``) for every mode below the grid's, so the exact field of the mode (1, 5)
+    is the energy's minimiser: scaled by 1.01 its energy rises by 1e-4 × |Π| (the minimum's ``Π(w*) = -½ a(w*, w*)``
+    and ``Π((1 + t) w*) - Π(w*) = t² |Π(w*)|``); with the grid's Simpson weights, which couple the mode 5 with 11, the
+    rise is 3.9 times that (the exact field is not the grid energy's minimiser)."""
+    from sciml.equations.plate_reference.ood_loads import mode, work_values
+    from sciml.solvers.fno.physics import band_limited
+
+    with jax.enable_x64(True):
+        s, n = 17, 65
+        fine = np.linspace(0.0, 1.0, n)
+        for m, k in ((1, 5), (3, 14), (15, 2)):
+            L = band_limited(s, n)
+            got = L @ work_values(mode(m, k, 16), s) @ L.T
+            np.testing.assert_allclose(got, np.outer(np.sin(m * np.pi * fine), np.sin(k * np.pi * fine)), atol=1e-9)
+        q = jnp.asarray(work_values(mode(1, 5, 16), s)[None, ..., None])
+        field = lambda p: (jnp.sin(np.pi * p[..., 0]) * jnp.sin(5 * np.pi * p[..., 1]) / (np.pi ** 4 * 26 ** 2)
+                           )[..., None, None]
+        rises = []
+        for work in ("band", "grid"):
+            plate = Plate(D=1.0, nu=0.3, resolution=s, refine=4, work=work)
+            low = float(plate.energy(field, q))
+            rises.append((float(plate.energy(lambda p: 1.01 * field(p), q)) - low) / abs(low))
+        assert rises[0] == pytest.approx(1e-4, rel=1e-6) and rises[1] > 3 * rises[0]
 
 
 def test_nested_jvp_gives_the_engine_s_terms_and_moments():
