@@ -114,7 +114,7 @@ def main(overrides):
         at = flow(fields, eq.nu, eq.domain.time[0])
         q = _quantities(eq, at, center, radius, ring_outer(eq, center, radius))
         res = [at(band_points(center, radius, lo, hi)) for lo, hi in BANDS] + [at(far_points(eq, np.asarray(center)))]
-        rms = lambda k: [float(np.sqrt(np.mean(r[k] ** 2))) for r in res]
+        rms = lambda k, res=res: [float(np.sqrt(np.mean(r[k] ** 2))) for r in res]
         rows.append((name, q, rms("continuity"), rms("momentum"), time.time() - began))
         print(f"{name}: c_D {q['c_D']:.4f} c_L {q['c_L']:.4f} c_D_surface {q['c_D_surface']:.4f} c_L_surface "
               f"{q['c_L_surface']:.4f} delta_p {q['delta_p']:.4f} slip {q['cylinder_slip']:.2e} "
