@@ -45,7 +45,10 @@ cells of size about ``h`` of the spatial box at :math:`t_0`: exact at those node
 time, and differentiable by the engine. Nodes outside the domain or within ``h`` of the other parts' pieces (where
 the quotient is 0/0) take the value of the nearest node that is not. This is how the initial values can be exact
 beside a hole, and in a time window after the first (``u_0`` the previous window's fields on the nodes; the
-window's ``initial`` function). With ``enforce: {initial: base}`` the spline is the output's *base* instead,
+window's ``initial`` function). With ``conditions.fit: {method: least_squares}`` (:data:`FITS`) ``S`` is fitted
+instead: the spline whose ``g_o + phi_o S`` is closest to ``u_0`` at ``refine`` points per cell and axis inside the
+domain, smoothed (:func:`.spline.least_squares`): no quotient, so no node needs filling. With
+``enforce: {initial: base}`` the spline is the output's *base* instead,
 ``u_f = g_o + \phi_o (S + N_f)`` (no ``\phi_t``), and the initial values stay penalties: the network learns the
 change from the start and the corrections the start needs. A start flow's lattice data do not satisfy the
 incompressible equations near a cylinder (the lattice Boltzmann field's divergence is 1-2 within 0.01 of it, 0.02
