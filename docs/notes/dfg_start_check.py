@@ -8,8 +8,7 @@ derivative is 0 (the frozen start). The ways (:data:`WAYS`):
 - ``spline h``: the interpolating spline on the lattice's own nodes (``conditions.spacing`` = the lattice's h),
   the nodes within a cell of the walls and the cylinder filled (``solvers/pinn/exact.py``);
 - ``least squares 2h``: ``conditions.fit={method: least_squares, refine: 2}`` on a grid of 2h: the lattice's nodes
-  are its data;
-- ``least squares h``: the same on the lattice's grid, its nodes the data (refine 1).
+  are its data.
 
 Per way: ``c_D``, ``c_L`` (the volume integral over the ring, frozen: no time derivative), ``c_D_surface``,
 ``c_L_surface`` (the benchmark's line integral, which reads none) and ``delta_p``, against the solver's own at the
@@ -43,7 +42,6 @@ WAYS = {  # name -> overrides (None: the bilinear start value), h the lattice's 
     "spline h": lambda h: [*EXACT, f"conditions.spacing={h}"],
     "least squares 2h": lambda h: [*EXACT, f"conditions.spacing={2 * h}",
                                    "conditions.fit={method: least_squares, refine: 2}"],
-    "least squares h": lambda h: [*EXACT, f"conditions.spacing={h}", "conditions.fit={method: least_squares}"],
 }
 BANDS = [(0.0, 0.0025), (0.0025, 0.005), (0.005, 0.01), (0.01, 0.02), (0.02, 0.05)]  # distance from the wall
 
