@@ -328,6 +328,11 @@ def test_lid_corners_where_they_do_not_apply(capsys, overrides, expected):
     (["equation.conditions.inlet.u=start"], "equation.conditions.inlet.u: 'start' gives the initial values of"),
     (["equation.start=null"], "equation.conditions.initial.u: 'start' needs equation.start"),
     (["equation.conditions.inlet.v=0.1"], "equation.start: the start's channel needs the inlet's u as an expression"),
+    (["conditions.fit={method: least_squares}"], "conditions.fit: fits the spline of exact initial values (or a "
+                                                 "base): needs conditions.spacing and enforce.initial exact or base"),
+    (["conditions.fit.refine=2"], "conditions.fit.refine: an interpolating spline takes its nodes' values"),
+    (["conditions.fit={method: least_squares, smoothing: 0}"], "conditions.fit.smoothing: must be > 0.0, got 0"),
+    (["conditions.fit.method=smooth"], "conditions.fit.method: "),
     (["equation.start.cells_per_diameter=4"], "equation.start.cells_per_diameter: must be >= 8, got 4"),
     (["equation.start.cells_per_diameter=25"], "equation.start.cells_per_diameter: 25 cells across the cylinder do "
                                                 "not cut the channel 2.2 x 0.41 into whole cells; [10, 20, 30] do"),

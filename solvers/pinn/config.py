@@ -30,6 +30,23 @@ class FourierConfig:
 
 
 @dataclass
+class FitConfig:
+    """How the spline of exact initial values (or a base) is fitted on the grid of ``conditions.spacing``
+    (:mod:`.exact`): ``interpolate`` (through their values at its nodes) or ``least_squares`` (the smooth field
+    ``g + phi S`` closest to them at ``refine`` points per cell and axis, with ``smoothing``)."""
+
+    method: Literal["interpolate", "least_squares"] = spec("interpolate", help="interpolate or least_squares")
+    refine: int = spec(1, ge=1, help="least_squares: data points per spline cell and axis (2 on a grid twice a "
+                                     "start lattice's spacing takes the lattice's own nodes)")
+    smoothing: float = spec(1e-6, gt=0.0, help="least_squares: the weight of the coefficients' second differences")
+
+    def check(self):
+        if self.method == "interpolate" and self.refine != 1:
+            raise Invalid("refine", "an interpolating spline takes its nodes' values (refine 1); refine is for "
+                                    "method: least_squares")
+
+
+@dataclass
 class ConditionsConfig:
     """How each boundary part's condition is imposed (:mod:`.exact`): ``penalty`` (the default: loss terms) or
     ``exact`` (in the network's output, ``u = g + phi N``, ``phi`` a product of ``1 - exp(-d / length)`` over
@@ -44,6 +61,8 @@ class ConditionsConfig:
     spacing: float | None = spec(None, gt=0.0, help="exact initial values (or a base) as a C2 spline of their "
                                                     "values on a grid of this spacing (solvers/pinn/exact.py): "
                                                     "needed beside an exact hole, in time windows, for a base")
+    fit: FitConfig = spec(factory=FitConfig, help="how that spline is fitted: {method: interpolate} (the default) "
+                                                  "or {method: least_squares, refine: 2, smoothing: 1e-6}")
 
     @property
     def exact(self) -> list[str]:
@@ -69,6 +88,9 @@ class ConditionsConfig:
             raise Invalid(f"enforce.{wrong[0]}", "base is for the initial part (the values at the first time)")
         if self.base and self.spacing is None:
             raise Invalid("enforce.initial", "a base needs conditions.spacing (the grid its spline is fitted on)")
+        if self.fit != FitConfig() and (self.spacing is None or self.enforce.get("initial") not in ("exact", "base")):
+            raise Invalid("fit", "fits the spline of exact initial values (or a base): needs conditions.spacing and "
+                                 "enforce.initial exact or base")
 
 
 @dataclass

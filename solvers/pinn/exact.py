@@ -45,7 +45,10 @@ cells of size about ``h`` of the spatial box at :math:`t_0`: exact at those node
 time, and differentiable by the engine. Nodes outside the domain or within ``h`` of the other parts' pieces (where
 the quotient is 0/0) take the value of the nearest node that is not. This is how the initial values can be exact
 beside a hole, and in a time window after the first (``u_0`` the previous window's fields on the nodes; the
-window's ``initial`` function). With ``enforce: {initial: base}`` the spline is the output's *base* instead,
+window's ``initial`` function). With ``conditions.fit: {method: least_squares}`` (:data:`FITS`) ``S`` is fitted
+instead: the spline whose ``g_o + phi_o S`` is closest to ``u_0`` at ``refine`` points per cell and axis inside the
+domain, smoothed (:func:`.spline.least_squares`): no quotient, so no node needs filling. With
+``enforce: {initial: base}`` the spline is the output's *base* instead,
 ``u_f = g_o + \phi_o (S + N_f)`` (no ``\phi_t``), and the initial values stay penalties: the network learns the
 change from the start and the corrections the start needs. A start flow's lattice data do not satisfy the
 incompressible equations near a cylinder (the lattice Boltzmann field's divergence is 1-2 within 0.01 of it, 0.02
@@ -140,7 +143,7 @@ class Exact:
     """
 
     def __init__(self, eq, geometry, parts: list[str], length: float, probe: Callable, inside, key: str,
-                 spacing: float | None = None, initial: Callable | None = None, base: bool = False):
+                 spacing: float | None = None, initial: Callable | None = None, base: bool = False, fit=None):
         self.fields = tuple(eq.fields)
         self._length = length
         self.parts = {p: self._part(eq, geometry, p, probe, inside, f"{key}.{p}") for p in parts}
@@ -153,8 +156,10 @@ class Exact:
                                   f"fixes {f!r}: make its edges exact", key=key)
         start = None if spacing is None or geometry.time is None else \
             self._part(eq, geometry, INITIAL, probe, inside, f"{key}.{INITIAL}") if base else self.parts.get(INITIAL)
-        nodes = None if start is None or spacing is None else _Nodes.of(eq, geometry, spacing, inside.dtype, initial)
-        self._data = {f: _Grid.of(eq, geometry, self._fixing[f], f, length, key, start, nodes)
+        fit = _Fit() if fit is None else fit
+        nodes = None if start is None or spacing is None else \
+            _Nodes.of(eq, geometry, spacing, inside.dtype, initial, fit.refine)
+        self._data = {f: _Grid.of(eq, geometry, self._fixing[f], f, length, key, start, nodes, fit)
                       if start is not None and nodes is not None and f in start.values else
                       _Coons.of(eq, geometry, self._fixing[f], f, length, key) for f in self.fields}
 
@@ -268,54 +273,92 @@ class _Coons:
 
 
 @dataclass(frozen=True)
+class _Fit:
+    """How the initial values' spline is fitted (``conditions.fit``; the config's ``FitConfig`` has these)."""
+
+    method: str = "interpolate"
+    refine: int = 1
+    smoothing: float = 1e-6
+
+
+@dataclass(frozen=True)
 class _Nodes:
-    """The grid of ``conditions.spacing`` at the first time: ``cells`` per axis, the physical points ``pts``
-    (time last) and their nondimensional ``xh``, and ``given``, a time window's initial values there (else None:
-    the initial part's own), evaluated once for every output."""
+    """The grid of ``conditions.spacing`` at the first time: ``cells`` per axis (the spline's), the physical
+    points ``pts`` (time last) of its data (the nodes, or ``refine`` per cell and axis) and their nondimensional
+    ``xh``, and ``given``, a time window's initial values there (else None: the initial part's own), evaluated
+    once for every output."""
 
     spacing: float
     cells: list[int]
+    refine: int
     pts: np.ndarray
     xh: Any
     given: dict | None
 
     @classmethod
-    def of(cls, eq, geometry, spacing: float, dtype, values: Callable | None) -> _Nodes:
+    def of(cls, eq, geometry, spacing: float, dtype, values: Callable | None, refine: int = 1) -> _Nodes:
         """``values``: ``physical points -> {field: values}`` (a time window's initial values) or None."""
         space, t0 = geometry.bounds[:-1], geometry.time[0]
         cells = [max(4, round((hi - lo) / spacing)) for lo, hi in space]
-        mesh = np.stack(np.meshgrid(*spline.nodes(space, cells), indexing="ij"), -1).reshape(-1, len(space))
+        mesh = np.stack(np.meshgrid(*spline.nodes(space, [refine * n for n in cells]), indexing="ij"), -1)
+        mesh = mesh.reshape(-1, len(space))
         pts = np.concatenate([mesh, np.full((len(mesh), 1), t0)], -1)
-        return cls(spacing, cells, pts, jnp.asarray(eq.to_nondim(pts), dtype), None if values is None else values(pts))
+        return cls(spacing, cells, refine, pts, jnp.asarray(eq.to_nondim(pts), dtype),
+                   None if values is None else values(pts))
+
+
+def _interpolated(geometry, others: list[Part], nodes: _Nodes, b, g, phi, fit) -> spline.Spline:
+    """The spline through ``(b - g) / phi`` at the nodes; the nodes outside the domain or within a cell of the
+    other parts take the nearest other node's value (module notes)."""
+    pts, cells, spacing = nodes.pts, nodes.cells, nodes.spacing
+    near = ~np.asarray(geometry.space.contains(pts[:, :-1], 0.0))  # outside the domain, or
+    for piece in (piece for c in others for piece in geometry.pieces_of(c.name)):  # within a cell of the others
+        near |= np.asarray(piece.distance(pts)) < spacing
+    if near.all():
+        raise ConfigError(f"a grid of {spacing:g} leaves no node a cell away from the exact parts "
+                          f"{[c.name for c in others]}", key="conditions.spacing")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        target = (b - g) / phi
+    if near.any():  # the value of the nearest node away from them
+        _, index = ndimage.distance_transform_edt(near.reshape(cells), return_indices=True)
+        target = target.reshape(cells)[tuple(index)]
+    return spline.fit(target.reshape(cells), geometry.bounds[:-1])
+
+
+def _least_squares(geometry, others: list[Part], nodes: _Nodes, b, g, phi, fit) -> spline.Spline:
+    """The spline ``S`` whose ``g + phi S`` is closest to ``b`` at the data points inside the domain, smoothed
+    (:func:`.spline.least_squares`): no quotient, so no node needs filling by the other parts."""
+    inside = np.asarray(geometry.space.contains(nodes.pts[:, :-1], 0.0))
+    if inside.sum() < 16:
+        raise ConfigError(f"a grid of {nodes.spacing:g} refined {nodes.refine} times puts {int(inside.sum())} data "
+                          f"points inside the domain; the fit needs more", key="conditions.fit.refine")
+    return spline.least_squares(nodes.pts[inside, :-1], (b - g)[inside], geometry.bounds[:-1], nodes.cells,
+                                fit.smoothing, phi[inside])
+
+
+FITS: dict[str, Callable[..., spline.Spline]] = {"interpolate": _interpolated, "least_squares": _least_squares}
 
 
 class _Grid:
     """``g_f`` of an output the initial part fixes, with ``conditions.spacing``: ``g_o + phi_o S`` (module
-    notes), ``g_o`` and ``phi_o`` those of the other exact parts."""
+    notes), ``g_o`` and ``phi_o`` those of the other exact parts, ``S`` fitted by ``conditions.fit`` (:data:`FITS`)."""
 
     def __init__(self, others: Callable, phi: Callable, start: spline.Spline):
         self.others, self.phi, self.start = others, phi, start
 
     @classmethod
-    def of(cls, eq, geometry, fixing: list[Part], f: str, length: float, key: str, initial: Part, nodes: _Nodes):
+    def of(cls, eq, geometry, fixing: list[Part], f: str, length: float, key: str, initial: Part, nodes: _Nodes,
+           fit=None):
+        fit = _Fit() if fit is None else fit
         others = [c for c in fixing if c is not initial]
         g = _Coons.of(eq, geometry, others, f, length, key)
         phi = lambda xh: _held(others, xh) + 0.0 * xh[..., 0]
-        pts, xh, cells, spacing = nodes.pts, nodes.xh, nodes.cells, nodes.spacing
+        xh = nodes.xh
         b = nodes.given[f] if nodes.given is not None else initial.values[f](eq, xh)
-        b = np.broadcast_to(np.asarray(b, float), (len(pts),))
-        near = ~np.asarray(geometry.space.contains(pts[:, :-1], 0.0))  # outside the domain, or
-        for piece in (piece for c in others for piece in geometry.pieces_of(c.name)):  # within a cell of the others
-            near |= np.asarray(piece.distance(pts)) < spacing
-        if near.all():
-            raise ConfigError(f"a grid of {spacing:g} leaves no node a cell away from the exact parts "
-                              f"{[c.name for c in others]}", key="conditions.spacing")
-        with np.errstate(divide="ignore", invalid="ignore"):
-            target = (b - np.asarray(g(eq, xh) + 0.0 * xh[..., 0])) / np.asarray(phi(xh))
-        if near.any():  # the value of the nearest node away from them
-            _, index = ndimage.distance_transform_edt(near.reshape(cells), return_indices=True)
-            target = target.reshape(cells)[tuple(index)]
-        return cls(g, phi, spline.fit(target.reshape(cells), geometry.bounds[:-1]))
+        b = np.broadcast_to(np.asarray(b, float), (len(nodes.pts),))
+        at = lambda v: np.broadcast_to(np.asarray(v, float), (len(nodes.pts),))
+        fitted = FITS[fit.method](geometry, others, nodes, b, at(g(eq, xh) + 0.0 * xh[..., 0]), at(phi(xh)), fit)
+        return cls(g, phi, fitted)
 
     def __call__(self, eq, xh):
         x = eq.to_physical(xh)[..., :-1]

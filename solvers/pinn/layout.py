@@ -102,4 +102,5 @@ def _exact(cfg: PinnCase, eq, geometry, derivs: Derivatives, parts: dict, dtype,
     inside = jnp.asarray(eq.to_nondim(geometry.interior(16, rng, method)), dtype)
     assert cfg.conditions.length is not None, "ConditionsConfig.check: exact parts need a length"
     return Exact(eq, geometry, cfg.conditions.exact, cfg.conditions.length, probe, inside, "conditions.enforce",
-                 cfg.conditions.spacing, None if initial is None else initial[0], cfg.conditions.base)
+                 cfg.conditions.spacing, None if initial is None else initial[0], cfg.conditions.base,
+                 cfg.conditions.fit)

@@ -12,6 +12,16 @@ coefficients per axis around a point (a gather) and the cubic B-spline's weights
 place in its cell: the engine differentiates it like any jaxpr (``floor`` and the gather carry no derivative),
 twice continuously across cells. Points outside the nodes (up to the box's sides, half a cell) take the
 extension's cells.
+
+:func:`least_squares` fits the same spline to scattered data instead of interpolating nodes: the coefficients
+(the extension's included) that minimise
+
+.. math:: \frac{1}{n}\sum_i \bigl(w_i S(x_i) - y_i\bigr)^2 + \frac{\lambda}{m} \sum_a \lVert D_a^2 c \rVert^2,
+
+``w_i`` a weight per point (a factor the spline is multiplied by, e.g. an exact condition's ``phi``), ``D_a^2``
+the coefficients' second differences along axis ``a`` (``m`` their count) and ``lambda`` the smoothing: it
+fixes the coefficients no data point reaches (a hole, the extension) and damps what the data's own grid puts
+in (a lattice's staircase wall). A sparse linear solve of the normal equations (:func:`design`: the data's rows).
 """
 from __future__ import annotations
 
@@ -20,7 +30,8 @@ from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
-from scipy import ndimage
+from scipy import ndimage, sparse
+from scipy.sparse import linalg
 
 PAD = 4  # extension nodes on each side
 
@@ -78,3 +89,59 @@ def value(spline: Spline, x):
         flat = flat + int(strides[a]) * index[place]
         weight = weight * _weights(u - i)[place]
     return jnp.sum(weight * coefs[flat], axis=tuple(range(-d, 0)))
+
+
+def _place(x, lo: float, spacing: float, n: int):
+    """The first of the 4 extended coefficients around points ``x`` (one axis) and their weights ``(N, 4)``."""
+    u = (np.asarray(x, float) - lo) / spacing - 0.5
+    i = np.clip(np.floor(u), -1, n - 1)
+    return i.astype(int) + PAD - 1, np.asarray(_weights(u - i))
+
+
+def design(shape, lo, spacing, x: np.ndarray) -> sparse.csr_matrix:
+    """The spline's values at points ``x (N, d)`` as a sparse matrix ``(N, coefficients)`` over the extended
+    coefficients of a spline with ``shape`` nodes per axis (row ``i``: :func:`value` at ``x_i`` per coefficient)."""
+    x = np.atleast_2d(np.asarray(x, float))
+    extended = tuple(n + 2 * PAD for n in shape)
+    cols: np.ndarray = np.zeros((len(x), 1), int)
+    vals: np.ndarray = np.ones((len(x), 1))
+    for a, n in enumerate(shape):
+        first, w = _place(x[:, a], lo[a], spacing[a], n)
+        index = first[:, None] + np.arange(4)
+        cols = (cols[:, :, None] * extended[a] + index[:, None, :]).reshape(len(x), -1)
+        vals = (vals[:, :, None] * w[:, None, :]).reshape(len(x), -1)
+    rows = np.repeat(np.arange(len(x)), cols.shape[1])
+    return sparse.csr_matrix((vals.ravel(), (rows, cols.ravel())), shape=(len(x), int(np.prod(extended))))
+
+
+def _second_differences(extended) -> sparse.csr_matrix:
+    """The coefficients' second differences along each axis, stacked ``(m, coefficients)``."""
+    blocks = []
+    for a, n in enumerate(extended):
+        d2 = sparse.diags([1.0, -2.0, 1.0], [0, 1, 2], shape=(n - 2, n))
+        factors = [sparse.identity(k) if b != a else d2 for b, k in enumerate(extended)]
+        block = factors[0]
+        for f in factors[1:]:
+            block = sparse.kron(block, f)
+        blocks.append(block)
+    return sparse.vstack(blocks).tocsr()
+
+
+def least_squares(x: np.ndarray, y: np.ndarray, box, cells, smoothing: float, weights=None) -> Spline:
+    """The spline on ``cells`` per axis of ``box`` that best fits ``weights * S(x) = y`` at points ``x (N, d)``
+    with ``smoothing`` (module notes; ``weights`` 1 when None)."""
+    if min(cells) < 4:
+        raise ValueError(f"a cubic spline needs at least 4 nodes per axis, got {tuple(cells)}")
+    if not smoothing > 0:
+        raise ValueError(f"the smoothing must be positive (it fixes the coefficients no point reaches), "
+                         f"got {smoothing}")
+    lo = tuple(float(a) for a, _ in box)
+    spacing = tuple((hi - a) / n for (a, hi), n in zip(box, cells))
+    rows = design(cells, lo, spacing, x)
+    if weights is not None:
+        rows = sparse.diags(np.asarray(weights, float)) @ rows
+    extended = tuple(n + 2 * PAD for n in cells)
+    d2 = _second_differences(extended)
+    normal = rows.T @ rows / len(x) + smoothing / d2.shape[0] * (d2.T @ d2)
+    coefs = linalg.spsolve(normal.tocsc(), rows.T @ np.asarray(y, float) / len(x))
+    return Spline(np.asarray(coefs).reshape(extended), lo, spacing)

@@ -197,6 +197,32 @@ def test_exact_initial_values_beside_an_exact_hole_take_a_spline_of_them_on_the_
             assert max(np.max(np.abs(at[q])) for q in "uv") < 1e-12, (part, t)
 
 
+def test_a_least_squares_start_is_the_same_at_t0_for_any_network_and_fits_closer_by_the_cylinder(tmp_path):
+    """``conditions.fit: least_squares`` (the smooth start of issue 73): ``g + phi S`` with ``S`` fitted to the
+    initial values at 2 points per cell and axis, no quotient and no filled nodes. At t0 the output is the same
+    for any network (round-off: ``phi_t`` is 0 there), within 1e-5 of the values everywhere (the interpolating
+    spline's filled nodes by the walls: 7e-3) and 1e-7 by the cylinder (6e-5)."""
+    problem = Problem(start_beside_the_cylinder(tmp_path, "conditions.fit={method: least_squares, refine: 2}"))
+    assert not any(t.startswith("initial.") for t in problem.terms)
+    pts = np.random.default_rng(2).uniform([0.0, 0.0, 0.0], [2.2, 0.41, 0.0], (2000, 3))
+    r = np.hypot(pts[:, 0] - 0.2, pts[:, 1] - 0.2)
+    pts, r = pts[r > 0.05], r[r > 0.05]
+    one, two = (problem.predict(problem.init(jax.random.PRNGKey(k)), pts) for k in (1, 2))
+    base = 10 * pts[:, 1] * (0.41 - pts[:, 1]) * (r ** 2 - 0.0025)
+    for q, want in (("u", base * (1 + 0.3 * np.sin(3 * pts[:, 0]))), ("v", base * 0.2 * np.cos(2 * pts[:, 1]))):
+        np.testing.assert_allclose(one[q], two[q], rtol=0, atol=1e-14)
+        error = np.abs(one[q] - want)
+        assert np.max(error) < 1e-5 and np.max(error[r < 0.07]) < 1e-7, (q, np.max(error), np.max(error[r < 0.07]))
+    later = [problem.predict(problem.init(jax.random.PRNGKey(k)), pts + [0, 0, 0.05]) for k in (1, 2)]
+    assert np.max(np.abs(later[0]["u"] - later[1]["u"])) > 1e-3  # the network's part after t0
+    edges = edge_points(problem)
+    for part in ("walls", "cylinder"):
+        on, _ = edges[part]
+        for t in (0.0, 0.05):
+            at = problem.predict(problem.init(jax.random.PRNGKey(1)), np.column_stack([on[:, :2], np.full(len(on), t)]))
+            assert max(np.max(np.abs(at[q])) for q in "uv") < 1e-12, (part, t)
+
+
 def test_a_grid_with_no_node_away_from_the_exact_parts_is_refused(tmp_path):
     with pytest.raises(ConfigError, match=r"conditions.spacing: a grid of 0.5 leaves no node a cell away from the "
                                           r"exact parts \['walls', 'cylinder'\]"):

@@ -57,3 +57,21 @@ def test_second_derivatives_are_continuous_across_a_cell_and_the_third_is_not(fi
     third = [jax.jacfwd(jax.jacfwd(jax.jacfwd(f)))(knot + e)[0, 0, 0] for e in (-step, step)]
     assert abs(second[1] - second[0]) < 1e-4 * abs(second[0])
     assert abs(third[1] - third[0]) > 1e-3 * max(map(abs, third))
+
+
+def test_least_squares_fits_scattered_weighted_data_and_its_design_is_the_value():
+    """``least_squares``: the spline on 40 x 20 cells closest to ``w S = y`` at 2 points per cell and axis, ``w``
+    a weight per point (a factor that vanishes on a side), within O(h^4) of the function inside; ``design`` is
+    :func:`value` as a matrix; a grid too small or no smoothing is refused."""
+    x, y = np.meshgrid(*spline.nodes(BOX, (80, 40)), indexing="ij")
+    pts = np.column_stack([x.ravel(), y.ravel()])
+    w = 1.0 - np.exp(-(pts[:, 1] + 0.5) / 0.2)  # 0 on the side y = -0.5
+    s = spline.least_squares(pts, w * smooth(*pts.T), BOX, (40, 20), 1e-8, w)
+    inner = np.random.default_rng(3).uniform([0.2, -0.3], [1.8, 0.3], (300, 2))
+    assert np.max(np.abs(spline.value(s, jnp.asarray(inner)) - smooth(*inner.T))) < 2e-6  # h = 0.05
+    np.testing.assert_allclose(spline.design(s.shape, s.lo, s.spacing, inner) @ s.coefs.ravel(),
+                               spline.value(s, jnp.asarray(inner)), rtol=0, atol=1e-13)
+    with pytest.raises(ValueError, match="at least 4 nodes per axis"):
+        spline.least_squares(pts, smooth(*pts.T), BOX, (40, 3), 1e-8)
+    with pytest.raises(ValueError, match="the smoothing must be positive"):
+        spline.least_squares(pts, smooth(*pts.T), BOX, (40, 20), 0.0)
