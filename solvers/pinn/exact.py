@@ -69,6 +69,7 @@ from sciml.equations.fields import Fields
 from sciml.errors import ConfigError
 
 from . import spline
+from .config import FitConfig
 
 INITIAL = "initial"  # the part of a space-time domain at its first time
 
@@ -143,7 +144,8 @@ class Exact:
     """
 
     def __init__(self, eq, geometry, parts: list[str], length: float, probe: Callable, inside, key: str,
-                 spacing: float | None = None, initial: Callable | None = None, base: bool = False, fit=None):
+                 spacing: float | None = None, initial: Callable | None = None, base: bool = False,
+                 fit: FitConfig | None = None):
         self.fields = tuple(eq.fields)
         self._length = length
         self.parts = {p: self._part(eq, geometry, p, probe, inside, f"{key}.{p}") for p in parts}
@@ -156,7 +158,7 @@ class Exact:
                                   f"fixes {f!r}: make its edges exact", key=key)
         start = None if spacing is None or geometry.time is None else \
             self._part(eq, geometry, INITIAL, probe, inside, f"{key}.{INITIAL}") if base else self.parts.get(INITIAL)
-        fit = _Fit() if fit is None else fit
+        fit = FitConfig() if fit is None else fit
         nodes = None if start is None or spacing is None else \
             _Nodes.of(eq, geometry, spacing, inside.dtype, initial, fit.refine)
         self._data = {f: _Grid.of(eq, geometry, self._fixing[f], f, length, key, start, nodes, fit)
@@ -273,15 +275,6 @@ class _Coons:
 
 
 @dataclass(frozen=True)
-class _Fit:
-    """How the initial values' spline is fitted (``conditions.fit``; the config's ``FitConfig`` has these)."""
-
-    method: str = "interpolate"
-    refine: int = 1
-    smoothing: float = 1e-6
-
-
-@dataclass(frozen=True)
 class _Nodes:
     """The grid of ``conditions.spacing`` at the first time: ``cells`` per axis (the spline's), the physical
     points ``pts`` (time last) of its data (the nodes, or ``refine`` per cell and axis) and their nondimensional
@@ -348,15 +341,13 @@ class _Grid:
 
     @classmethod
     def of(cls, eq, geometry, fixing: list[Part], f: str, length: float, key: str, initial: Part, nodes: _Nodes,
-           fit=None):
-        fit = _Fit() if fit is None else fit
+           fit: FitConfig):
         others = [c for c in fixing if c is not initial]
         g = _Coons.of(eq, geometry, others, f, length, key)
         phi = lambda xh: _held(others, xh) + 0.0 * xh[..., 0]
         xh = nodes.xh
-        b = nodes.given[f] if nodes.given is not None else initial.values[f](eq, xh)
-        b = np.broadcast_to(np.asarray(b, float), (len(nodes.pts),))
         at = lambda v: np.broadcast_to(np.asarray(v, float), (len(nodes.pts),))
+        b = at(nodes.given[f] if nodes.given is not None else initial.values[f](eq, xh))
         fitted = FITS[fit.method](geometry, others, nodes, b, at(g(eq, xh) + 0.0 * xh[..., 0]), at(phi(xh)), fit)
         return cls(g, phi, fitted)
 
