@@ -41,10 +41,16 @@ lint: lint-imports
 	cd $(VIEW) && $(CURDIR)/$(BIN)/mypy --cache-dir $(CURDIR)/$(VENV)/mypy-cache sciml
 
 # two pytest workers (pytest-xdist), a test file each at a time (each notebook's run a unit of its own:
-# tests/conftest.py): most tests compile more than they compute, and compiling takes one core
+# tests/conftest.py): most tests compile more than they compute, and compiling takes one core. `make lint` runs
+# beside them (one process, about 20 CPU seconds, mostly mypy: it costs the two workers less than running first,
+# DESIGN.md, the test suite's time); its output and seconds follow pytest's, and either failing fails the target
 TEST_WORKERS ?= 2
-test: lint
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
+test: view
+	@start=$$(date +%s); { $(MAKE) --no-print-directory lint > $(VENV)/lint.log 2>&1; echo $$? > $(VENV)/lint.rc; \
+	  echo "$$(( $$(date +%s) - start ))" > $(VENV)/lint.s; } & \
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25; tests=$$?; wait; \
+	echo "--- make lint (beside the tests, $$(cat $(VENV)/lint.s) s)"; cat $(VENV)/lint.log; \
+	[ "$$(cat $(VENV)/lint.rc)" = 0 ] || { echo "make lint failed (above)"; exit 1; }; exit $$tests
 
 # the documentation site (mkdocs.yml), strict: a broken link, a missing reference or a docstring that does not
 # render fails it. mkdocstrings reads the API from the same view as lint; the site goes to site/ (not committed).

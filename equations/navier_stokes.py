@@ -94,6 +94,9 @@ class NavierStokesConfig:
     checks: list[Literal["ghia1982", "mass_flux", "symmetry", "dfg_cylinder"]] = spec(
         factory=list, help="extra metrics: ghia1982 (cavity centrelines), mass_flux, symmetry, dfg_cylinder "
                            "(drag, lift and pressure difference of the hole named cylinder)")
+    check_times: int = spec(201, ge=3, help="times from the first to the last at which an unsteady flow's "
+                                            "dfg_cylinder check samples the forces and the mass flux (the "
+                                            "Strouhal number and the maxima are read from them)")
     forces: list[str] = spec(factory=list, help="parts (obstacles of any shape) whose drag and lift coefficients "
                                                 "the run reports, c_D_<part> and c_L_<part>: c = 2 F / (rho "
                                                 "velocity^2 length) by the line integral along the part")

@@ -170,11 +170,12 @@ def _sections(eq, center) -> dict[str, float]:
     return {"inlet": x0, f"x = {center[0]:.3g} (the cylinder)": center[0], "outlet": x1}
 
 
-def _history(eq, predict, center, radius, outer, count: int = 201) -> tuple[dict, list, dict]:
-    """``(metrics, notes, series)`` of an unsteady flow: the quantities at ``count`` times, the Strouhal
-    number and the maxima over the last two periods of the lift, or its one (over all times if it has none)."""
+def _history(eq, predict, center, radius, outer) -> tuple[dict, list, dict]:
+    """``(metrics, notes, series)`` of an unsteady flow: the quantities at ``equation.check_times`` times, the
+    Strouhal number and the maxima over the last two periods of the lift, or its one (over all times if it has
+    none)."""
     t0, t1 = eq.domain.time
-    t = np.linspace(t0, t1, count)
+    t = np.linspace(t0, t1, eq.config.check_times)
     history = _quantities_in_time(eq, predict, t, center, radius, outer)
     c = {k: np.array([h[k] for h in history])
          for k in ("c_D", "c_L", "c_D_surface", "c_L_surface", "delta_p", "cylinder_slip")}

@@ -87,7 +87,7 @@ for name in ("u", "v", "p", "velocity"):
 # and takes a smaller network (a 2500 x 2500 matrix instead of the case's 8202 x 8202) for the few seconds it has.
 
 # %%
-budget = (["training.adam.steps=0", "training.lbfgs.steps=500", "sampling.interior=500", "sampling.boundary=128",
+budget = (["training.adam.steps=0", "training.lbfgs.steps=150", "sampling.interior=500", "sampling.boundary=128",
            "model.hidden=[32, 32, 32]", "evaluation.grid=[51,51]"] if SMALL else [])
 case = sciml.load_case("ldc", budget)
 cavity = sciml.run_case(case, out=os.path.join(OUT, "ldc"), quiet=True)

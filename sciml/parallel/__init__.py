@@ -142,9 +142,19 @@ def rng(seed: int, *stream: int) -> np.random.Generator:
     return np.random.default_rng([seed, *stream, jax.process_index()])
 
 
+def _alone(m: Mesh):
+    """The device of a mesh of one device on one process (else None). Arrays go there by a plain
+    ``device_put``, not with a ``NamedSharding``: a jitted function called on them then finds the program it
+    traced for arrays without one (a PINN problem traces its residuals so when it is assembled; with a
+    ``NamedSharding`` the training traced them a second time: DESIGN.md, the test suite's time)."""
+    return m.devices.flat[0] if jax.process_count() == 1 and m.devices.size == 1 else None
+
+
 def shard(tree, m: Mesh):
     """Place a pytree of process-local arrays (leading axis = points/samples) along the data axis; the global
     array is the processes' shares in process order."""
+    if (alone := _alone(m)) is not None:
+        return jax.device_put(tree, alone)
     sharding = data_sharding(m)
     if jax.process_count() == 1:
         return jax.device_put(tree, sharding)
@@ -154,6 +164,9 @@ def shard(tree, m: Mesh):
 def place(tree, m: Mesh, rule: Callable = lambda path, leaf: P()):
     """Place a pytree that every process holds whole (parameters, optimizer state): each leaf gets the
     ``PartitionSpec`` that ``rule(path, leaf)`` gives (default: replicated)."""
+    if (alone := _alone(m)) is not None:
+        return jax.device_put(tree, alone)
+
     def put(path, leaf):
         a = np.asarray(leaf) if jax.process_count() > 1 else leaf
         sharding = NamedSharding(m, rule(path, leaf))

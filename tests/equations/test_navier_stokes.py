@@ -22,7 +22,8 @@ def make(domain, **cfg):
 
 def evaluate(eq, fn, net, x, mode="nested"):
     req = collect(fn, eq.fields, eq.coords, aliases=eq.aliases)
-    return fn(evaluator(net, req, eq.fields, eq.coords, eq.aliases, mode=mode)(x))
+    # jitted, as in training: one program (op by op, the derivatives compile hundreds of small ones)
+    return jax.jit(lambda x: fn(evaluator(net, req, eq.fields, eq.coords, eq.aliases, mode=mode)(x)))(x)
 
 
 def exact_net(eq, solution):

@@ -41,8 +41,11 @@ def uncut(monkeypatch):
 
 def test_corner_flow_solves_stokes_with_lid_and_no_slip(uncut):
     z = jnp.asarray(np.random.default_rng(0).uniform([0.05, 0.2], [1.95, 0.95], (6, 2)))
+    # jitted (one program each; op by op, nested jacfwd compiles hundreds of small ones), traced here: the
+    # fixture's cut-off is read when they are traced
+    residual, slope = jax.jit(lambda q: stokes_residual(q)), jax.jit(lambda q: jax.jacfwd(lambda r: flow(r)[1])(q))
     for zi in z:  # each corner flow (and so their sum) solves Stokes exactly
-        res, scale = stokes_residual(zi), jax.jacfwd(lambda q: flow(q)[1])(zi)
+        res, scale = residual(zi), slope(zi)
         assert float(jnp.abs(res).max()) < 1e-12 * max(1.0, float(jnp.abs(scale).max()))
     left = lambda z: ns_corners.corner_flow(z[0], 1.0 - z[1], U, NU, RHO, jnp)[0]  # the top-left one alone
     for s in (0.1, 0.5, 0.9):

@@ -26,11 +26,14 @@ def flow_of(fields, t=None):
     def stacked(pt):
         return jnp.stack(fields(*pt))
 
+    # one program per point count (called op by op, each call ran hundreds of small programs)
+    values = jax.jit(lambda pts: (jax.vmap(stacked)(pts), jax.vmap(jax.jacfwd(stacked))(pts)))
+
     def flow(pts):
         pts = jnp.asarray(pts)
         if t is not None:
             pts = jnp.column_stack([pts, jnp.full(len(pts), t)])
-        val, jac = jax.vmap(stacked)(pts), jax.vmap(jax.jacfwd(stacked))(pts)  # (N, 3), (N, 3, 2 or 3)
+        val, jac = values(pts)  # (N, 3), (N, 3, 2 or 3)
         out = {"u": val[:, 0], "v": val[:, 1], "p": val[:, 2], "u_x": jac[:, 0, 0], "u_y": jac[:, 0, 1],
                "v_x": jac[:, 1, 0], "v_y": jac[:, 1, 1]}
         if t is not None:

@@ -41,7 +41,8 @@ def test_the_corner_function_is_biharmonic_and_clamped_on_both_edges(uncut):
     f = plate_corners.corner_function(L_CORNER, radius=1.0)
     s = lambda z: f(z[None])[0]
     lap = lambda z: jnp.trace(jax.hessian(s)(z))
-    bilap = lambda z: jnp.trace(jax.hessian(lap)(z))
+    bilap = jax.jit(lambda z: jnp.trace(jax.hessian(lap)(z)))  # one program (op by op: hundreds of small ones)
+    lap = jax.jit(lap)
     rng = np.random.default_rng(0)
     inside = [p for p in rng.uniform(0.1, 0.9, (40, 2)) if not (p[0] > 0.5 and p[1] > 0.5)][:12]
     for p in inside:

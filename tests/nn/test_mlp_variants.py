@@ -51,6 +51,6 @@ def test_variants_work_with_the_derivative_api(net):
         p = mlp.init(key, [8, 8, 1], jnp.float64)
         f = lambda x: mlp.apply(p, fourier.apply(emb, x))
     x = jnp.asarray([[0.1, -0.3], [0.5, 0.2]])
-    lap = ad.laplacian(f, mode="nested")(x)
-    h = jax.vmap(jax.hessian(lambda z: f(z[None])[0, 0]))(x)
+    lap = jax.jit(ad.laplacian(f, mode="nested"))(x)  # jitted: one program each (op by op, many small ones)
+    h = jax.jit(jax.vmap(jax.hessian(lambda z: f(z[None])[0, 0])))(x)
     np.testing.assert_allclose(lap[:, 0], jnp.trace(h, axis1=1, axis2=2), rtol=1e-10)

@@ -242,7 +242,7 @@ def test_the_pinn_and_the_operator_read_one_plate_equation():
     q = load(x, y)
     got = operator.residual(lambda p: w(p)[..., None, None], jnp.asarray(q.reshape(1, s, s, 1)))[:, 0]
     by_hand = D * (24 * x + 169 * np.sin(2 * x) * np.cos(3 * y)) - q
-    bilap = jax.vmap(lambda p: jnp.trace(jax.hessian(lambda p: jnp.trace(jax.hessian(w)(p)))(p)))
+    bilap = jax.jit(jax.vmap(lambda p: jnp.trace(jax.hessian(lambda p: jnp.trace(jax.hessian(w)(p)))(p))))
     np.testing.assert_allclose(D * bilap(jnp.asarray(points)) - q, by_hand, rtol=1e-12, atol=1e-9)
     np.testing.assert_allclose(got, by_hand, rtol=1e-12, atol=1e-9)
     assert np.abs(by_hand).max() > 100.0
@@ -514,7 +514,7 @@ def test_vanish_on_edges_multiplies_grid_and_decoded_outputs_by_the_edge_factor(
     decoded = np.asarray(field(jnp.asarray(grid)))  # (s, s, batch, 1)
     np.testing.assert_allclose(np.moveaxis(decoded, 2, 0), pred, rtol=1e-9, atol=1e-11)
     edge = jnp.asarray([[0.0, 0.3], [1.0, 0.6], [0.4, 0.0], [0.7, 1.0]])
-    slope = np.asarray(jax.vmap(jax.jacfwd(lambda p: field(p)[:, 0]))(edge))  # (4, batch, 2)
+    slope = np.asarray(jax.jit(jax.vmap(jax.jacfwd(lambda p: field(p)[:, 0])))(edge))  # (4, batch, 2)
     normal = np.abs(np.stack([slope[:2, :, 0], slope[2:, :, 1]]))
     assert (normal.max() < 1e-12) == (edges == "clamped"), normal
 

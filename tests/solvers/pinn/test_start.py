@@ -20,7 +20,8 @@ CASE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cases", "dfg_2
 TINY = ["equation.start.time=0.2", "equation.start.cells_per_diameter=10", "equation.start.ramp=0.1",
         "geometry.time=[0.0,0.04]", "training.windows=2", "model.hidden=[8,8]", "sampling.interior=64",
         "sampling.boundary=16", "sampling.parts={cylinder: 16, initial: 32}", "sampling.near={}",
-        "training.adam.steps=4", "training.lbfgs.steps=0", "training.log_every=2", "evaluation.grid=[12,5,3]"]
+        "training.adam.steps=4", "training.lbfgs.steps=0", "training.log_every=2", "evaluation.grid=[12,5,3]",
+        "equation.check_times=21"]
 
 
 @pytest.mark.figures

@@ -1,5 +1,6 @@
 """Polygons (solvers/pinn/geometry/polygon.py): the edges' distance functions and their derivatives to fourth
 order against nested jax.jacfwd, up to the edge; the shape's measures; bad polygons named in one line."""
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -36,8 +37,9 @@ def test_engine_partials_of_the_distance_match_nested_jax():
                     [0.7, 0.5 - 1e-6], [0.9, 0.49], [0.51, 0.499],  # near the edge
                     [0.7, 0.5], [0.95, 0.5]])  # on it
     reqs = [tuple(a) for k in range(5) for a in ad.multi_indices(2, k)]
-    got = ad.derivatives(piece.distance, reqs)(jnp.asarray(pts))
-    ref = ad.derivatives(piece.distance, reqs, mode="nested")(jnp.asarray(pts))
+    # both jitted, as in training (one program each; op by op, the orders up to 4 compile hundreds of small ones)
+    got = jax.jit(ad.derivatives(piece.distance, reqs))(jnp.asarray(pts))
+    ref = jax.jit(ad.derivatives(piece.distance, reqs, mode="nested"))(jnp.asarray(pts))
     for r in reqs:
         assert np.all(np.isfinite(np.asarray(got[r]))), r
         np.testing.assert_allclose(got[r], ref[r], rtol=1e-9, atol=1e-9 * (1 + np.max(np.abs(ref[r]))), err_msg=str(r))
