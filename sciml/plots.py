@@ -8,7 +8,8 @@ with a diverging map centred at zero; one of a single sign with a sequential map
 Labels carry units where the case gives them (:func:`label`). Within :func:`disabled` (``sciml run
 --no-plots``, ``sciml.run_case(..., plots=False)``), or where the environment sets ``SCIML_PLOTS=off`` and no
 :func:`writing` block says otherwise, :func:`save` writes nothing: the figures cost about 0.3-1 s of CPU each, a
-good part of a small run.
+good part of a small run. ``SCIML_PLOTS=only:loss,w`` (or a :func:`writing` block given those names) writes
+those figures alone (the file names without ``.png``), the others built but not drawn.
 """
 from __future__ import annotations
 
@@ -26,14 +27,14 @@ from .io.atomic import atomic_path
 # The backend is the front door's choice (the CLI draws off-screen; a notebook keeps its own): nothing here sets it.
 
 DIVERGING, SEQUENTIAL = "RdBu_r", "viridis"
-_WRITING: contextvars.ContextVar[bool | None] = contextvars.ContextVar("plots_writing", default=None)
-ENV = "SCIML_PLOTS"  # "off" (or 0, false, no): runs write no figures unless a writing(True) block asks
+_WRITING: contextvars.ContextVar[bool | frozenset[str] | None] = contextvars.ContextVar("plots_writing", default=None)
+ENV = "SCIML_PLOTS"  # "off" (or 0, false, no): runs write no figures unless a writing(True) block asks; "only:a,b"
 
 
 @contextlib.contextmanager
-def writing(on: bool | None) -> Iterator[None]:
-    """Within it :func:`save` writes its figure (``on``) or only closes it (``False``); None: as the environment's
-    ``SCIML_PLOTS`` says."""
+def writing(on: bool | frozenset[str] | None) -> Iterator[None]:
+    """Within it :func:`save` writes its figure (``on``), only the figures of these names (a set of file names
+    without ``.png``) or only closes it (``False``); None: as the environment's ``SCIML_PLOTS`` says."""
     token = _WRITING.set(on)
     try:
         yield
@@ -47,16 +48,23 @@ def disabled() -> contextlib.AbstractContextManager[None]:
     return writing(False)
 
 
-def writes() -> bool:
-    """Whether :func:`save` writes: the innermost :func:`writing` block's say, else the environment's
-    ``SCIML_PLOTS`` (on unless ``off``, ``0``, ``false`` or ``no``)."""
+def writes(path: str | None = None) -> bool:
+    """Whether :func:`save` writes (the figure at ``path``): the innermost :func:`writing` block's say, else the
+    environment's ``SCIML_PLOTS`` (on unless ``off``, ``0``, ``false`` or ``no``; ``only:a,b``: the figures
+    named)."""
     on = _WRITING.get()
-    return os.environ.get(ENV, "on").strip().lower() not in ("off", "0", "false", "no") if on is None else on
+    if on is None:
+        env = os.environ.get(ENV, "on").strip()
+        on = frozenset(n.strip() for n in env[5:].split(",")) if env.lower().startswith("only:") else \
+            env.lower() not in ("off", "0", "false", "no")
+    if isinstance(on, frozenset):
+        return path is not None and os.path.splitext(os.path.basename(path))[0] in on
+    return on
 
 
 def save(fig, path: str, dpi: int = 110, tight: bool = True) -> None:
-    """Write ``fig`` as a PNG at ``path`` atomically (when :func:`writes`) and close it."""
-    if writes():
+    """Write ``fig`` as a PNG at ``path`` atomically (when :func:`writes` it) and close it."""
+    if writes(path):
         with atomic_path(path) as tmp:
             fig.savefig(tmp, format="png", dpi=dpi, **({"bbox_inches": "tight"} if tight else {}))
     plt.close(fig)

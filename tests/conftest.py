@@ -85,22 +85,25 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "figures: the test reads the figures its runs write (no other test's runs "
-                                       "write any)")
+    config.addinivalue_line("markers", "figures(*names): the test reads the figures its runs write, these alone "
+                                       "when named (file names without .png; no other test's runs write any)")
 
 
 @pytest.fixture(autouse=True)
 def _figures(request, monkeypatch):
     """The suite's runs build their figures but write none (``SCIML_PLOTS=off``, set above for this process and
     those it starts: drawing a PNG costs about 0.4 s, half the time of a small run's end); a test marked
-    ``figures`` writes them, in process and in the processes it starts."""
+    ``figures`` writes them, in process and in the processes it starts: those it names alone
+    (``@pytest.mark.figures("loss", "w")``, as ``SCIML_PLOTS=only:loss,w``), else all."""
     from sciml import plots
 
-    if request.node.get_closest_marker("figures") is None:
+    marker = request.node.get_closest_marker("figures")
+    if marker is None:
         yield
         return
-    monkeypatch.setenv("SCIML_PLOTS", "on")
-    with plots.writing(True):
+    names = frozenset(marker.args)
+    monkeypatch.setenv("SCIML_PLOTS", "only:" + ",".join(sorted(names)) if names else "on")
+    with plots.writing(names or True):
         yield
 
 

@@ -77,7 +77,7 @@ def test_no_traceback_from_subprocess(tmp_path):
     assert p.stderr.strip().splitlines() == [f"error: {path}: training.adam.stpes: unknown key (did you mean 'steps'?)"]
 
 
-@pytest.mark.figures
+@pytest.mark.figures("loss", "w", "mx")
 def test_run_writes_run_folder(tmp_path, capsys):
     out = tmp_path / "run"
     code, stdout, _ = run_cli(capsys, "run", write_case(tmp_path), "--out", str(out), "--quiet")

@@ -86,3 +86,20 @@ def test_sciml_plots_off_in_the_environment_writes_nothing_unless_a_writing_bloc
     monkeypatch.setenv("SCIML_PLOTS", "On")
     with plots.writing(None):
         assert plots.writes()
+
+
+def test_only_the_named_figures_are_written_by_environment_or_block(tmp_path, monkeypatch):
+    monkeypatch.setenv("SCIML_PLOTS", "only:loss, w")
+    with plots.writing(None):  # the environment's say: the figures named (file names without .png)
+        for name in ("loss", "w", "mx"):
+            fig, _ = plots.figure()
+            plots.save(fig, str(tmp_path / f"{name}.png"))
+            assert not plt.fignum_exists(fig.number)  # closed, written or not
+        assert not plots.writes() and plots.writes(str(tmp_path / "w.png"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["loss.png", "w.png"]
+    with plots.writing(frozenset({"mx"})):  # a block's names
+        fig, _ = plots.figure()
+        plots.save(fig, str(tmp_path / "mx.png"))
+        fig, _ = plots.figure()
+        plots.save(fig, str(tmp_path / "my.png"))
+    assert (tmp_path / "mx.png").is_file() and not (tmp_path / "my.png").exists()

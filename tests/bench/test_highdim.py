@@ -35,7 +35,7 @@ def test_sparse_coordinates_are_the_stochastic_modes():
     np.testing.assert_array_equal(np.argmax(v, axis=-1), np.asarray(highdim._coordinates(key, 3, 5, 9)))
 
 
-@pytest.mark.figures
+@pytest.mark.figures("highdim")
 def test_plot_of_time_and_memory_against_d(tmp_path):
     tables = [highdim.table(d=d, n=4, samples=2, dtype="float32", rounds=1, methods=("stde-sparse", "sdgd"))
               for d in (8, 16)]

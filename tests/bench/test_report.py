@@ -36,7 +36,7 @@ RESULTS = {
 }
 
 
-@pytest.mark.figures
+@pytest.mark.figures("fno_curve", "pts", "comparison", "speeds")
 def test_report_rows_and_figures(tmp_path):
     s = validate(suite.Suite, SUITE, "r.yaml")
     report.write(s, RESULTS, str(tmp_path))

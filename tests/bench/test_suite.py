@@ -22,7 +22,7 @@ SUITE = {
 }
 
 
-@pytest.mark.figures
+@pytest.mark.figures("darcy_order")
 def test_check_passes_then_fails_when_baseline_tightened(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     os.makedirs("cases/suites")

@@ -51,7 +51,7 @@ def smooth(monkeypatch):
     monkeypatch.setitem(GENERATORS, "darcy", dataclasses.replace(GENERATORS["darcy"], generate=_smooth))
 
 
-@pytest.mark.figures
+@pytest.mark.figures("test_9_0", "test_17_0")
 def test_a_deeponet_trains_on_a_generators_grid_and_answers_on_the_finer_one(tmp_path, smooth):
     cfg = cases.load(tiny(tmp_path)).config
     data.write(cfg.data, cfg.data.path)
@@ -177,7 +177,7 @@ def mesh_case(tmp_path, **changes):
     return write_case(tmp_path, case, "mesh.yaml", **changes)
 
 
-@pytest.mark.figures
+@pytest.mark.figures("test_150_0")
 def test_a_deeponet_trains_from_a_file_of_values_on_an_unstructured_point_set(tmp_path):
     nodes = mesh_file(tmp_path / "mesh.h5")
     case = mesh_case(tmp_path)

@@ -59,7 +59,7 @@ def test_space_time_checks(tmp_path, case_file, changes, expected):
         config(tmp_path, case_file, model__type="space_time", **changes)
 
 
-@pytest.mark.figures
+@pytest.mark.figures("test_16_0")
 def test_recurrent_run_on_vorticity_data(tmp_path, case_file):
     cfg = config(tmp_path, case_file)
     data.write(cfg.data, cfg.data.path)

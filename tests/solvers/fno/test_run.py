@@ -23,7 +23,7 @@ def dataset(tmp_path, case_file, fake_darcy):
     return lambda name="case", **changes: cases.load(case_file(tmp_path, name=f"{name}.yaml", **changes)).config
 
 
-@pytest.mark.figures
+@pytest.mark.figures("history", "test_9_0", "test_17_0")
 def test_run_folder_and_training_lowers_the_error(tmp_path, dataset):
     out = tmp_path / "full"
     out.mkdir()

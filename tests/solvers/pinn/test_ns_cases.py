@@ -62,7 +62,7 @@ def test_short_training_lowers_the_error(name, extra, steps):
         assert after < 0.8 * before, (before, after)
 
 
-@pytest.mark.figures
+@pytest.mark.figures("flow", "centreline_u", "centreline_v", "u", "p", "vorticity")
 def test_cavity_run_folder_has_centreline_metrics_and_plots(tmp_path, capsys):
     """Through the driver, with adaptive refinement and balanced weights switched on."""
     out = tmp_path / "ldc"

@@ -24,7 +24,7 @@ TINY = ["equation.start.time=0.2", "equation.start.cells_per_diameter=10", "equa
         "equation.check_times=21"]
 
 
-@pytest.mark.figures
+@pytest.mark.figures("vorticity_1")
 def test_datagen_makes_the_start_and_a_run_begins_from_it(tmp_path, capsys):
     path = str(tmp_path / "start.h5")
     overrides = [f"equation.start.path={path}", *TINY]

@@ -87,7 +87,7 @@ def test_the_interval_is_the_mean_plus_minus_student_s_quantile_times_the_spread
     assert not ensemble.unknowns([{"D": v} for v in values], {"D": 12.0})["D"]["covers"]
 
 
-@pytest.mark.figures
+@pytest.mark.figures("w_band", "w_std")
 @pytest.mark.parametrize("start", ["seeds", "trained"])
 def test_an_ensemble_run_reports_spread_intervals_and_resumes_exactly(tmp_path, start):
     spec = f"ensemble={{members: 3, start: {start}, steps: 10}}"

@@ -143,7 +143,7 @@ def cfg_path(tmp_path):
     return str(tmp_path / "damage.yaml")
 
 
-@pytest.mark.figures
+@pytest.mark.figures("D")
 def test_a_field_unknown_trains_reports_its_zone_and_resumes_exactly(tmp_path):
     made = tiny_damage(tmp_path, training__adam__steps=40)
     full = driver.train(made["case"].config, str(tmp_path / "full"), quiet=True)

@@ -57,7 +57,7 @@ training: {adam: {steps: 300, lr: 1.0e-2, schedule: {type: cosine}}, log_every: 
 """
 
 
-@pytest.mark.figures
+@pytest.mark.figures("loss")
 def test_pinn_on_a_ball_reports_held_out_error(tmp_path):
     path = tmp_path / "hd.yaml"
     path.write_text(CASE)
