@@ -66,7 +66,7 @@ FACTOR = 0.4  # a refined iterate is kept only if its estimate is at most this s
 DROP = 0.25  # or where its energy fell below the trained answer's by this share of its own size (admissible)
 FLOOR = 0.5  # inputs estimated below this share of the flag threshold are not refined (operator_estimate.md)
 WORK = "band"  # a plate refinement's load work (physics.Plate.work): that of the band-limited load, exact for its modes
-SCHEDULE = "cosine"  # the refinement's learning rate over its steps (learning_rate)
+SCHEDULE = "cosine"  # a plate refinement's learning rate over its steps (learning_rate; schedule_for)
 CHOICE_QUADRATURE = 4  # the kept iterate's choice by the energy, its bending on a grid at least this many times finer
 CLAMPED_QUADRATURE = 6  # a refinement's bending energy on clamped edges: on a grid this many times finer (2 trains)
 QUANTILES = {"min": 0.0, "q05": 0.05, "median": 0.5, "q95": 0.95, "max": 1.0}
@@ -123,6 +123,14 @@ def learning_rate(lr: float, steps: int | None = None, schedule: str = "constant
     if not steps or steps < 1:
         raise UserError(f"a {schedule} refinement schedule needs its number of steps (got {steps})")
     return optax.cosine_decay_schedule(lr, int(steps), alpha=decay)
+
+
+def schedule_for(physics) -> str:
+    """The refinement's default learning-rate schedule for ``physics``: :data:`SCHEDULE` (cosine) for a plate, whose
+    refinement it was measured on (docs/notes/operator_estimate.md, session 50), ``constant`` for others (Darcy:
+    the cosine's smaller late steps left a contrast of 30 at 0.0104 after 500 steps where the constant rate reached
+    0.0044, the same trained run)."""
+    return SCHEDULE if getattr(physics, "work", None) is not None else "constant"
 
 
 def refiner(op, physics, loss: Callable, lr: float, steps: int | None = None,

@@ -154,6 +154,8 @@ def test_an_iterate_is_admissible_where_its_energy_fell_by_a_quarter_of_its_size
 
 def test_the_learning_rate_is_constant_or_a_cosine_decay_over_the_steps_and_another_is_one_line():
     assert estimate.learning_rate(1e-3) == 1e-3 and estimate.SCHEDULE == "cosine"
+    assert estimate.schedule_for(Plate.of({}, 9)) == "cosine"
+    assert estimate.schedule_for(type("Darcy", (), {})()) == "constant"
     cosine = estimate.learning_rate(1e-3, 100, "cosine")
     assert float(cosine(0)) == pytest.approx(1e-3)
     assert float(cosine(50)) == pytest.approx(1e-3 * (estimate.DECAY + (1 - estimate.DECAY) / 2))
