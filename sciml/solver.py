@@ -56,7 +56,8 @@ class Solver:
       for :func:`sciml.compile.export.save`;
     - ``derived_model(config, run_dir) -> fn(inputs) -> {name: array}``: the derived fields of a trained
       operator's output (the plate's moments) for inputs in its dataset's layout (``sciml.results.Run.derived``);
-    - ``estimate_model(config, run_dir) -> fn(inputs, refine=0, tol=None, every=10, lr=1e-3) -> {name: array}``: a
+    - ``estimate_model(config, run_dir) -> fn(inputs, refine=0, tol=None, every=10, lr=1e-3, schedule=None) ->
+      {name: array}``: a
       trained operator's predictions with each sample's error estimate and flag, refined by its physics when
       ``refine`` > 0 (``sciml.results.Run.predict``);
     - ``check(config) -> None``: the rules the schema cannot judge alone (e.g. loss-weight names against the

@@ -1,7 +1,8 @@
 """Issue 72's goal "refinement never makes an in-distribution prediction worse": the refinement of ``sciml predict
 RUN --refine STEPS`` (``load_run(RUN).predict(x, refine=STEPS)``) over a run's test set at its training grid,
 the true error of each sample before and after (worse, better: by more than 0.1 %; a load left as trained differs
-by float32 round-off, one input against a batch). ``python operator_refine_test_set.py RUN [STEPS] [N]``."""
+by float32 round-off, one input against a batch). ``python operator_refine_test_set.py RUN [STEPS] [N] [S]`` (``S``:
+the test set of that grid, one of the run's ``data.resolutions``; default the training grid)."""
 import sys
 import time
 
@@ -13,8 +14,9 @@ from sciml.solvers.fno import data
 folder = sys.argv[1]
 steps = int(sys.argv[2]) if len(sys.argv) > 2 else 200
 cfg = cases.load(f"{folder}/config.yaml").config
-split = data.Split(cfg.data.path, f"test/{cfg.data.resolution}")
-n = int(sys.argv[3]) if len(sys.argv) > 3 else len(split)
+grid = int(sys.argv[4]) if len(sys.argv) > 4 else cfg.data.resolution
+split = data.Split(cfg.data.path, f"test/{grid}")
+n = int(sys.argv[3]) if len(sys.argv) > 3 and int(sys.argv[3]) else len(split)
 x, y = split.read(np.arange(n))
 run = load_run(folder)
 norms = lambda a: np.linalg.norm(a[..., 0].reshape(n, -1), axis=1)

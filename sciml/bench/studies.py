@@ -590,9 +590,9 @@ def scored_out_of_distribution(model, kinds: list[str], x: np.ndarray, truth: np
                "threshold": float(plain["threshold"][0]), "predict_s_per_input": (t1 - t0) / len(x),
                "refine_s_per_input": (t2 - t1) / len(x)}
     rows = [{"kind": k, "error": float(e), "estimate": float(g), "flagged": bool(f), "refined_error": float(a),
-             "refined_estimate": float(r), "energy": float(n)}
-            for k, e, g, f, a, r, n in zip(kinds, true, plain["estimate"], plain["flagged"], after, refined["estimate"],
-                                           refined["energy_before"])]
+             "refined_estimate": float(r), "energy": float(n), "refined_energy": float(m)}
+            for k, e, g, f, a, r, n, m in zip(kinds, true, plain["estimate"], plain["flagged"], after,
+                                              refined["estimate"], refined["energy_before"], refined["energy"])]
     return metrics, rows
 
 

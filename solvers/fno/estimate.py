@@ -7,14 +7,16 @@ estimate's calibration on the test set, and test-time refinement by the physics 
   flag threshold ``target / max(true / estimate)``: every test sample whose true error exceeds ``target``
   (10 %) has an estimate above it;
 - :func:`refine`: one input's prediction improved by Adam on a copy of the operator's weights minimising the
-  physics' energy of that input alone (with the run's ``pde`` term where it trains with both; on clamped plate edges
-  the energy alone, its bending on a 6× grid: :func:`refinement_loss`; instance-wise fine-tuning, Li et al., PINO
-  2021), from the trained weights, the estimate
-  evaluated every ``every`` steps; it keeps, among the iterates whose estimate fell to at most :data:`FACTOR` (0.4)
-  times the trained answer's, the one of the lowest energy (the trained answer if there is none; every iterate is
-  admissible where the trained answer's energy is not below 0, no better than a zero field's), and stops once the
-  kept estimate falls below ``tol``; ``sciml predict --refine`` leaves the inputs estimated below :data:`FLOOR`
-  (half) of the flag threshold as trained.
+  physics' energy of that input alone (with the run's ``pde`` term where it trains with both; a plate's load work
+  that of the band-limited load, :data:`WORK`; on clamped plate edges the energy alone, its bending on a 6× grid:
+  :func:`refinement_loss`; instance-wise fine-tuning, Li et al., PINO 2021), from the trained weights, its learning
+  rate decaying over the steps (:data:`SCHEDULE`, cosine, to :data:`DECAY` of the first), the estimate evaluated
+  every ``every`` steps; it keeps, among the iterates whose estimate fell to at most :data:`FACTOR` (0.4) times the
+  trained answer's, the one of the lowest energy, that energy's bending on a grid :data:`CHOICE_QUADRATURE` (4)
+  times finer (the trained answer if there is none; every iterate is admissible where the trained answer's energy
+  is not below 0, no better than a zero field's, and one whose energy fell below the trained answer's by
+  :data:`DROP` (a quarter) of its own size), and stops once the kept estimate falls below ``tol``; ``sciml predict
+  --refine`` leaves the inputs estimated below :data:`FLOOR` (half) of the flag threshold as trained.
 
 Why the energy chooses among the admissible iterates, not the estimate itself: the energy's decrease is the
 energy-norm error's (``Π(w) - Π(w*) = D/2 ‖Δ(w - w*)‖²``), while the estimate, the residual's fourth derivatives
@@ -34,6 +36,19 @@ derivatives at the grid points are not the load there, and the estimate of an an
 fall to 0.4 times never comes. No test load of plate_operator_quick's run has a trained energy at or above 0
 (the largest -0.017 of -0.02 to -0.36), so in distribution the rule changes nothing. With the ``pde`` term in the
 refinement's loss the rule reads that loss, the energy plus a non-negative term: slightly more permissive.
+
+Why the energy's fall by a quarter (:data:`DROP`): ``(Π(w0) - Π(w)) / -Π(w)`` is about the trained answer's squared
+energy-norm error less the iterate's, so a fall of a quarter says the trained answer is at least half off in energy
+norm by the discrete energy, beyond any of its floors. The mode (1, 5) at 33² needs it: its trained energy is
+-0.0010, slightly negative with the band work, and its estimate falls only to 0.39-0.40 times (1.80 to 0.709-0.722)
+while the energy falls to -0.0030 (a fall 0.66 of its size) and the true error from 6.8 to 4e-4: by the estimate
+alone the rule kept an iterate 0.46 off. The largest fall among the test loads of plate_operator_quick's run, 1500
+steps: 0.009 (17²) and 0.022 (33²). Why the choice on a 4× grid: refined long enough, the energy on the 2× grid is
+exploited by curvature between its points, as on clamped edges: a point-like patch at 33² went from 0.0023 (500
+steps) to 0.198 (1500) while that energy fell (-0.00167 to -0.00448) and the same fields' 4× energy rose to +0.11;
+its lowest 4× energy is at 580 steps, 0.0024 off. Why the band work and a decaying rate: the grid's Simpson work
+couples a mode ``m`` with ``s - 1 ± m`` (the moments' floor, :func:`.physics.band_limited`), and Adam at a constant
+1e-3 diverged between 1500 and 2000 steps (docs/notes/operator_estimate.md, session 50).
 """
 from __future__ import annotations
 
@@ -44,9 +59,15 @@ import jax
 import numpy as np
 import optax
 
+from sciml.errors import UserError
+
 TARGET = 0.10  # the true relative error the flag is for
 FACTOR = 0.4  # a refined iterate is kept only if its estimate is at most this share of the trained answer's
+DROP = 0.25  # or where its energy fell below the trained answer's by this share of its own size (admissible)
 FLOOR = 0.5  # inputs estimated below this share of the flag threshold are not refined (operator_estimate.md)
+WORK = "band"  # a plate refinement's load work (physics.Plate.work): that of the band-limited load, exact for its modes
+SCHEDULE = "cosine"  # a plate refinement's learning rate over its steps (learning_rate; schedule_for)
+CHOICE_QUADRATURE = 4  # the kept iterate's choice by the energy, its bending on a grid at least this many times finer
 CLAMPED_QUADRATURE = 6  # a refinement's bending energy on clamped edges: on a grid this many times finer (2 trains)
 QUANTILES = {"min": 0.0, "q05": 0.05, "median": 0.5, "q95": 0.95, "max": 1.0}
 
@@ -87,10 +108,37 @@ def threshold_for(calibrations: dict, resolution: int) -> float:
     return own["threshold"] if own else min(c["threshold"] for c in calibrations.values())
 
 
-def refiner(op, physics, loss: Callable, lr: float) -> tuple[optax.GradientTransformation, Callable]:
-    """``(tx, advance)``: Adam of learning rate ``lr`` and ``advance(params, opt, stats, x, n) -> (params, opt)``,
-    jitted, ``n`` of its steps on ``loss(physics output, x)`` (:func:`physics_output`) of the inputs ``x``."""
-    tx = optax.adam(lr)
+SCHEDULES = ("constant", "cosine")  # the refinement's learning rate over its steps (:func:`learning_rate`)
+DECAY = 0.01  # a cosine schedule's last learning rate, as a share of the first
+
+
+def learning_rate(lr: float, steps: int | None = None, schedule: str = "constant", decay: float = DECAY):
+    """The refinement's learning rate: ``lr`` throughout (``constant``), or ``cosine``: from ``lr`` down to ``decay``
+    times it at step ``steps`` (:func:`optax.cosine_decay_schedule`; it needs ``steps``). A schedule not of
+    :data:`SCHEDULES` is one line."""
+    if schedule not in SCHEDULES:
+        raise UserError(f"refinement schedule {schedule!r}: one of {', '.join(SCHEDULES)}")
+    if schedule == "constant":
+        return lr
+    if not steps or steps < 1:
+        raise UserError(f"a {schedule} refinement schedule needs its number of steps (got {steps})")
+    return optax.cosine_decay_schedule(lr, int(steps), alpha=decay)
+
+
+def schedule_for(physics) -> str:
+    """The refinement's default learning-rate schedule for ``physics``: :data:`SCHEDULE` (cosine) for a plate, whose
+    refinement it was measured on (docs/notes/operator_estimate.md, session 50), ``constant`` for others (Darcy:
+    the cosine's smaller late steps left a contrast of 30 at 0.0104 after 500 steps where the constant rate reached
+    0.0044, the same trained run)."""
+    return SCHEDULE if getattr(physics, "work", None) is not None else "constant"
+
+
+def refiner(op, physics, loss: Callable, lr: float, steps: int | None = None,
+            schedule: str = "constant") -> tuple[optax.GradientTransformation, Callable]:
+    """``(tx, advance)``: Adam of learning rate ``lr`` (over ``steps`` steps as ``schedule`` says,
+    :func:`learning_rate`) and ``advance(params, opt, stats, x, n) -> (params, opt)``, jitted, ``n`` of its steps
+    on ``loss(physics output, x)`` (:func:`physics_output`) of the inputs ``x``."""
+    tx = optax.adam(learning_rate(lr, steps, schedule))
     grad = jax.grad(lambda p, stats, x: loss(physics_output(op, physics, p, stats, x), x))
 
     @jax.jit
@@ -105,7 +153,7 @@ def refiner(op, physics, loss: Callable, lr: float) -> tuple[optax.GradientTrans
     return tx, advance
 
 
-def refinement_loss(physics, terms) -> Callable:
+def refinement_loss(physics, terms, quadrature: int = 0) -> Callable:
     """``(physics output, x) -> the loss a refinement minimises``: the physics' energy, plus its ``pde`` term at the
     run's weight relative to the energy's where the run trains with both (``terms``: ``training.terms``); on a plate's
     clamped edges the energy alone, its bending part on a grid :data:`CLAMPED_QUADRATURE` (6) times finer than the
@@ -116,7 +164,11 @@ def refinement_loss(physics, terms) -> Callable:
     field's curvature between the 2× points, which that quadrature does not see. On the 4× grid the same load went to
     0.03 % in 200 steps, but its moment ``M_x`` 6.1 % off, the clamping moment on the edges loose (the last cell's
     curvature): on the 6× grid 1.5 % (8×: 0.9 %, about twice the time); with the run's ``pde`` (0.01), the old cure,
-    the higher modes stayed 2-6 % off (docs/notes/operator_estimate.md, 2026-12-04)."""
+    the higher modes stayed 2-6 % off (docs/notes/operator_estimate.md, 2026-12-04). A plate's load work is the
+    band-limited load's (:data:`WORK`, ``Plate.work``); ``quadrature``: the bending on a grid at least this many times
+    finer (the kept iterate's choice: :data:`CHOICE_QUADRATURE`)."""
+    if getattr(physics, "work", None) is not None:  # a plate: the band-limited load's work (WORK)
+        physics = dataclasses.replace(physics, work=WORK, refine=max(physics.refine, quadrature))
     if getattr(physics, "edges", None) == "clamped":  # the energy alone, its bending on the finer grid
         return dataclasses.replace(physics, refine=max(physics.refine, CLAMPED_QUADRATURE)).energy
     weight = terms.pde / terms.energy if terms.energy and terms.pde else 0.0
@@ -131,11 +183,15 @@ def objective(op, physics, loss: Callable) -> Callable:
     return jax.jit(lambda params, stats, x: loss(physics_output(op, physics, params, stats, x), x))
 
 
-def admissible(guess: float, first: float, factor: float = FACTOR, energy_first: float | None = None) -> bool:
-    """Whether a refined iterate of estimate ``guess`` may replace the trained answer of estimate ``first``: its
-    estimate at most ``factor`` times the trained one's (``factor`` 1: not above it), or the trained answer's energy
-    ``energy_first`` (None: not known) not below 0, a zero field's (the module's docstring)."""
-    return guess <= factor * first or (energy_first is not None and energy_first >= 0.0)
+def admissible(guess: float, first: float, factor: float = FACTOR, energy_first: float | None = None,
+               energy: float | None = None, drop: float = DROP) -> bool:
+    """Whether a refined iterate of estimate ``guess`` (and energy ``energy``) may replace the trained answer of
+    estimate ``first``: its estimate at most ``factor`` times the trained one's (``factor`` 1: not above it), or the
+    trained answer's energy ``energy_first`` (None: not known) not below 0, a zero field's, or the iterate's energy
+    negative and below the trained answer's by at least ``drop`` times its size (the module's docstring)."""
+    if guess <= factor * first or (energy_first is not None and energy_first >= 0.0):
+        return True
+    return energy_first is not None and energy is not None and energy < 0.0 and energy_first - energy >= drop * -energy
 
 
 def refine(estimate: Callable, tx, advance: Callable, params, stats, x, steps: int, tol: float | None = None,
@@ -143,21 +199,25 @@ def refine(estimate: Callable, tx, advance: Callable, params, stats, x, steps: i
     """One input ``x (1, s..., c)`` refined (the module's docstring): up to ``steps`` steps of ``advance``
     (:func:`refiner`), ``every`` at a time, each time the ``estimate`` (:func:`estimator`) of the new weights. Among
     the iterates whose estimate is at most ``factor`` times the trained weights' (:func:`admissible`; with
-    ``energy`` (:func:`objective`) every iterate where the trained weights' energy is not below 0), it keeps the
+    ``energy`` (:func:`objective`) every iterate where the trained weights' energy is not below 0 or its own fell
+    by :data:`DROP` of its size below it), it keeps the
     one of the smallest estimate, or with ``energy`` of the smallest energy; the trained weights if there is none.
     Stops early once the kept weights' estimate is below ``tol``; an input estimated below ``floor`` is returned as
     trained (no step). ``{"prediction", "estimate" (the kept weights'), "estimate_before", "energy_before" (the
-    trained weights' energy, NaN without ``energy``), "steps" (taken), "params" (the kept weights)}``."""
+    trained weights' energy, NaN without ``energy``), "energy" (the kept weights'), "steps" (taken), "params" (the
+    kept weights)}``."""
     prediction, before = estimate(params, stats, x)
     first = float(before[0])
     start = None if energy is None else float(energy(params, stats, x))
 
     def rank(p, guess: float) -> float:  # smaller is better
-        if not admissible(guess, first, factor, start):
+        own = None if energy is None else float(energy(p, stats, x))
+        if not admissible(guess, first, factor, start, own):
             return np.inf
-        return guess if energy is None else float(energy(p, stats, x))
+        return guess if own is None else own
 
     kept, best, taken = (prediction, before, params), rank(params, first), 0
+    kept_energy = start
     p, opt = params, tx.init(params)
     while taken < steps and first >= floor and (tol is None or float(kept[1][0]) >= tol):
         n = min(every, steps - taken)
@@ -167,6 +227,8 @@ def refine(estimate: Callable, tx, advance: Callable, params, stats, x, steps: i
         score = rank(p, float(now[1][0]))
         if score < best:
             best, kept = score, (*now, p)
+            kept_energy = score if energy is not None else None
     return {"prediction": np.asarray(kept[0]), "estimate": np.asarray(kept[1]), "estimate_before": np.asarray(before),
-            "energy_before": np.array([np.nan if start is None else start]), "steps": np.array([taken]),
+            "energy_before": np.array([np.nan if start is None else start]),
+            "energy": np.array([np.nan if kept_energy is None else kept_energy]), "steps": np.array([taken]),
             "params": kept[2]}

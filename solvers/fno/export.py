@@ -63,16 +63,21 @@ def derived_model(cfg: FnoCase, run_dir: str):
 
 
 def estimate_model(cfg: FnoCase, run_dir: str):
-    """``fn(inputs, refine=0, tol=None, every=10, lr=1e-3) -> {name: array}``: the trained operator's predictions
+    """``fn(inputs, refine=0, tol=None, every=10, lr=1e-3, schedule=None) -> {name: array}``: the trained
+    operator's predictions
     with each sample's error estimate (:func:`.estimate.estimator`) and flag (``estimate >= threshold``, the
     threshold of the run's calibration, :func:`calibration`), for inputs ``(batch, s, s, c)`` in the dataset's
     layout; ``refine`` > 0: each input estimated at or above half the flag threshold (:data:`.estimate.FLOOR`)
     refined by up to that many steps (:func:`.estimate.refine`, on the physics' energy, with the run's ``pde`` term
-    where it trains with both, on clamped edges alone on a 6× grid, :func:`.estimate.refinement_loss`, keeping the
-    iterate of the lowest energy whose estimate is at most 0.4 times the trained answer's, :data:`.estimate.FACTOR`,
-    or any iterate's where the trained answer's energy is not below 0, else the trained answer; ``tol``, ``every`` and
-    ``lr`` as there). Keys: ``prediction``, ``estimate``, ``flagged``, ``threshold`` (per sample), and with
-    ``refine`` ``estimate_before``, ``energy_before`` (the trained answer's energy), ``refine_steps`` and the derived
+    where it trains with both, a plate's load work the band-limited load's, on clamped edges alone on a 6× grid,
+    :func:`.estimate.refinement_loss`; the learning rate from ``lr`` by ``schedule`` over the steps,
+    :func:`.estimate.learning_rate`, by default cosine for a plate, constant for Darcy, :func:`.estimate.schedule_for`;
+    keeping the iterate of the lowest energy, its bending on a 4× grid, whose
+    estimate is at most 0.4 times the trained answer's, :data:`.estimate.FACTOR`, or any iterate's where the trained
+    answer's energy is not below 0 or its own fell below it by a quarter of its size, else the trained answer;
+    ``tol``, ``every`` as there). Keys: ``prediction``, ``estimate``, ``flagged``, ``threshold`` (per sample), and
+    with ``refine`` ``estimate_before``, ``energy_before`` (the trained answer's energy), ``energy`` (the answer's
+    returned), ``refine_steps`` and the derived
     fields of the answer returned (the plate's moments ``mx, my, mxy``, each ``(batch, s, s, 1)``: those of the kept
     weights, as :func:`derived_model` gives the trained weights', which they are for an input left as trained).
     A case without physics is one line."""
@@ -91,12 +96,14 @@ def estimate_model(cfg: FnoCase, run_dir: str):
         return at, estimate.estimator(op, at)
 
     @functools.cache
-    def refining(s: int, lr: float):  # the refinement's steps and energy there, made once
+    def refining(s: int, lr: float, steps: int, schedule: str):  # the refinement's steps and energy there, made once
         at, _ = on(s)
         loss = estimate.refinement_loss(at, cfg.training.terms)
-        return (*estimate.refiner(op, at, loss, lr), estimate.objective(op, at, loss))
+        choice = estimate.refinement_loss(at, cfg.training.terms, estimate.CHOICE_QUADRATURE)
+        return (*estimate.refiner(op, at, loss, lr, steps, schedule), estimate.objective(op, at, choice))
 
-    def fn(x, refine: int = 0, tol: float | None = None, every: int = 10, lr: float = 1e-3) -> dict:
+    def fn(x, refine: int = 0, tol: float | None = None, every: int = 10, lr: float = 1e-3,
+           schedule: str | None = None) -> dict:
         s = _grid(x, x_shape[-1], cfg)
         _, run = on(s)
         threshold = estimate.threshold_for(calibrations, s)
@@ -107,11 +114,11 @@ def estimate_model(cfg: FnoCase, run_dir: str):
             if not cfg.model.vanish_on_edges:
                 raise UserError(f"{run_dir}: --refine minimises the physics' energy, bounded below only among fields "
                                 "that vanish on the edges: it needs a model trained with model.vanish_on_edges")
-            tx, advance, energy = refining(s, lr)
+            tx, advance, energy = refining(s, lr, refine, schedule or estimate.schedule_for(on(s)[0]))
             each = [estimate.refine(run, tx, advance, params, stats, x[i:i + 1], refine, tol, every, energy,
                                     floor=estimate.FLOOR * threshold) for i in range(len(x))]
             out = {k: np.concatenate([e[k] for e in each])
-                   for k in ("prediction", "estimate", "estimate_before", "energy_before")}
+                   for k in ("prediction", "estimate", "estimate_before", "energy_before", "energy")}
             out["refine_steps"] = np.concatenate([e["steps"] for e in each])
             if fields is not None:  # the derived fields of each input's kept weights
                 values = [fields(e["params"], stats, x[i:i + 1]) for i, e in enumerate(each)]

@@ -82,7 +82,7 @@ class Plate:
     refine: int = 2  # the energy's bending part on a grid this many times finer
     mode: str = "taylor"  # sciml.autodiff's mode for the derivatives of the decoded field (training.autodiff)
     edges: str = "simply_supported"  # or "clamped" (all four edges alike, data.params.edges)
-    work: str = "grid"  # the load's work: on the inputs' grid, or "band" (:func:`band_limited`; measured, not default)
+    work: str = "grid"  # the load's work: on the inputs' grid (training), or "band" (:func:`band_limited`; refinement)
 
     @classmethod
     def of(cls, params: dict, resolution: int, mode: str = "taylor") -> Plate:
@@ -225,10 +225,9 @@ def band_limited(s: int, n: int) -> np.ndarray:
     the edge values do no work: zero columns). The grid's own quadrature of the work (Simpson's alternating weights)
     couples a load's mode ``m`` with ``s - 1 ± m``: the discrete energy's minimiser at 33² then has the mode (1, 5)'s
     ``M_x`` 6.9 % off and a point-like patch's 2-4.5 %, with this load 0.6 % at most
-    (docs/notes/operator_refine_moments_floor.py). Not the refinement's default: in 200 steps it moved the refined
-    moments by 1-4 % of themselves and the kept iterate of the mode (1, 5) from 0.0017 to 0.46 off (the estimate
-    rule), and it needs 1500 steps to bring a point-like patch's moments under 3e-2 (docs/notes/operator_estimate.md,
-    "The moments' floor")."""
+    (docs/notes/operator_refine_moments_floor.py). The refinement's since session 50 (``estimate.WORK``, with a
+    cosine learning rate and the kept iterate's rule of :mod:`.estimate`; alone, at 200 steps, it had moved the mode
+    (1, 5)'s kept iterate from 0.0017 to 0.46 off by the estimate rule: docs/notes/operator_estimate.md)."""
     from sciml.equations.plate_reference.ood_loads import basis_integrals
 
     m = np.arange(1, s - 1)
