@@ -45,7 +45,7 @@ lint: lint-imports
 # beside them (one process, about 20 CPU seconds, mostly mypy: it costs the two workers less than running first,
 # DESIGN.md, the test suite's time); its output and seconds follow pytest's, and either failing fails the target
 TEST_WORKERS ?= 2
-test: view
+test: $(STAMP)
 	@start=$$(date +%s); { $(MAKE) --no-print-directory lint > $(VENV)/lint.log 2>&1; echo $$? > $(VENV)/lint.rc; \
 	  echo "$$(( $$(date +%s) - start ))" > $(VENV)/lint.s; } & \
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25; tests=$$?; wait; \
