@@ -59,6 +59,8 @@ class Entry:
                                                               help="published values to show next to ours")
     curve: Curve | None = None
     timeout_s: float | None = spec(None, gt=0, help="per process (default: the suite's)")
+    alone: bool | None = spec(None, help="under --jobs, run by itself after the others (default: a study that checks "
+                                         "speeds or costs, which it times in its own process)")
     why: str = spec("", help="why an error of the entry may stay above its published value (the report prints it "
                              "under the published errors, beside each one that is)")
     tolerance: Tolerance | None = spec(None, help="the entry's own tolerances against the baseline, for a short run "

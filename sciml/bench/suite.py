@@ -239,7 +239,9 @@ def alone(entry: Entry) -> bool:
     """Whether ``entry`` must run with nothing else running: a study that checks speeds or costs it times in its
     own process (the engine against nested JAX), which another process's load comes and goes through. A case's
     steps/s is checked against the calibration timed in CPU seconds around it (:mod:`.calibration`), which
-    holds on a busy machine: those entries may share it."""
+    holds on a busy machine: those entries may share it. An entry's ``alone`` says otherwise where measured."""
+    if entry.alone is not None:
+        return entry.alone
     return entry.study is not None and bool(entry.speeds or entry.costs)
 
 

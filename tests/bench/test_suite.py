@@ -245,6 +245,8 @@ def test_jobs_run_entries_at_once_each_in_its_own_process_and_timing_studies_alo
     timing = suite.Entry(name="ad", study="autodiff_ratios", speeds=["pinn_step_speedup_nested"])
     assert suite.alone(timing) and not suite.alone(suite.Entry(name="o", study="darcy_fd_order", metrics=["e"]))
     assert not suite.alone(suite.Entry(name="c", case="plate", metrics=["rel_l2_w"]))
+    assert not suite.alone(suite.Entry(name="t", study="autodiff_ratios", speeds=["s"], alone=False))
+    assert suite.alone(suite.Entry(name="c", case="plate", metrics=["rel_l2_w"], alone=True))
     with pytest.raises(UserError, match="--jobs 0: give 1 or more"):
         suite.main(["tiny", "--out", "none", "--jobs", "0"])
 
