@@ -34,6 +34,7 @@ OUT = os.environ.get("SCIML_NOTEBOOK_OUT", "runs/notebooks")
 # %%
 small = ["training.adam.steps=100", "training.lbfgs.steps=100", "sampling.interior=200", "training.log_every=50",
          "evaluation.grid=[21,31]", "model.hidden=[20, 20]"] if SMALL else []
+adam_only = ["training.lbfgs.steps=0"] if SMALL else []  # small mode, where a cell only shows a feature: one compile
 data = [f"data.path={OUT}/plate_sensors.csv"]
 case = sciml.load_case("plate_identify", [*data, *small])
 sciml.datagen_case(case, force=True)
@@ -52,7 +53,7 @@ print(f"{len(readings)} readings; the truth D = {truth:.1f} N m, the case starts
 # %%
 members = 3 if SMALL else 8
 spread = f"ensemble={{members: {members}, start: trained, steps: {20 if SMALL else 300}}}"
-summary = sciml.run_case(sciml.load_case("plate_identify", [*data, *small, spread]),
+summary = sciml.run_case(sciml.load_case("plate_identify", [*data, *small, *adam_only, spread]),
                          out=os.path.join(OUT, "identify"), quiet=True)
 d = summary["ensemble"]["unknowns"]["D"]
 lo, hi = d["interval_95"]
@@ -99,8 +100,7 @@ plt.show()
 # identifiable, with the matrix's eigenvalues.
 
 # %%
-# q0 / D is singular for any network, trained or not: small mode trains it with Adam alone (one compile)
-adam_only = ["training.lbfgs.steps=0"] if SMALL else []
+# q0 / D is singular for any network, trained or not: small mode trains it with Adam alone
 both = sciml.run_case(sciml.load_case("plate_identify", [*data, *small, *adam_only,
                                                          "unknowns.q0={initial: 500, bounds: [10, 10000]}"]),
                       out=os.path.join(OUT, "identify_both"), quiet=True)
