@@ -24,8 +24,8 @@ OUT = os.environ.get("SCIML_NOTEBOOK_OUT", "runs/notebooks")
 # `sciml show` (or printing the config) gives the resolved settings.
 
 # %%
-budget = (["training.adam.steps=200", "training.lbfgs.steps=100", "sampling.interior=500", "evaluation.grid=[41,61]"]
-          if SMALL else ["training.adam.steps=2000", "training.lbfgs.steps=2000"])
+budget = (["training.adam.steps=200", "training.lbfgs.steps=100", "sampling.interior=500", "evaluation.grid=[41,61]",
+           "model.hidden=[20, 20]"] if SMALL else ["training.adam.steps=2000", "training.lbfgs.steps=2000"])
 case = sciml.load_case("plate", budget)
 print(case.config.equation)
 print(case.config.training)

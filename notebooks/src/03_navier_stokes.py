@@ -49,7 +49,7 @@ def read_fields(summary, names):
 
 # %%
 budget = (["training.adam.steps=100", "training.lbfgs.steps=150", "sampling.interior=500", "sampling.boundary=128",
-           "evaluation.grid=[51,51]"] if SMALL else [])
+           "model.hidden=[32, 32]", "evaluation.grid=[51,51]"] if SMALL else [])
 case = sciml.load_case("kovasznay", budget)
 print(case.config.equation)
 kovasznay = sciml.run_case(case, out=os.path.join(OUT, "kovasznay"), quiet=True)
@@ -88,7 +88,7 @@ for name in ("u", "v", "p", "velocity"):
 
 # %%
 budget = (["training.adam.steps=0", "training.lbfgs.steps=150", "sampling.interior=500", "sampling.boundary=128",
-           "model.hidden=[32, 32, 32]", "evaluation.grid=[51,51]"] if SMALL else [])
+           "model.hidden=[32, 32]", "evaluation.grid=[51,51]"] if SMALL else [])
 case = sciml.load_case("ldc", budget)
 cavity = sciml.run_case(case, out=os.path.join(OUT, "ldc"), quiet=True)
 print(f"{cavity['steps']} steps in {cavity['wall_time_s']:.0f} s")
