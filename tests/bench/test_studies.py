@@ -127,3 +127,27 @@ def test_darcy_pino_ood_scores_every_kind_of_coefficient_against_the_solver(tmp_
                                                                      for e in inputs)
     assert m["worse"] == sum(e["refined_error"] > e["error"] * (1 + 1e-3) for e in inputs)
     assert all(e["flagged"] == (e["estimate"] >= m["threshold"]) for e in inputs)
+
+
+def test_the_out_of_distribution_score_refines_at_the_learning_rate_it_is_given():
+    """``lr`` reaches every refinement of the study (its warm-up's too); without it ``predict`` keeps its own."""
+    import numpy as np
+
+    from sciml.bench.studies import scored_out_of_distribution
+
+    class Stub:
+        def __init__(self):
+            self.rates = []
+
+        def predict(self, x, estimate=False, refine=0, **kw):
+            if refine:
+                self.rates.append(kw.get("lr"))
+            n = len(x)
+            return {"prediction": x, "estimate": np.ones(n), "flagged": np.zeros(n, bool), "threshold": np.ones(n),
+                    "energy_before": -np.ones(n), "energy": -np.ones(n)}
+
+    x, truth = np.ones((2, 3, 3, 1)), np.ones((2, 3, 3))
+    for lr, expected in ((0.01, [0.01, 0.01]), (None, [None, None])):
+        model = Stub()
+        metrics, rows = scored_out_of_distribution(model, ["a", "b"], x, truth, 5, lr=lr)
+        assert model.rates == expected and metrics["worse"] == 0 and len(rows) == 2
