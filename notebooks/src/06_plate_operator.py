@@ -253,8 +253,12 @@ for kind, true, est, flag in zip(kinds, errors(guess["prediction"]), guess["esti
 
 # %% [markdown]
 # **Refine a flagged answer.** `run.predict(q, refine=STEPS)` fine-tunes a copy of the weights on the plate's energy
-# of that one load (no solution needed) and keeps the result only where its estimate fell clearly (to 0.4 × the
-# trained answer's); otherwise, and for loads estimated well below the flag, it returns the trained answer.
+# of that one load (no solution needed; Adam, its learning rate decaying by a cosine over the steps). Among the
+# iterates it keeps the one of the lowest energy (its bending computed on a grid 4 × finer) that is admissible: its
+# estimate fell clearly (to 0.4 × the trained answer's), or its energy fell below the trained answer's by a quarter
+# of its own size (the trained answer at least half off in energy norm), or the trained answer's energy was not
+# below 0 (no better than a zero field). Where no iterate is admissible, and for loads estimated below half the flag
+# threshold, it returns the trained answer.
 
 # %%
 steps = 20 if SMALL else 200

@@ -439,7 +439,7 @@ QUICK_OPERATOR = ("data.n_train=200", "data.n_test=50", "training.epochs=120")  
 
 @study
 def plate_operator_ood(case="plate_operator_quick", overrides=QUICK_OPERATOR, steps=200, grf=12, patches=3,
-                       seed=1, terms=128, folder=None, resolution=None, sampling="values") -> dict:
+                       seed=1, terms=128, folder=None, resolution=None, sampling="values", lr=None) -> dict:
     """The plate operator out of its distribution (issue 72): ``case`` trained (with ``evaluation.estimate``, its
     flag calibrated on its test set) and scored at its training grid on the loads of
     :func:`sciml.equations.plate_reference.ood_loads.loads` (``grf`` new draws of its own kind, ``patches`` patches of
@@ -453,8 +453,12 @@ def plate_operator_ood(case="plate_operator_quick", overrides=QUICK_OPERATOR, st
     is scored against finite elements instead (:func:`plate_references`; ``<kind>_reference_error``: their
     error on the simply supported plate, 0 for the series). ``sampling``: how the loads are put on the
     grid (``ood_loads.SAMPLINGS``: their values at the points, or ``work``, the values whose quadrature is each
-    load's exact work, which the grid's energy needs for a load with a jump). The trained run stays in ``folder``
-    and is used again (None: a temporary folder)."""
+    load's exact work, which the grid's energy needs for a load with a jump). The bending moments too (the goal's
+    3e-2, session 51): ``<kind>_moments_error`` and ``<kind>_refined_moments_error``, the mean over a kind's loads of
+    the largest of the rel-L2 errors of ``M_x, M_y, M_xy`` at the grid points (the trained weights' and the kept
+    ones', derived from the decoded field by the Taylor engine), against the series' or the finite elements'
+    moments; ``refined_moments_error_max`` over all loads. ``lr``: the refinement's first learning rate (None:
+    ``predict``'s). The trained run stays in ``folder`` and is used again (None: a temporary folder)."""
     from sciml import load_run
     from sciml.equations.plate_reference import ood_loads, random_loads
 
@@ -467,12 +471,14 @@ def plate_operator_ood(case="plate_operator_quick", overrides=QUICK_OPERATOR, st
     kinds = [k for k, _, _ in items]
     edges, D, nu = (cfg.data.params.get(k, v) for k, v in (("edges", "simply_supported"), ("D", 1.0), ("nu", 0.3)))
     if edges == "clamped":  # finite elements, their own error measured where the series is exact
-        truth = [plate_references(f, c, grid, D, nu) for _, c, f in ood_loads.drawn(seed, terms, grf, patches)]
-        w, off = np.stack([t[0] for t in truth]), np.array([t[1] for t in truth])
+        truth = [plate_references(f, c, grid, D, nu, fields=MOMENTS) for _, c, f in
+                 ood_loads.drawn(seed, terms, grf, patches)]
+        fields, off = [t[0] for t in truth], np.array([t[1] for t in truth])
     else:
-        w = np.stack([random_loads.solution(c, grid, D, nu)["w"] for _, c, _ in items])
+        fields = [random_loads.solution(c, grid, D, nu) for _, c, _ in items]
         off = np.zeros(len(items))
-    metrics, rows = scored_out_of_distribution(model, kinds, x, w, steps)
+    w, moments = np.stack([f["w"] for f in fields]), {k: np.stack([f[k] for f in fields]) for k in MOMENTS}
+    metrics, rows = scored_out_of_distribution(model, kinds, x, w, steps, moments, lr)
     for row, e in zip(rows, off):
         row["reference_error"], row["reference_trusted"] = float(e), bool(e <= REFERENCE_TRUST)
     metrics.update(reference_trust(kinds, off, [r["refined_error"] for r in rows]))
@@ -498,12 +504,14 @@ def reference_trust(kinds, off, refined, trust: float = REFERENCE_TRUST) -> dict
 
 
 FEM_H = 1.0 / 32  # the clamped references' element side (docs/notes/fem_reference.md, "Patch loads")
+MOMENTS = ("mx", "my", "mxy")  # the bending moments the plate studies score beside w
 
 
 def plate_references(load, q_mn: np.ndarray, grid: np.ndarray, D: float = 1.0, nu: float = 0.3,
-                     h: float = FEM_H) -> tuple:
+                     h: float = FEM_H, fields: tuple = ()) -> tuple:
     """``(w of the clamped square under load(x, y) on the closed grid, the same solver's rel-L2 error on the simply
-    supported square against Navier's series of q_mn)``: Argyris' element on a structured mesh of side ``h`` whose
+    supported square against Navier's series of q_mn)``; with ``fields`` (names among ``mx, my, mxy``) the first item
+    is ``{"w": w, name: the same solve's field, ...}``: Argyris' element on a structured mesh of side ``h`` whose
     lines include the load's jumps (``load.lines()`` where it has them: a patch), so that a patch load is smooth on
     every element (:func:`sciml.solvers.classical.fem.plate.on_rectangle`; the simply supported twin within 3e-7 of
     the series at h = 1/32, where finite differences sampling the load at their points were 0.5-41 % off)."""
@@ -513,10 +521,12 @@ def plate_references(load, q_mn: np.ndarray, grid: np.ndarray, D: float = 1.0, n
     xs, ys = load.lines() if hasattr(load, "lines") else ((), ())
     X, Y = np.meshgrid(grid, grid, indexing="ij")
     points, shape = np.stack([X.ravel(), Y.ravel()], axis=1), X.shape
-    w = {edges: on_rectangle((grid[0], *xs, grid[-1]), (grid[0], *ys, grid[-1]), edges, D, nu, load,
-                             h).fields(points)["w"].reshape(shape) for edges in ("clamped", "simply_supported")}
+    solved = {edges: on_rectangle((grid[0], *xs, grid[-1]), (grid[0], *ys, grid[-1]), edges, D, nu, load,
+                                  h).fields(points) for edges in ("clamped", "simply_supported")}
     series = random_loads.solution(q_mn, grid, D, nu)["w"]
-    return w["clamped"], float(np.linalg.norm(w["simply_supported"] - series) / np.linalg.norm(series))
+    off = float(np.linalg.norm(solved["simply_supported"]["w"].reshape(shape) - series) / np.linalg.norm(series))
+    clamped = {k: solved["clamped"][k].reshape(shape) for k in ("w", *fields)}
+    return (clamped if fields else clamped["w"]), off
 
 
 @study
@@ -570,20 +580,25 @@ def trained_with_estimate(case, overrides, folder: str) -> tuple[Any, str]:
     return cfg, out
 
 
-def scored_out_of_distribution(model, kinds: list[str], x: np.ndarray, truth: np.ndarray, steps: int) -> tuple:
+def scored_out_of_distribution(model, kinds: list[str], x: np.ndarray, truth: np.ndarray, steps: int,
+                               derived: dict | None = None, lr: float | None = None) -> tuple:
     """``(metrics, rows)`` of a trained operator (``load_run``) on inputs ``x (n, s, s, 1)`` of ``kinds`` whose
     answers are ``truth (n, s, s)``: each input's relative L2 error, estimate, flag and error after ``steps`` of
     refinement (a row each), summed up per kind (:func:`ood_summary`) with the flag threshold and the seconds per
-    input of a prediction with its estimate and of a refinement (compiled before the clock runs)."""
+    input of a prediction with its estimate and of a refinement (compiled before the clock runs). ``derived``:
+    the true derived fields (the plate's moments, ``{name: (n, s, s)}``), scored as :func:`plate_operator_ood` says
+    (``moments_error``, ``refined_moments_error`` in each row: the largest over the fields). ``lr``: the
+    refinement's first learning rate (None: ``predict``'s)."""
     import time
 
     error = lambda p: np.linalg.norm((p[..., 0] - truth).reshape(len(truth), -1), axis=1) / np.linalg.norm(
         truth.reshape(len(truth), -1), axis=1)
-    model.predict(x, estimate=True), model.predict(x[:1], refine=min(steps, 10))  # compiled off the clock
+    rate = {} if lr is None else {"lr": lr}
+    model.predict(x, estimate=True), model.predict(x[:1], refine=min(steps, 10), **rate)  # compiled off the clock
     t0 = time.perf_counter()
     plain = model.predict(x, estimate=True)
     t1 = time.perf_counter()
-    refined = model.predict(x, refine=steps)
+    refined = model.predict(x, refine=steps, **rate)
     t2 = time.perf_counter()
     true, after = error(plain["prediction"]), error(refined["prediction"])
     metrics = {**ood_summary(kinds, true, plain["estimate"], plain["flagged"], after),
@@ -593,6 +608,17 @@ def scored_out_of_distribution(model, kinds: list[str], x: np.ndarray, truth: np
              "refined_estimate": float(r), "energy": float(n), "refined_energy": float(m)}
             for k, e, g, f, a, r, n, m in zip(kinds, true, plain["estimate"], plain["flagged"], after,
                                               refined["estimate"], refined["energy_before"], refined["energy"])]
+    if derived:
+        trained = model.derived(x)
+        worst = {when: np.max([np.linalg.norm((got[k][..., 0] - v).reshape(len(v), -1), axis=1)
+                               / np.linalg.norm(v.reshape(len(v), -1), axis=1) for k, v in derived.items()], axis=0)
+                 for when, got in (("moments_error", trained), ("refined_moments_error", refined))}
+        for i, row in enumerate(rows):
+            row.update({when: float(e[i]) for when, e in worst.items()})
+        at = np.asarray(kinds)
+        for kind in dict.fromkeys(kinds):
+            metrics.update({f"{kind}_{when}": float(e[at == kind].mean()) for when, e in worst.items()})
+        metrics["refined_moments_error_max"] = float(worst["refined_moments_error"].max())
     return metrics, rows
 
 

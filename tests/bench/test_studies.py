@@ -52,7 +52,9 @@ def test_plate_operator_ood_scores_every_kind_of_load_its_flag_and_its_refinemen
     kinds = ["grf", "patch_large", "patch_medium", "patch_point", "uniform", "hydrostatic", "mode_3_2",
              "mode_1_5", "mode_1_1", "mode_2_2"]
     assert [e["kind"] for e in loads] == kinds
-    assert {f"{k}_{what}" for k in kinds for what in ("error", "estimate", "flagged", "refined_error")} <= set(m)
+    assert {f"{k}_{what}" for k in kinds for what in ("error", "estimate", "flagged", "refined_error",
+                                                      "moments_error", "refined_moments_error")} <= set(m)
+    assert m["refined_moments_error_max"] == max(e["refined_moments_error"] for e in loads)
     assert m["flag_misses"] == sum(e["error"] > 0.1 and not e["flagged"] for e in loads)
     assert m["worse"] == sum(e["refined_error"] > e["error"] * (1 + 1e-3) for e in loads)
     for e in loads:
@@ -60,6 +62,7 @@ def test_plate_operator_ood_scores_every_kind_of_load_its_flag_and_its_refinemen
         fell = e["refined_energy"] < 0 and e["energy"] - e["refined_energy"] >= estimate.DROP * -e["refined_energy"]
         kept = e["refined_estimate"] <= estimate.FACTOR * e["estimate"] * (1 + 1e-5) or e["energy"] >= 0 or fell
         assert kept or e["refined_error"] == pytest.approx(e["error"], rel=1e-4)
+        assert kept or e["refined_moments_error"] == pytest.approx(e["moments_error"], rel=1e-3)  # the trained ones
         assert not kept or e["estimate"] >= estimate.FLOOR * m["threshold"]
     assert m["predict_s_per_input"] > 0 and m["refine_s_per_input"] > 0
 
@@ -81,6 +84,9 @@ def test_clamped_references_vanish_with_their_slope_and_measure_their_solver_whe
     assert w[8, 8] < 0.7 * random_loads.solution(got["mode_1_1"][0], grid)["w"][8, 8]
     assert off < 1e-4 and plate_references(got["patch_point"][1], got["patch_point"][0], grid, h=1 / 8)[1] < \
         REFERENCE_TRUST / 10
+    fields, again = plate_references(got["mode_1_1"][1], got["mode_1_1"][0], grid, h=1 / 8, fields=("mx", "mxy"))
+    assert set(fields) == {"w", "mx", "mxy"} and np.array_equal(fields["w"], w) and again == off
+    assert abs(fields["mx"][0, 8]) > abs(fields["mx"][8, 8])  # a clamped edge's moment exceeds the centre's
 
 
 def test_a_reference_is_trusted_per_kind_only_where_every_load_s_solver_error_is_small():
@@ -121,3 +127,27 @@ def test_darcy_pino_ood_scores_every_kind_of_coefficient_against_the_solver(tmp_
                                                                      for e in inputs)
     assert m["worse"] == sum(e["refined_error"] > e["error"] * (1 + 1e-3) for e in inputs)
     assert all(e["flagged"] == (e["estimate"] >= m["threshold"]) for e in inputs)
+
+
+def test_the_out_of_distribution_score_refines_at_the_learning_rate_it_is_given():
+    """``lr`` reaches every refinement of the study (its warm-up's too); without it ``predict`` keeps its own."""
+    import numpy as np
+
+    from sciml.bench.studies import scored_out_of_distribution
+
+    class Stub:
+        def __init__(self):
+            self.rates = []
+
+        def predict(self, x, estimate=False, refine=0, **kw):
+            if refine:
+                self.rates.append(kw.get("lr"))
+            n = len(x)
+            return {"prediction": x, "estimate": np.ones(n), "flagged": np.zeros(n, bool), "threshold": np.ones(n),
+                    "energy_before": -np.ones(n), "energy": -np.ones(n)}
+
+    x, truth = np.ones((2, 3, 3, 1)), np.ones((2, 3, 3))
+    for lr, expected in ((0.01, [0.01, 0.01]), (None, [None, None])):
+        model = Stub()
+        metrics, rows = scored_out_of_distribution(model, ["a", "b"], x, truth, 5, lr=lr)
+        assert model.rates == expected and metrics["worse"] == 0 and len(rows) == 2
