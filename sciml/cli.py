@@ -121,6 +121,16 @@ def _positive(text: str) -> int:
     return int(text)
 
 
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
 def _data(args) -> int:
     from .io import datafile
 
@@ -157,6 +167,8 @@ def _predict(args) -> int:
 
     if args.tol is not None and not args.refine:
         raise UserError("--tol is where the refinement stops: give --refine STEPS too")
+    if args.lr is not None and not args.refine:
+        raise UserError("--lr is the refinement's learning rate: give --refine STEPS too")
     if os.path.isdir(args.model):
         return _predict_run(args)
     if args.estimate or args.refine:
@@ -188,7 +200,8 @@ def _predict_run(args) -> int:
 
     run = load_run(args.model)
     x = points.read(args.points, ["inputs"])
-    out = run.predict(x, estimate=args.estimate, refine=args.refine, tol=args.tol, every=args.every)
+    rate = {} if args.lr is None else {"lr": args.lr}  # else predict's own default
+    out = run.predict(x, estimate=args.estimate, refine=args.refine, tol=args.tol, every=args.every, **rate)
     for line in estimate_lines(out):
         print(line)
     return _write_predictions(args, x, ["inputs"], out)
@@ -304,12 +317,15 @@ def parser() -> argparse.ArgumentParser:
                         "flag where it reaches the threshold calibrated on the run's test set")
     q.add_argument("--refine", type=_positive, default=0, metavar="STEPS",
                    help="with RUN_DIR: refine each input's prediction by up to STEPS steps of its physics loss on a "
-                        "copy of the weights, keeping it only where its estimate fell to 0.4 times the trained "
-                        "answer's; inputs estimated below half the flag threshold are left as trained "
+                        "copy of the weights, keeping the iterate of lowest energy among those whose estimate fell "
+                        "to 0.4 times the trained answer's or whose energy fell by a quarter, else the trained "
+                        "answer; inputs estimated below half the flag threshold are left as trained "
                         "(implies --estimate)")
     q.add_argument("--tol", type=float, metavar="T", help="with --refine: stop once the estimate is below T")
     q.add_argument("--every", type=_positive, default=10, metavar="K",
                    help="with --refine: evaluate the estimate every K steps (default 10)")
+    q.add_argument("--lr", type=_positive_float, metavar="RATE",
+                   help="with --refine: the first learning rate (default 1e-3, decaying along a cosine for a plate)")
     q.set_defaults(func=_predict)
 
     b = sub.add_parser("bench", help="benchmarks: autodiff, bfgs-update, plate-step, fno-step, highdim, or a suite "

@@ -355,6 +355,7 @@ def test_an_ensemble_with_causal_weights(capsys):
 # "error: ", RUN standing for the run folder)
 PREDICT_ROWS = [
     ("tol-without-refine", None, ["--tol", "0.01"], "--tol is where the refinement stops: give --refine STEPS too"),
+    ("lr-without-refine", None, ["--lr", "0.01"], "--lr is the refinement's learning rate: give --refine STEPS too"),
     ("estimate-of-an-export", "export", ["--estimate"],
      "RUN: --estimate and --refine need the run folder (its physics and weights), not an export"),
     ("refine-of-an-export", "export", ["--refine", "5"],

@@ -293,3 +293,31 @@ def test_a_closed_pipe_stops_quietly():
     done = subprocess.run(f"{sys.executable} -m sciml cases | head -1", shell=True, capture_output=True, text=True,
                           timeout=120)
     assert done.stdout.startswith("cases") and done.stderr == ""
+
+
+def test_predict_passes_the_refinement_s_learning_rate_and_refuses_a_bad_one(tmp_path, monkeypatch, capsys):
+    """``sciml predict RUN POINTS --refine STEPS --lr RATE`` hands the rate to ``load_run(RUN).predict`` (without
+    ``--lr``, predict's own default); a rate that is not a positive number stops argparse."""
+    import h5py
+    import numpy as np
+
+    from sciml import results
+
+    asked = []
+
+    class Run:
+        def predict(self, x, **kw):
+            asked.append(kw)
+            return {"prediction": x}
+
+    monkeypatch.setattr(results, "load_run", lambda folder: Run())
+    with h5py.File(tmp_path / "in.h5", "w") as f:
+        f["inputs"] = np.zeros((2, 5, 5, 1), np.float32)
+    points, out = str(tmp_path / "in.h5"), str(tmp_path / "out.h5")
+    assert main(["predict", str(tmp_path), points, "--refine", "5", "--lr", "1e-2", "--out", out]) == 0
+    assert main(["predict", str(tmp_path), points, "--refine", "5", "--out", out]) == 0
+    assert asked[0]["lr"] == 0.01 and asked[0]["refine"] == 5 and "lr" not in asked[1]
+    for bad in ("0", "-1e-3", "fast", "nan", "inf"):
+        with pytest.raises(SystemExit) as stop:
+            main(["predict", str(tmp_path), points, "--refine", "5", f"--lr={bad}"])
+        assert stop.value.code == 2 and f"expected a positive number, got {bad!r}" in capsys.readouterr().err
