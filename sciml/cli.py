@@ -125,7 +125,7 @@ def _positive_float(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        value = -1.0
+        value = float("nan")
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
     return value
@@ -200,8 +200,7 @@ def _predict_run(args) -> int:
 
     run = load_run(args.model)
     x = points.read(args.points, ["inputs"])
-    rate = {} if args.lr is None else {"lr": args.lr}  # else predict's own default
-    out = run.predict(x, estimate=args.estimate, refine=args.refine, tol=args.tol, every=args.every, **rate)
+    out = run.predict(x, estimate=args.estimate, refine=args.refine, tol=args.tol, every=args.every, lr=args.lr)
     for line in estimate_lines(out):
         print(line)
     return _write_predictions(args, x, ["inputs"], out)

@@ -14,8 +14,8 @@
 - ``predict(x, estimate=True)``: an operator with physics (``data.generator`` plate or darcy) adds each sample's
   error estimate (``estimate``, ``(batch,)``: its physics' estimate of the relative L2 error), the calibrated flag
   threshold (``threshold``) and ``flagged`` (``estimate >= threshold``: the calibration on the run's test set puts
-  every test sample more than 10 % off at or above it); ``refine=STEPS`` (``tol``, ``every``, ``lr``, ``schedule``:
-  ``cosine``, a plate's default, or ``constant``, Darcy's) refines each
+  every test sample more than 10 % off at or above it); ``refine=STEPS`` (``tol``, ``every``, ``lr``: 1e-3 if None,
+  ``schedule``: ``cosine``, a plate's default, or ``constant``, Darcy's) refines each
   input estimated at or above half the flag threshold by that many steps of its physics loss on a copy of the
   weights, keeping, among the iterates whose estimate fell to 0.4 times the trained answer's or below (all of them
   where the trained answer's energy is not below 0 or the iterate's fell below it by a quarter of its size), the one
@@ -56,7 +56,7 @@ class Run:
         return read_fields(self.folder)
 
     def predict(self, x, estimate: bool = False, refine: int = 0, tol: float | None = None, every: int = 10,
-                lr: float = 1e-3, schedule: str | None = None) -> dict[str, np.ndarray]:
+                lr: float | None = None, schedule: str | None = None) -> dict[str, np.ndarray]:
         """The trained model's outputs for ``x`` (the module's docstring); ``estimate``, ``refine``: with error
         estimates, refined."""
         if not estimate and not refine:

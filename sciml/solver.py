@@ -56,7 +56,7 @@ class Solver:
       for :func:`sciml.compile.export.save`;
     - ``derived_model(config, run_dir) -> fn(inputs) -> {name: array}``: the derived fields of a trained
       operator's output (the plate's moments) for inputs in its dataset's layout (``sciml.results.Run.derived``);
-    - ``estimate_model(config, run_dir) -> fn(inputs, refine=0, tol=None, every=10, lr=1e-3, schedule=None) ->
+    - ``estimate_model(config, run_dir) -> fn(inputs, refine=0, tol=None, every=10, lr=None, schedule=None) ->
       {name: array}``: a
       trained operator's predictions with each sample's error estimate and flag, refined by its physics when
       ``refine`` > 0 (``sciml.results.Run.predict``);

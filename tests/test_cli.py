@@ -316,7 +316,7 @@ def test_predict_passes_the_refinement_s_learning_rate_and_refuses_a_bad_one(tmp
     points, out = str(tmp_path / "in.h5"), str(tmp_path / "out.h5")
     assert main(["predict", str(tmp_path), points, "--refine", "5", "--lr", "1e-2", "--out", out]) == 0
     assert main(["predict", str(tmp_path), points, "--refine", "5", "--out", out]) == 0
-    assert asked[0]["lr"] == 0.01 and asked[0]["refine"] == 5 and "lr" not in asked[1]
+    assert asked[0]["lr"] == 0.01 and asked[0]["refine"] == 5 and asked[1]["lr"] is None  # None: predict's default
     for bad in ("0", "-1e-3", "fast", "nan", "inf"):
         with pytest.raises(SystemExit) as stop:
             main(["predict", str(tmp_path), points, "--refine", "5", f"--lr={bad}"])

@@ -593,12 +593,11 @@ def scored_out_of_distribution(model, kinds: list[str], x: np.ndarray, truth: np
 
     error = lambda p: np.linalg.norm((p[..., 0] - truth).reshape(len(truth), -1), axis=1) / np.linalg.norm(
         truth.reshape(len(truth), -1), axis=1)
-    rate = {} if lr is None else {"lr": lr}
-    model.predict(x, estimate=True), model.predict(x[:1], refine=min(steps, 10), **rate)  # compiled off the clock
+    model.predict(x, estimate=True), model.predict(x[:1], refine=min(steps, 10), lr=lr)  # compiled off the clock
     t0 = time.perf_counter()
     plain = model.predict(x, estimate=True)
     t1 = time.perf_counter()
-    refined = model.predict(x, refine=steps, **rate)
+    refined = model.predict(x, refine=steps, lr=lr)
     t2 = time.perf_counter()
     true, after = error(plain["prediction"]), error(refined["prediction"])
     metrics = {**ood_summary(kinds, true, plain["estimate"], plain["flagged"], after),

@@ -66,6 +66,7 @@ FACTOR = 0.4  # a refined iterate is kept only if its estimate is at most this s
 DROP = 0.25  # or where its energy fell below the trained answer's by this share of its own size (admissible)
 FLOOR = 0.5  # inputs estimated below this share of the flag threshold are not refined (operator_estimate.md)
 WORK = "band"  # a plate refinement's load work (physics.Plate.work): that of the band-limited load, exact for its modes
+LR = 1e-3  # the refinement's first learning rate where the caller gives none (predict's lr=None)
 SCHEDULE = "cosine"  # a plate refinement's learning rate over its steps (learning_rate; schedule_for)
 CHOICE_QUADRATURE = 4  # the kept iterate's choice by the energy, its bending on a grid at least this many times finer
 CLAMPED_QUADRATURE = 6  # a refinement's bending energy on clamped edges: on a grid this many times finer (2 trains)

@@ -63,15 +63,16 @@ def derived_model(cfg: FnoCase, run_dir: str):
 
 
 def estimate_model(cfg: FnoCase, run_dir: str):
-    """``fn(inputs, refine=0, tol=None, every=10, lr=1e-3, schedule=None) -> {name: array}``: the trained
+    """``fn(inputs, refine=0, tol=None, every=10, lr=None, schedule=None) -> {name: array}``: the trained
     operator's predictions
     with each sample's error estimate (:func:`.estimate.estimator`) and flag (``estimate >= threshold``, the
     threshold of the run's calibration, :func:`calibration`), for inputs ``(batch, s, s, c)`` in the dataset's
     layout; ``refine`` > 0: each input estimated at or above half the flag threshold (:data:`.estimate.FLOOR`)
     refined by up to that many steps (:func:`.estimate.refine`, on the physics' energy, with the run's ``pde`` term
     where it trains with both, a plate's load work the band-limited load's, on clamped edges alone on a 6× grid,
-    :func:`.estimate.refinement_loss`; the learning rate from ``lr`` by ``schedule`` over the steps,
-    :func:`.estimate.learning_rate`, by default cosine for a plate, constant for Darcy, :func:`.estimate.schedule_for`;
+    :func:`.estimate.refinement_loss`; the learning rate from ``lr`` (None: :data:`.estimate.LR`) by ``schedule``
+    over the steps, :func:`.estimate.learning_rate`, by default cosine for a plate, constant for Darcy,
+    :func:`.estimate.schedule_for`;
     keeping the iterate of the lowest energy, its bending on a 4× grid, whose
     estimate is at most 0.4 times the trained answer's, :data:`.estimate.FACTOR`, or any iterate's where the trained
     answer's energy is not below 0 or its own fell below it by a quarter of its size, else the trained answer;
@@ -102,7 +103,7 @@ def estimate_model(cfg: FnoCase, run_dir: str):
         choice = estimate.refinement_loss(at, cfg.training.terms, estimate.CHOICE_QUADRATURE)
         return (*estimate.refiner(op, at, loss, lr, steps, schedule), estimate.objective(op, at, choice))
 
-    def fn(x, refine: int = 0, tol: float | None = None, every: int = 10, lr: float = 1e-3,
+    def fn(x, refine: int = 0, tol: float | None = None, every: int = 10, lr: float | None = None,
            schedule: str | None = None) -> dict:
         s = _grid(x, x_shape[-1], cfg)
         _, run = on(s)
@@ -114,7 +115,8 @@ def estimate_model(cfg: FnoCase, run_dir: str):
             if not cfg.model.vanish_on_edges:
                 raise UserError(f"{run_dir}: --refine minimises the physics' energy, bounded below only among fields "
                                 "that vanish on the edges: it needs a model trained with model.vanish_on_edges")
-            tx, advance, energy = refining(s, lr, refine, schedule or estimate.schedule_for(on(s)[0]))
+            tx, advance, energy = refining(s, estimate.LR if lr is None else lr, refine,
+                                           schedule or estimate.schedule_for(on(s)[0]))
             each = [estimate.refine(run, tx, advance, params, stats, x[i:i + 1], refine, tol, every, energy,
                                     floor=estimate.FLOOR * threshold) for i in range(len(x))]
             out = {k: np.concatenate([e[k] for e in each])
