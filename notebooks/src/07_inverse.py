@@ -117,8 +117,8 @@ print("eigenvalues:", [f"{e:.3g}" for e in both["identifiability"]["fisher_eigen
 # `damage_identifiability`), and the fitted drop is about 23 % for 30 %.
 
 # %%
-dbudget = ["training.adam.steps=0", "training.lbfgs.steps=50", "sampling.interior=300", "training.log_every=50",
-           "evaluation.grid=[21,31]", "model.hidden=[20, 20]"] if SMALL else []  # small: the BFGS phase alone
+dbudget = ["training.adam.steps=50", "training.lbfgs.steps=0", "sampling.interior=300", "training.log_every=50",
+           "evaluation.grid=[21,31]", "model.hidden=[20, 20]"] if SMALL else []  # small: Adam alone, one compile
 dcase = sciml.load_case("plate_damage", [f"data.path={OUT}/damage_sensors.csv", *dbudget])
 sciml.datagen_case(dcase, force=True)
 damage = sciml.run_case(dcase, out=os.path.join(OUT, "damage"), quiet=True)
@@ -147,7 +147,7 @@ plt.show()
 # all 11 listed ratios: README).
 
 # %%
-budget = (["training.adam.steps=0", "training.lbfgs.steps=100", "sampling.interior=300", "training.log_every=50",
+budget = (["training.adam.steps=100", "training.lbfgs.steps=0", "sampling.interior=300", "training.log_every=50",
            "parameters.aspect.values=[1, 2, 3]", "evaluation.grid=[21,21]", "evaluation.every=0",
            "model.hidden=[32, 32]"] if SMALL
           else ["training.lbfgs.steps=2000", "evaluation.every=0"])

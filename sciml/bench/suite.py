@@ -1,4 +1,5 @@
-"""Benchmark suites: ``sciml bench SUITE [--out DIR | --resume DIR] [--check [BASELINE.json]] [--update-baseline]``.
+"""Benchmark suites: ``sciml bench SUITE [--out DIR | --resume DIR] [--check [BASELINE.json]] [--update-baseline]
+[--jobs N] [--no-plots]``.
 
 A suite is a YAML file (shipped ones in ``cases/suites/``, named by :mod:`sciml.catalog`) listing entries;
 each entry runs in a fresh process:
@@ -27,10 +28,14 @@ several sessions. ``--check`` compares against a baseline (``baselines/<cpu|gpu>
 beside the suite file by default): an error above ``baseline * (1 + tolerance.error)``, a speed below
 ``baseline * (1 - tolerance.speed)`` or a cost above ``baseline / (1 - tolerance.speed)`` fails, naming the
 entry and metric. ``--update-baseline`` writes this run's values into that file (entries not run are kept).
+``--no-plots``: the entries' processes write no figures (``SCIML_PLOTS=off`` in the environment they inherit;
+their figures are still built, their numbers the same), the report draws its own as always: CI's smoke phase
+runs so (its entries wrote 93 PNGs, about 0.4 s of CPU each, that nobody reads there).
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -188,6 +193,24 @@ def fresh(suite: Suite, path: str) -> dict:
             "entries": {}}
 
 
+@contextlib.contextmanager
+def entries_plots(on: bool):
+    """Within it the processes started for the entries write their figures (``on``) or none (``SCIML_PLOTS=off``
+    in the environment they inherit, :mod:`sciml.plots`); the environment as it was after it."""
+    from .. import plots  # matplotlib: loaded when a suite runs
+
+    was = os.environ.get(plots.ENV)
+    if not on:
+        os.environ[plots.ENV] = "off"
+    try:
+        yield
+    finally:
+        if was is None:
+            os.environ.pop(plots.ENV, None)
+        else:
+            os.environ[plots.ENV] = was
+
+
 def run_all(suite: Suite, entries: list[Entry], path: str, out: str, previous: dict | None = None,
             jobs: int = 1) -> dict:
     """Run ``entries``, rewriting ``results.json`` as each ends; with ``previous`` (the results of an earlier try
@@ -291,6 +314,9 @@ def main(argv=None) -> int:
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="entries run N at a time, each in its own process (a study that times speed-ups in its own "
                         "process runs alone, after them); CI runs the smoke suite with 2")
+    p.add_argument("--no-plots", action="store_true",
+                   help="the entries' runs write no figures (numbers, fields and checkpoints as always); the "
+                        "report draws its own; CI's smoke phase runs so")
     args = p.parse_args(argv)
     from . import report  # matplotlib: loaded when a suite runs
 
@@ -305,7 +331,8 @@ def main(argv=None) -> int:
     os.makedirs(out, exist_ok=True)
     if args.jobs < 1:
         raise UserError(f"--jobs {args.jobs}: give 1 or more")
-    results = run_all(suite, entries, path, out, previous, args.jobs)
+    with entries_plots(not args.no_plots):
+        results = run_all(suite, entries, path, out, previous, args.jobs)
     report.write(suite, results, out)
     print(f"report: {os.path.join(out, 'report.md')}")
 

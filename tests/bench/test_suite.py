@@ -284,3 +284,33 @@ def test_a_prepare_is_a_python_script_before_a_case(tmp_path, entry, said, capsy
     path.write_text(yaml.safe_dump({"suite": "s", "entries": [entry]}))
     with pytest.raises(UserError, match=said):
         suite.load_suite(str(path))
+
+
+def test_no_plots_runs_the_entries_with_figures_off_and_restores_the_environment(tmp_path, monkeypatch):
+    """``--no-plots``: every process started for an entry inherits ``SCIML_PLOTS=off``; the caller's setting
+    is back once the suite has run (the report draws as it says)."""
+    monkeypatch.chdir(tmp_path)
+    os.makedirs("cases/suites")
+    with open("cases/suites/two.yaml", "w") as fh:
+        yaml.safe_dump(TWO, fh)
+    seen = []
+
+    def fake(command, timeout, log):
+        seen.append(os.environ.get("SCIML_PLOTS"))
+        out = command[command.index("--out") + 1]
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, "summary.json"), "w") as fh:
+            json.dump({"metrics": {"rel_l2": 0.01}}, fh)
+        return 0, 1.0, 100.0
+
+    monkeypatch.setattr(suite, "_subprocess", fake)
+    monkeypatch.setattr(suite.calibration, "around", lambda run: run())
+    monkeypatch.setenv("SCIML_PLOTS", "only:loss")
+    assert suite.main(["two", "--out", "o", "--no-plots"]) == 0
+    assert seen == ["off", "off"] and os.environ["SCIML_PLOTS"] == "only:loss"
+    seen.clear()
+    assert suite.main(["two", "--out", "p"]) == 0
+    assert seen == ["only:loss", "only:loss"]
+    monkeypatch.delenv("SCIML_PLOTS")
+    assert suite.main(["two", "--out", "q", "--no-plots"]) == 0
+    assert seen[-2:] == ["off", "off"] and "SCIML_PLOTS" not in os.environ
