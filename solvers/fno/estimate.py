@@ -64,6 +64,8 @@ from sciml.errors import UserError
 TARGET = 0.10  # the true relative error the flag is for
 FACTOR = 0.4  # a refined iterate is kept only if its estimate is at most this share of the trained answer's
 DROP = 0.25  # or where its energy fell below the trained answer's by this share of its own size (admissible)
+FALL = 1e-3  # admitted by its estimate's fall only where its energy fell too, by this share of its size (admissible)
+REASONS = ("estimate", "zero", "drop")  # why an iterate may replace the trained answer (admitted_by)
 FLOOR = 0.5  # inputs estimated below this share of the flag threshold are not refined (operator_estimate.md)
 WORK = "band"  # a plate refinement's load work (physics.Plate.work): that of the band-limited load, exact for its modes
 LR = 1e-3  # the refinement's first learning rate where the caller gives none (predict's lr=None)
@@ -184,19 +186,30 @@ def objective(op, physics, loss: Callable) -> Callable:
     return jax.jit(lambda params, stats, x: loss(physics_output(op, physics, params, stats, x), x))
 
 
-def admissible(guess: float, first: float, factor: float = FACTOR, energy_first: float | None = None,
-               energy: float | None = None, drop: float = DROP) -> bool:
-    """Whether a refined iterate of estimate ``guess`` (and energy ``energy``) may replace the trained answer of
-    estimate ``first``: its estimate at most ``factor`` times the trained one's (``factor`` 1: not above it), or the
-    trained answer's energy ``energy_first`` (None: not known) not below 0, a zero field's, or the iterate's energy
+def admitted_by(guess: float, first: float, factor: float = FACTOR, energy_first: float | None = None,
+                energy: float | None = None, drop: float = DROP, fall: float | None = FALL) -> list[str]:
+    """The reasons (:data:`REASONS`) by which a refined iterate of estimate ``guess`` and energy ``energy`` may
+    replace the trained answer of estimate ``first`` and energy ``energy_first`` (either energy None: not known):
+    ``estimate``, its estimate at most ``factor`` times the trained one's (``factor`` 1: not above it) and, where
+    both energies are known, its energy below the trained answer's by at least ``fall`` times its size (None: no
+    such condition); ``zero``, the trained answer's energy not below 0, a zero field's; ``drop``, its energy
     negative and below the trained answer's by at least ``drop`` times its size (the module's docstring)."""
-    if guess <= factor * first or (energy_first is not None and energy_first >= 0.0):
-        return True
-    return energy_first is not None and energy is not None and energy < 0.0 and energy_first - energy >= drop * -energy
+    fell, size = (None, 0.0) if energy_first is None or energy is None else (energy_first - energy, abs(energy))
+    held = {"estimate": guess <= factor * first and (fell is None or fall is None or fell >= fall * size),
+            "zero": energy_first is not None and energy_first >= 0.0,
+            "drop": fell is not None and energy is not None and energy < 0.0 and fell >= drop * size}
+    return [reason for reason in REASONS if held[reason]]
+
+
+def admissible(guess: float, first: float, factor: float = FACTOR, energy_first: float | None = None,
+               energy: float | None = None, drop: float = DROP, fall: float | None = FALL) -> bool:
+    """Whether a refined iterate may replace the trained answer: by any reason of :func:`admitted_by`."""
+    return bool(admitted_by(guess, first, factor, energy_first, energy, drop, fall))
 
 
 def refine(estimate: Callable, tx, advance: Callable, params, stats, x, steps: int, tol: float | None = None,
-           every: int = 10, energy: Callable | None = None, factor: float = FACTOR, floor: float = 0.0) -> dict:
+           every: int = 10, energy: Callable | None = None, factor: float = FACTOR, floor: float = 0.0,
+           fall: float | None = FALL) -> dict:
     """One input ``x (1, s..., c)`` refined (the module's docstring): up to ``steps`` steps of ``advance``
     (:func:`refiner`), ``every`` at a time, each time the ``estimate`` (:func:`estimator`) of the new weights. Among
     the iterates whose estimate is at most ``factor`` times the trained weights' (:func:`admissible`; with
@@ -213,7 +226,7 @@ def refine(estimate: Callable, tx, advance: Callable, params, stats, x, steps: i
 
     def rank(p, guess: float) -> float:  # smaller is better
         own = None if energy is None else float(energy(p, stats, x))
-        if not admissible(guess, first, factor, start, own):
+        if not admissible(guess, first, factor, start, own, fall=fall):
             return np.inf
         return guess if own is None else own
 
