@@ -53,11 +53,13 @@ couples a mode ``m`` with ``s - 1 ± m`` (the moments' floor, :func:`.physics.ba
 
 Why the estimate's fall admits an iterate only where the energy fell too, by :data:`FALL` (2e-4) of its size: the
 estimate can fall four-fold while the answer moves away from the truth and the energy hardly moves. On clamped edges
-two of the 200 test loads of the full run were made 1.38 and 1.14 times worse so, their energy down by 5e-5 and 1e-4
-of its size (session 51); on the simply supported plate at 33², 1000 steps from 1e-2, one of 50 fresh draws 2.2
-times worse, its energy up by 0.7 % (session 52). Those the refinement improves had their energy fall by at least
-2.2e-4 of its size at 17² and 7e-4 at 33² (the same session), so 2e-4 keeps them; 1e-3 lost a load refined from
-1.3 % to 0.03 % (docs/notes/operator_estimate.md, session 52).
+two of the 200 test loads of the full run were made 1.38 and 1.13 times worse so, their energy down by 4.8e-5 and
+1.1e-4 of its size; on the simply supported plate at 33², 1000 steps from 1e-2, one of 50 fresh draws 2.2 times
+worse, its energy up by 0.7 %. With 2e-4 none is made worse and most gains stay: on clamped edges 29 of the 32 test
+loads improved (the three lost, refined to 0.56-0.89 times their error, had falls of 1.3-1.8e-4), on the simply
+supported plate at 33² all (29 test loads, 25 fresh draws; the smallest fall 7e-4), at 17² 8 of the 10 test loads
+(the two lost had their energy rise) and the 6 fresh draws (the smallest fall 2.2e-4); with 1e-3 only 6 of the 32
+clamped ones (docs/notes/operator_estimate.md, session 52).
 """
 from __future__ import annotations
 

@@ -155,13 +155,15 @@ def test_an_iterate_is_admissible_where_its_energy_fell_by_a_quarter_of_its_size
 def test_an_iterate_admitted_by_its_estimate_s_fall_needs_its_energy_to_fall_by_a_share_of_its_size_too():
     """Where both energies are known, the estimate's fall to ``FACTOR`` admits an iterate only if its energy fell
     below the trained answer's by at least ``FALL`` times its size (``fall=None``: no such condition, the rule
-    before session 52): on clamped edges two test loads were made 1.38 and 1.14 times worse by iterates whose
-    estimate fell four-fold while their energy fell by 5e-5 and 1e-4 of its size (docs/notes/operator_estimate.md)."""
+    before session 52): on clamped edges two test loads were made 1.38 and 1.13 times worse by iterates whose
+    estimate fell four-fold while their energy fell by 4.8e-5 and 1.1e-4 of its size (docs/notes/operator_estimate.md,
+    sessions 51 and 52)."""
     assert estimate.REASONS == ("estimate", "zero", "drop") and 1e-4 < estimate.FALL < estimate.DROP
     first, fell = -0.0232025, lambda share: -0.0232025 / (1 - share)  # below first by share of its own size
     assert estimate.admitted_by(0.24, 1.0, energy_first=first, energy=fell(5e-5)) == []
     assert estimate.admitted_by(0.24, 1.0, energy_first=first, energy=fell(5e-5), fall=None) == ["estimate"]
     assert estimate.admitted_by(0.24, 1.0, energy_first=first, energy=fell(2 * estimate.FALL)) == ["estimate"]
+    assert not estimate.admissible(0.0082, 0.0487, energy_first=-0.04889188, energy=-0.04889719)  # test load #154
     assert not estimate.admissible(0.24, 1.0, energy_first=first, energy=first)  # no fall at all
     assert not estimate.admissible(0.24, 1.0, energy_first=first, energy=first * 0.99)  # the energy rose
     assert estimate.admitted_by(0.24, 1.0) == ["estimate"]  # energies not known: the estimate's fall alone
