@@ -317,8 +317,9 @@ def parser() -> argparse.ArgumentParser:
     q.add_argument("--refine", type=_positive, default=0, metavar="STEPS",
                    help="with RUN_DIR: refine each input's prediction by up to STEPS steps of its physics loss on a "
                         "copy of the weights, keeping the iterate of lowest energy among those whose estimate fell "
-                        "to 0.4 times the trained answer's or whose energy fell by a quarter, else the trained "
-                        "answer; inputs estimated below half the flag threshold are left as trained "
+                        "to 0.4 times the trained answer's with their energy down by 2e-4 of its size, or whose "
+                        "energy fell by a quarter, else the trained answer; inputs estimated below half the flag "
+                        "threshold are left as trained "
                         "(implies --estimate)")
     q.add_argument("--tol", type=float, metavar="T", help="with --refine: stop once the estimate is below T")
     q.add_argument("--every", type=_positive, default=10, metavar="K",

@@ -255,8 +255,8 @@ for kind, true, est, flag in zip(kinds, errors(guess["prediction"]), guess["esti
 # **Refine a flagged answer.** `run.predict(q, refine=STEPS)` fine-tunes a copy of the weights on the plate's energy
 # of that one load (no solution needed; Adam, its learning rate decaying by a cosine over the steps). Among the
 # iterates it keeps the one of the lowest energy (its bending computed on a grid 4 × finer) that is admissible: its
-# estimate fell clearly (to 0.4 × the trained answer's), or its energy fell below the trained answer's by a quarter
-# of its own size (the trained answer at least half off in energy norm), or the trained answer's energy was not
+# estimate fell clearly (to 0.4 × the trained answer's) while its energy fell too (by 2e-4 of its size at least),
+# or its energy fell below the trained answer's by a quarter of its own size (the trained answer at least half off in energy norm), or the trained answer's energy was not
 # below 0 (no better than a zero field). Where no iterate is admissible, and for loads estimated below half the flag
 # threshold, it returns the trained answer.
 

@@ -74,7 +74,8 @@ def estimate_model(cfg: FnoCase, run_dir: str):
     over the steps, :func:`.estimate.learning_rate`, by default cosine for a plate, constant for Darcy,
     :func:`.estimate.schedule_for`;
     keeping the iterate of the lowest energy, its bending on a 4× grid, whose
-    estimate is at most 0.4 times the trained answer's, :data:`.estimate.FACTOR`, or any iterate's where the trained
+    estimate is at most 0.4 times the trained answer's, :data:`.estimate.FACTOR`, with its energy below the trained
+    answer's by 2e-4 of its size, :data:`.estimate.FALL`, or any iterate's where the trained
     answer's energy is not below 0 or its own fell below it by a quarter of its size, else the trained answer;
     ``tol``, ``every`` as there). Keys: ``prediction``, ``estimate``, ``flagged``, ``threshold`` (per sample), and
     with ``refine`` ``estimate_before``, ``energy_before`` (the trained answer's energy), ``energy`` (the answer's
