@@ -59,24 +59,14 @@ def pytest_runtest_makereport(item, call):
 
 
 ALONE = "tests/test_notebooks.py::test_runs_top_to_bottom_in_small_mode"  # tests that are a work unit each
-# the test files that took longest in the last quiet measurement (DESIGN.md, the test suite's time; the CI log's
-# "slowest test files" says when this list is stale), longest first: handed out right after the notebooks
-LONG = ("tests/bench/test_calibration.py", "tests/solvers/pinn/test_run.py",
-        "tests/solvers/pinn/features/test_ensemble.py", "tests/solvers/pinn/test_start.py",
-        "tests/solvers/classical/test_lbm.py", "tests/solvers/fno/test_physics.py", "tests/nn/test_fno_field.py")
 
 
 def pytest_collection_modifyitems(items):
     """The order xdist hands out work in (see :func:`pytest_xdist_make_scheduler`): the notebooks' runs first (the
-    longest tests, each its own unit), then the files of :data:`LONG`, then each file's tests together, the files
-    with most tests first: the longest units first, so that no worker is left with one of them at the end."""
+    longest tests, each its own unit, so that no worker is left with them at the end), then each file's tests
+    together, the files with most tests first."""
     count = collections.Counter(item.nodeid.split("::")[0] for item in items)
-
-    def order(item):
-        name = item.nodeid.split("::")[0]
-        return not item.nodeid.startswith(ALONE), LONG.index(name) if name in LONG else len(LONG), -count[name]
-
-    items.sort(key=order)
+    items.sort(key=lambda item: (not item.nodeid.startswith(ALONE), -count[item.nodeid.split("::")[0]]))
 
 
 def pytest_xdist_make_scheduler(config, log):
