@@ -591,8 +591,9 @@ def scored_out_of_distribution(model, kinds: list[str], x: np.ndarray, truth: np
     refinement's first learning rate (None: ``predict``'s)."""
     import time
 
-    error = lambda p: np.linalg.norm((p[..., 0] - truth).reshape(len(truth), -1), axis=1) / np.linalg.norm(
-        truth.reshape(len(truth), -1), axis=1)
+    per_sample = lambda a: np.linalg.norm(a.reshape(len(a), -1), axis=1)
+    rel = lambda got, want: per_sample(got[..., 0] - want) / per_sample(want)  # each sample's rel-L2
+    error = lambda p: rel(p, truth)
     model.predict(x, estimate=True), model.predict(x[:1], refine=min(steps, 10), lr=lr)  # compiled off the clock
     t0 = time.perf_counter()
     plain = model.predict(x, estimate=True)
@@ -609,8 +610,7 @@ def scored_out_of_distribution(model, kinds: list[str], x: np.ndarray, truth: np
                                               refined["estimate"], refined["energy_before"], refined["energy"])]
     if derived:
         trained = model.derived(x)
-        worst = {when: np.max([np.linalg.norm((got[k][..., 0] - v).reshape(len(v), -1), axis=1)
-                               / np.linalg.norm(v.reshape(len(v), -1), axis=1) for k, v in derived.items()], axis=0)
+        worst = {when: np.max([rel(got[k], v) for k, v in derived.items()], axis=0)
                  for when, got in (("moments_error", trained), ("refined_moments_error", refined))}
         for i, row in enumerate(rows):
             row.update({when: float(e[i]) for when, e in worst.items()})
