@@ -169,6 +169,8 @@ def _predict(args) -> int:
         raise UserError("--tol is where the refinement stops: give --refine STEPS too")
     if args.lr is not None and not args.refine:
         raise UserError("--lr is the refinement's learning rate: give --refine STEPS too")
+    if args.method is not None and not args.refine:
+        raise UserError("--method is how the refinement works: give --refine STEPS too")
     if os.path.isdir(args.model):
         return _predict_run(args)
     if args.estimate or args.refine:
@@ -200,7 +202,8 @@ def _predict_run(args) -> int:
 
     run = load_run(args.model)
     x = points.read(args.points, ["inputs"])
-    out = run.predict(x, estimate=args.estimate, refine=args.refine, tol=args.tol, every=args.every, lr=args.lr)
+    out = run.predict(x, estimate=args.estimate, refine=args.refine, tol=args.tol, every=args.every, lr=args.lr,
+                      method=args.method)
     for line in estimate_lines(out):
         print(line)
     return _write_predictions(args, x, ["inputs"], out)
@@ -315,17 +318,22 @@ def parser() -> argparse.ArgumentParser:
                    help="with RUN_DIR of an operator with physics (plate, darcy): each sample's error estimate and a "
                         "flag where it reaches the threshold calibrated on the run's test set")
     q.add_argument("--refine", type=_positive, default=0, metavar="STEPS",
-                   help="with RUN_DIR: refine each input's prediction by up to STEPS steps of its physics loss on a "
-                        "copy of the weights, keeping the iterate of lowest energy among those whose estimate fell "
-                        "to 0.4 times the trained answer's with their energy down by 2e-4 of its size, or whose "
-                        "energy fell by a quarter, else the trained answer; inputs estimated below half the flag "
-                        "threshold are left as trained "
+                   help="with RUN_DIR: refine each input's prediction by up to STEPS steps of its physics, keeping "
+                        "the answer of lowest energy among those whose estimate fell to 0.4 times the trained "
+                        "answer's with their energy down by 2e-4 of its size, or whose energy fell by a quarter, else "
+                        "the trained answer; inputs estimated below half the flag threshold are left as trained "
                         "(implies --estimate)")
+    q.add_argument("--method", choices=("field", "weights"),
+                   help="with --refine: 'field' corrects the decoded field by conjugate gradients on the plate's "
+                        "energy (a plate's default: STEPS iterations), 'weights' fine-tunes a copy of the weights by "
+                        "Adam (Darcy's default, and the only one for it)")
     q.add_argument("--tol", type=float, metavar="T", help="with --refine: stop once the estimate is below T")
-    q.add_argument("--every", type=_positive, default=10, metavar="K",
-                   help="with --refine: evaluate the estimate every K steps (default 10)")
+    q.add_argument("--every", type=_positive, metavar="K",
+                   help="with --refine: evaluate the estimate every K steps (default 100 for --method field, 10 for "
+                        "weights)")
     q.add_argument("--lr", type=_positive_float, metavar="RATE",
-                   help="with --refine: the first learning rate (default 1e-3, decaying along a cosine for a plate)")
+                   help="with --refine --method weights: the first learning rate (default 1e-3, decaying along a "
+                        "cosine for a plate)")
     q.set_defaults(func=_predict)
 
     b = sub.add_parser("bench", help="benchmarks: autodiff, bfgs-update, plate-step, fno-step, highdim, or a suite "

@@ -14,14 +14,16 @@
 - ``predict(x, estimate=True)``: an operator with physics (``data.generator`` plate or darcy) adds each sample's
   error estimate (``estimate``, ``(batch,)``: its physics' estimate of the relative L2 error), the calibrated flag
   threshold (``threshold``) and ``flagged`` (``estimate >= threshold``: the calibration on the run's test set puts
-  every test sample more than 10 % off at or above it); ``refine=STEPS`` (``tol``, ``every``, ``lr``: 1e-3 if None,
-  ``schedule``: ``cosine``, a plate's default, or ``constant``, Darcy's) refines each
-  input estimated at or above half the flag threshold by that many steps of its physics loss on a copy of the
-  weights, keeping, among the iterates whose estimate fell to 0.4 times the trained answer's or below (all of them
+  every test sample more than 10 % off at or above it); ``refine=STEPS`` (``tol``, ``every``; ``method``:
+  ``field``, a plate's default, corrects the decoded field by conjugate gradients on the plate's energy, STEPS
+  iterations (``sciml.solvers.fno.correction``), ``weights``, Darcy's, fine-tunes a copy of the weights by Adam, its
+  ``lr`` 1e-3 if None and ``schedule`` ``cosine`` for a plate or ``constant`` for Darcy) refines each
+  input estimated at or above half the flag threshold, keeping, among the iterates whose estimate fell to 0.4 times
+  the trained answer's or below (all of them
   where the trained answer's energy is not below 0 or the iterate's fell below it by a quarter of its size), the one
   of the lowest energy (else the trained answer), and adds ``estimate_before``, ``energy_before``, ``energy``,
   ``refine_steps`` and the derived fields of the answer it returns (the
-  plate's moments ``mx, my, mxy`` of the kept weights, as ``derived`` gives the trained weights'; those of
+  plate's moments ``mx, my, mxy`` of the kept answer, as ``derived`` gives the trained one's; those of
   ``derived(x)`` for an input left as trained) (``sciml.solvers.fno.estimate``). Any other run
   asked for them is one
   :class:`~sciml.errors.UserError` line;
@@ -55,15 +57,16 @@ class Run:
     def fields(self) -> dict:
         return read_fields(self.folder)
 
-    def predict(self, x, estimate: bool = False, refine: int = 0, tol: float | None = None, every: int = 10,
-                lr: float | None = None, schedule: str | None = None) -> dict[str, np.ndarray]:
+    def predict(self, x, estimate: bool = False, refine: int = 0, tol: float | None = None, every: int | None = None,
+                lr: float | None = None, schedule: str | None = None,
+                method: str | None = None) -> dict[str, np.ndarray]:
         """The trained model's outputs for ``x`` (the module's docstring); ``estimate``, ``refine``: with error
         estimates, refined."""
         if not estimate and not refine:
             return self._predictor(x)
         if tol is not None and not refine:
             raise UserError("tol is where the refinement stops: give refine=STEPS too")
-        return self._estimator(x, refine=refine, tol=tol, every=every, lr=lr, schedule=schedule)
+        return self._estimator(x, refine=refine, tol=tol, every=every, lr=lr, schedule=schedule, method=method)
 
     @cached_property
     def _predictor(self) -> Callable[[np.ndarray], dict[str, np.ndarray]]:

@@ -356,6 +356,8 @@ def test_an_ensemble_with_causal_weights(capsys):
 PREDICT_ROWS = [
     ("tol-without-refine", None, ["--tol", "0.01"], "--tol is where the refinement stops: give --refine STEPS too"),
     ("lr-without-refine", None, ["--lr", "0.01"], "--lr is the refinement's learning rate: give --refine STEPS too"),
+    ("method-without-refine", None, ["--method", "field"],
+     "--method is how the refinement works: give --refine STEPS too"),
     ("estimate-of-an-export", "export", ["--estimate"],
      "RUN: --estimate and --refine need the run folder (its physics and weights), not an export"),
     ("refine-of-an-export", "export", ["--refine", "5"],

@@ -317,6 +317,8 @@ def test_predict_passes_the_refinement_s_learning_rate_and_refuses_a_bad_one(tmp
     assert main(["predict", str(tmp_path), points, "--refine", "5", "--lr", "1e-2", "--out", out]) == 0
     assert main(["predict", str(tmp_path), points, "--refine", "5", "--out", out]) == 0
     assert asked[0]["lr"] == 0.01 and asked[0]["refine"] == 5 and asked[1]["lr"] is None  # None: predict's default
+    assert main(["predict", str(tmp_path), points, "--refine", "5", "--method", "weights", "--out", out]) == 0
+    assert asked[1]["method"] is None and asked[2]["method"] == "weights" and asked[2]["every"] is None
     for bad in ("0", "-1e-3", "fast", "nan", "inf"):
         with pytest.raises(SystemExit) as stop:
             main(["predict", str(tmp_path), points, "--refine", "5", f"--lr={bad}"])

@@ -40,7 +40,7 @@ def band_load(q: np.ndarray) -> np.ndarray:
     """The sine coefficients of the band-limited load whose work values ``q`` are (modes ``1 .. s - 2``)."""
     s = q.shape[0]
     n = 4 * (s - 1) + 1
-    L, fine = band_limited(s, n), np.linspace(0.0, 1.0, n)
+    L, fine = band_limited(s, n - 1), np.linspace(0.0, 1.0, n)
     values = L @ q @ L.T
     sine = np.sin(np.pi * np.outer(fine, np.arange(1, s - 1)))
     return np.linalg.lstsq(sine, np.linalg.lstsq(sine, values, rcond=None)[0].T, rcond=None)[0].T

@@ -439,7 +439,8 @@ QUICK_OPERATOR = ("data.n_train=200", "data.n_test=50", "training.epochs=120")  
 
 @study
 def plate_operator_ood(case="plate_operator_quick", overrides=QUICK_OPERATOR, steps=200, grf=12, patches=3,
-                       seed=1, terms=128, folder=None, resolution=None, sampling="values", lr=None) -> dict:
+                       seed=1, terms=128, folder=None, resolution=None, sampling="values", lr=None,
+                       method=None) -> dict:
     """The plate operator out of its distribution (issue 72): ``case`` trained (with ``evaluation.estimate``, its
     flag calibrated on its test set) and scored at its training grid on the loads of
     :func:`sciml.equations.plate_reference.ood_loads.loads` (``grf`` new draws of its own kind, ``patches`` patches of
@@ -457,8 +458,9 @@ def plate_operator_ood(case="plate_operator_quick", overrides=QUICK_OPERATOR, st
     3e-2, session 51): ``<kind>_moments_error`` and ``<kind>_refined_moments_error``, the mean over a kind's loads of
     the largest of the rel-L2 errors of ``M_x, M_y, M_xy`` at the grid points (the trained weights' and the kept
     ones', derived from the decoded field by the Taylor engine), against the series' or the finite elements'
-    moments; ``refined_moments_error_max`` over all loads. ``lr``: the refinement's first learning rate (None:
-    ``predict``'s). The trained run stays in ``folder`` and is used again (None: a temporary folder)."""
+    moments; ``refined_moments_error_max`` over all loads. ``method``, ``lr``: the refinement's method and, for
+    ``weights``, first learning rate (None: ``predict``'s). The trained run stays in ``folder`` and is used again
+    (None: a temporary folder)."""
     from sciml import load_run
     from sciml.equations.plate_reference import ood_loads, random_loads
 
@@ -478,7 +480,7 @@ def plate_operator_ood(case="plate_operator_quick", overrides=QUICK_OPERATOR, st
         fields = [random_loads.solution(c, grid, D, nu) for _, c, _ in items]
         off = np.zeros(len(items))
     w, moments = np.stack([f["w"] for f in fields]), {k: np.stack([f[k] for f in fields]) for k in MOMENTS}
-    metrics, rows = scored_out_of_distribution(model, kinds, x, w, steps, moments, lr)
+    metrics, rows = scored_out_of_distribution(model, kinds, x, w, steps, moments, lr, method)
     for row, e in zip(rows, off):
         row["reference_error"], row["reference_trusted"] = float(e), bool(e <= REFERENCE_TRUST)
     metrics.update(reference_trust(kinds, off, [r["refined_error"] for r in rows]))
@@ -581,24 +583,26 @@ def trained_with_estimate(case, overrides, folder: str) -> tuple[Any, str]:
 
 
 def scored_out_of_distribution(model, kinds: list[str], x: np.ndarray, truth: np.ndarray, steps: int,
-                               derived: dict | None = None, lr: float | None = None) -> tuple:
+                               derived: dict | None = None, lr: float | None = None,
+                               method: str | None = None) -> tuple:
     """``(metrics, rows)`` of a trained operator (``load_run``) on inputs ``x (n, s, s, 1)`` of ``kinds`` whose
     answers are ``truth (n, s, s)``: each input's relative L2 error, estimate, flag and error after ``steps`` of
     refinement (a row each), summed up per kind (:func:`ood_summary`) with the flag threshold and the seconds per
     input of a prediction with its estimate and of a refinement (compiled before the clock runs). ``derived``:
     the true derived fields (the plate's moments, ``{name: (n, s, s)}``), scored as :func:`plate_operator_ood` says
-    (``moments_error``, ``refined_moments_error`` in each row: the largest over the fields). ``lr``: the
-    refinement's first learning rate (None: ``predict``'s)."""
+    (``moments_error``, ``refined_moments_error`` in each row: the largest over the fields). ``lr``, ``method``: the
+    refinement's first learning rate and method (None: ``predict``'s)."""
     import time
 
     per_sample = lambda a: np.linalg.norm(a.reshape(len(a), -1), axis=1)
     rel = lambda got, want: per_sample(got[..., 0] - want) / per_sample(want)  # each sample's rel-L2
     error = lambda p: rel(p, truth)
-    model.predict(x, estimate=True), model.predict(x[:1], refine=min(steps, 10), lr=lr)  # compiled off the clock
+    options = {"lr": lr, "method": method}
+    model.predict(x, estimate=True), model.predict(x[:1], refine=min(steps, 10), **options)  # compiled off the clock
     t0 = time.perf_counter()
     plain = model.predict(x, estimate=True)
     t1 = time.perf_counter()
-    refined = model.predict(x, refine=steps, lr=lr)
+    refined = model.predict(x, refine=steps, **options)
     t2 = time.perf_counter()
     true, after = error(plain["prediction"]), error(refined["prediction"])
     metrics = {**ood_summary(kinds, true, plain["estimate"], plain["flagged"], after),

@@ -91,6 +91,14 @@ class Field:
 
         return Field(lambda x: post(self.at(x), x), local)
 
+    def plus(self, other: Field) -> Field:
+        """The field of this one's values and ``other``'s summed (a correction added to a decoded output)."""
+        def local(axes, order):
+            f, g = self.local(axes, order), other.local(axes, order)
+            return lambda x: f(x) + g(x)
+
+        return Field(lambda x: self.at(x) + other.at(x), local)
+
 
 def grid_points(axes: Sequence, dtype=None) -> np.ndarray:
     """The points of the tensor grid ``axes[0] × … × axes[d-1]``, ``(M_1 ⋯ M_d, d)``, the first axis slowest."""
@@ -133,6 +141,15 @@ def decode(params: dict, a, *, grid: fno.GridKind | Sequence[fno.GridKind] | Non
         out = fno.project(params, z, activation)
         return out[..., 0, :] if single else out
 
+    return interpolant(re, im, sizes, steps, out)
+
+
+def interpolant(re, im, sizes: Sequence[int], steps: Sequence[float], out: Callable = lambda z: z) -> Field:
+    """The :class:`Field` ``out(z(x))`` of the trigonometric series ``z`` of coefficients ``re + i im`` (as for
+    :func:`series`: the real FFT's layout over the sizes ``N_a``, already divided by ``Π N_a``; grid steps ``h_a``),
+    ``out`` a pointwise map of its values (an FNO's projection; by default none)."""
+    d = len(sizes)
+
     def local(axes, order):
         x0 = grid_points(axes)
         terms = [(alpha, grid_series(re, im, sizes, steps, axes, alpha).reshape(len(x0), *re.shape[d:])
@@ -141,7 +158,7 @@ def decode(params: dict, a, *, grid: fno.GridKind | Sequence[fno.GridKind] | Non
 
         def at(x):
             s = (x.reshape(-1, d) - jnp.asarray(x0, x.dtype)).astype(re.dtype)
-            z = sum(c * _monomial(s, alpha)[:, None, None] for alpha, c in terms)
+            z = sum(c * _monomial(s, alpha)[(slice(None),) + (None,) * (c.ndim - 1)] for alpha, c in terms)
             return out(z.reshape((*x.shape[:-1], *z.shape[1:])))
 
         return at

@@ -147,6 +147,30 @@ def schedule_for(physics) -> str:
     return SCHEDULE if getattr(physics, "work", None) is not None else "constant"
 
 
+METHODS = ("weights", "field")  # how an answer is refined: fine-tuning the weights, or correcting the decoded field
+EVERY = {"weights": 10, "field": 100}  # steps between two estimates where the caller gives none (field: 85 ms each)
+
+
+def method(physics, chosen: str | None = None, lr: float | None = None, schedule: str | None = None) -> str:
+    """The refinement's method for ``physics`` (:data:`METHODS`): ``chosen``, else ``field`` for a plate
+    (:mod:`.correction`: conjugate gradients on a correction of the decoded field, 17 times faster and closer on
+    the clamped hard loads, docs/notes/operator_estimate.md, session 53) and ``weights`` otherwise (Darcy: its
+    terms read the output on the grid, not a decoded field). A method not of :data:`METHODS`, ``field`` for
+    physics without a plate's energy, or a learning rate or schedule given to ``field`` (it has neither) is one
+    line."""
+    plate = getattr(physics, "work", None) is not None
+    chosen = chosen or ("field" if plate else "weights")
+    if chosen not in METHODS:
+        raise UserError(f"refinement method {chosen!r}: one of {', '.join(METHODS)}")
+    if chosen == "field" and not plate:
+        raise UserError("refinement method 'field' corrects a plate's decoded field by its energy: this operator's "
+                        "physics refines its weights (method 'weights')")
+    if chosen == "field" and (lr is not None or schedule is not None):
+        raise UserError("a learning rate or schedule is for refinement method 'weights': 'field' solves its "
+                        "correction by conjugate gradients")
+    return chosen
+
+
 def refiner(op, physics, loss: Callable, lr: float, steps: int | None = None,
             schedule: str = "constant") -> tuple[optax.GradientTransformation, Callable]:
     """``(tx, advance)``: Adam of learning rate ``lr`` (over ``steps`` steps as ``schedule`` says,

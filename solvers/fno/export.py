@@ -14,7 +14,7 @@ from sciml.errors import UserError
 from sciml.io import checkpoint
 from sciml.rundir import read_summary
 
-from . import data, estimate
+from . import correction, data, estimate
 from .config import FIELD_TYPES, FnoCase
 from .model import smallest_grid
 from .operators import build
@@ -63,26 +63,25 @@ def derived_model(cfg: FnoCase, run_dir: str):
 
 
 def estimate_model(cfg: FnoCase, run_dir: str):
-    """``fn(inputs, refine=0, tol=None, every=10, lr=None, schedule=None) -> {name: array}``: the trained
-    operator's predictions
-    with each sample's error estimate (:func:`.estimate.estimator`) and flag (``estimate >= threshold``, the
-    threshold of the run's calibration, :func:`calibration`), for inputs ``(batch, s, s, c)`` in the dataset's
-    layout; ``refine`` > 0: each input estimated at or above half the flag threshold (:data:`.estimate.FLOOR`)
-    refined by up to that many steps (:func:`.estimate.refine`, on the physics' energy, with the run's ``pde`` term
-    where it trains with both, a plate's load work the band-limited load's, on clamped edges alone on a 6× grid,
-    :func:`.estimate.refinement_loss`; the learning rate from ``lr`` (None: :data:`.estimate.LR`) by ``schedule``
-    over the steps, :func:`.estimate.learning_rate`, by default cosine for a plate, constant for Darcy,
-    :func:`.estimate.schedule_for`;
-    keeping the iterate of the lowest energy, its bending on a 4× grid, whose
+    """``fn(inputs, refine=0, tol=None, every=None, lr=None, schedule=None, method=None) -> {name: array}``: the trained
+    operator's predictions with each sample's error estimate (:func:`.estimate.estimator`) and flag (``estimate >=
+    threshold``, the threshold of the run's calibration, :func:`calibration`), for inputs ``(batch, s, s, c)`` in the
+    dataset's layout; ``refine`` > 0: each input estimated at or above half the flag threshold (:data:`.estimate.FLOOR`)
+    refined by up to that many steps (:func:`.estimate.refine`) of ``method`` (:func:`.estimate.method`: a plate's
+    default ``field``, conjugate gradients on a correction of the decoded field, :mod:`.correction`; ``weights``, Adam
+    on a copy of the weights minimising the physics' energy, with the run's ``pde`` term where it trains with both, a
+    plate's load work the band-limited load's, on clamped edges alone on a 6× grid, :func:`.estimate.refinement_loss`,
+    the learning rate from ``lr`` (None: :data:`.estimate.LR`) by ``schedule`` over the steps,
+    :func:`.estimate.learning_rate`, by default cosine for a plate, constant for Darcy, :func:`.estimate.schedule_for`);
+    keeping the iterate of the lowest energy (by the method's energy; the weights': its bending on a 4× grid), whose
     estimate is at most 0.4 times the trained answer's, :data:`.estimate.FACTOR`, with its energy below the trained
-    answer's by 2e-4 of its size, :data:`.estimate.FALL`, or any iterate's where the trained
-    answer's energy is not below 0 or its own fell below it by a quarter of its size, else the trained answer;
-    ``tol``, ``every`` as there). Keys: ``prediction``, ``estimate``, ``flagged``, ``threshold`` (per sample), and
-    with ``refine`` ``estimate_before``, ``energy_before`` (the trained answer's energy), ``energy`` (the answer's
-    returned), ``refine_steps`` and the derived
-    fields of the answer returned (the plate's moments ``mx, my, mxy``, each ``(batch, s, s, 1)``: those of the kept
-    weights, as :func:`derived_model` gives the trained weights', which they are for an input left as trained).
-    A case without physics is one line."""
+    answer's by 2e-4 of its size, :data:`.estimate.FALL`, or any iterate's where the trained answer's energy is not
+    below 0 or its own fell below it by a quarter of its size, else the trained answer; ``tol`` as there, ``every`` by
+    default :data:`.estimate.EVERY` of the method). Keys: ``prediction``, ``estimate``, ``flagged``, ``threshold`` (per
+    sample), and with ``refine`` ``estimate_before``, ``energy_before`` (the trained answer's energy), ``energy`` (the
+    answer's returned), ``refine_steps`` and the derived fields of the answer returned (the plate's moments ``mx, my,
+    mxy``, each ``(batch, s, s, 1)``: those of the kept answer, as :func:`derived_model` gives the trained weights',
+    which they are for an input left as trained). A case without physics is one line."""
     if cfg.source.name not in PHYSICS or not cfg.kind.field:
         raise UserError(f"{run_dir}: no error estimate: it needs an operator with physics (data.generator "
                         f"{' or '.join(PHYSICS)}, model.type {' or '.join(FIELD_TYPES)}); this one has "
@@ -98,16 +97,29 @@ def estimate_model(cfg: FnoCase, run_dir: str):
         return at, estimate.estimator(op, at)
 
     @functools.cache
-    def refining(s: int, lr: float, steps: int, schedule: str):  # the refinement's steps and energy there, made once
-        at, _ = on(s)
+    def weighted(s: int, lr: float, steps: int, schedule: str):  # fine-tuning the weights there, made once
+        at, run = on(s)
         loss = estimate.refinement_loss(at, cfg.training.terms)
         choice = estimate.refinement_loss(at, cfg.training.terms, estimate.CHOICE_QUADRATURE)
-        return (*estimate.refiner(op, at, loss, lr, steps, schedule), estimate.objective(op, at, choice))
+        return (run, *estimate.refiner(op, at, loss, lr, steps, schedule), estimate.objective(op, at, choice),
+                lambda x: params, fields)
 
-    def fn(x, refine: int = 0, tol: float | None = None, every: int = 10, lr: float | None = None,
-           schedule: str | None = None) -> dict:
+    @functools.cache
+    def corrected(s: int):  # correcting the decoded field there, made once
+        at, _ = on(s)
+        basis = correction.Basis(s, cfg.source.edge_power(cfg.data.params))
+        model = correction.corrected(op, basis)
+        loss = correction.energy_of(at)
+        start, tx, advance = correction.conjugate_gradients(model, loss)
+        lifted = correction.lift(params, jax.tree_util.tree_leaves(params)[0].dtype, basis)
+        return (estimate.estimator(model, at), tx, advance, estimate.objective(model, at, loss),
+                lambda x: start(lifted, stats, x),
+                None if derived is None else jax.jit(derived_fields(model, derived, cfg.source.grid)))
+
+    def fn(x, refine: int = 0, tol: float | None = None, every: int | None = None, lr: float | None = None,
+           schedule: str | None = None, method: str | None = None) -> dict:
         s = _grid(x, x_shape[-1], cfg)
-        _, run = on(s)
+        at, run = on(s)
         threshold = estimate.threshold_for(calibrations, s)
         if not refine:
             pred, guess = run(params, stats, x)
@@ -116,16 +128,18 @@ def estimate_model(cfg: FnoCase, run_dir: str):
             if not cfg.model.vanish_on_edges:
                 raise UserError(f"{run_dir}: --refine minimises the physics' energy, bounded below only among fields "
                                 "that vanish on the edges: it needs a model trained with model.vanish_on_edges")
-            tx, advance, energy = refining(s, estimate.LR if lr is None else lr, refine,
-                                           schedule or estimate.schedule_for(on(s)[0]))
-            each = [estimate.refine(run, tx, advance, params, stats, x[i:i + 1], refine, tol, every, energy,
-                                    floor=estimate.FLOOR * threshold) for i in range(len(x))]
+            method = estimate.method(at, method, lr, schedule)
+            run, tx, advance, energy, begin, values = corrected(s) if method == "field" else weighted(
+                s, estimate.LR if lr is None else lr, refine, schedule or estimate.schedule_for(at))
+            every = every or estimate.EVERY[method]
+            each = [estimate.refine(run, tx, advance, begin(x[i:i + 1]), stats, x[i:i + 1], refine, tol, every,
+                                    energy, floor=estimate.FLOOR * threshold) for i in range(len(x))]
             out = {k: np.concatenate([e[k] for e in each])
                    for k in ("prediction", "estimate", "estimate_before", "energy_before", "energy")}
             out["refine_steps"] = np.concatenate([e["steps"] for e in each])
-            if fields is not None:  # the derived fields of each input's kept weights
-                values = [fields(e["params"], stats, x[i:i + 1]) for i, e in enumerate(each)]
-                out.update({k: np.concatenate([np.asarray(v[k]) for v in values]) for k in derived.derived_names})
+            if values is not None:  # the derived fields of each input's kept answer
+                got = [values(e["params"], stats, x[i:i + 1]) for i, e in enumerate(each)]
+                out.update({k: np.concatenate([np.asarray(v[k]) for v in got]) for k in derived.derived_names})
         return {**out, "flagged": out["estimate"] >= threshold, "threshold": np.full(len(x), threshold)}
 
     return fn

@@ -185,3 +185,22 @@ def test_on_a_grid_the_parameter_gradient_is_the_series_one():
     grads = [jax.jit(jax.grad(loss), static_argnums=1)(params, grid) for grid in (False, True)]
     for want, got in zip(*(jax.tree_util.tree_leaves(g) for g in grads)):
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-9, atol=1e-12)
+
+
+def test_a_field_plus_another_has_their_summed_values_and_partials_on_a_grid():
+    """``u.plus(v)``: values and partials up to order 2 at a grid's points (:meth:`Field.on_grid`) and values
+    anywhere are the two fields' summed; :func:`interpolant` alone is a :class:`Field` like a decoded one."""
+    u = fno_field.decode(model(2, (3, 2)), inputs((9, 8), batch=1), padding=(2, 1))
+    rng = np.random.default_rng(3)
+    re, im = (jnp.asarray(rng.normal(size=(8, 5, 1, 1))) for _ in range(2))
+    v = fno_field.interpolant(re, im, (8, 8), (1 / 8, 1 / 7))
+    axes = [np.linspace(0, 1, 9), np.linspace(0, 1, 8)]
+    x = jnp.asarray(fno_field.grid_points(axes))
+    alphas = [alpha for n in range(3) for alpha in ad.multi_indices(2, n)]
+    got = jax.jit(ad.derivatives(u.plus(v).on_grid(axes, 2), alphas))(x)
+    each = [jax.jit(ad.derivatives(f.on_grid(axes, 2), alphas))(x) for f in (u, v)]
+    for alpha in alphas:
+        np.testing.assert_allclose(np.asarray(got[alpha]), np.asarray(each[0][alpha] + each[1][alpha]), rtol=1e-12,
+                                   atol=1e-12)
+    far = jnp.asarray(rng.uniform(size=(5, 2)))
+    np.testing.assert_allclose(np.asarray(u.plus(v)(far)), np.asarray(u(far) + v(far)), rtol=1e-12)
