@@ -133,7 +133,9 @@ def estimate_model(cfg: FnoCase, run_dir: str):
                 s, estimate.LR if lr is None else lr, refine, schedule or estimate.schedule_for(at))
             every = every or estimate.EVERY[method]
             each = [estimate.refine(run, tx, advance, begin(x[i:i + 1]), stats, x[i:i + 1], refine, tol, every,
-                                    energy, floor=estimate.FLOOR * threshold) for i in range(len(x))]
+                                    energy, floor=estimate.FLOORS[method] * threshold, fall=estimate.FALLS[method],
+                                    reasons=estimate.RULES[method])
+                    for i in range(len(x))]
             out = {k: np.concatenate([e[k] for e in each])
                    for k in ("prediction", "estimate", "estimate_before", "energy_before", "energy")}
             out["refine_steps"] = np.concatenate([e["steps"] for e in each])
