@@ -76,7 +76,7 @@ TARGET = 0.10  # the true relative error the flag is for
 FACTOR = 0.4  # a refined iterate is kept only if its estimate is at most this share of the trained answer's
 DROP = 0.25  # or where its energy fell below the trained answer's by this share of its own size (admissible)
 FALL = 2e-4  # admitted by its estimate's fall only where its energy fell too, by this share of its size (admissible)
-REASONS = ("estimate", "zero", "drop", "fall")  # why an iterate may replace the trained answer (admitted_by)
+REASONS = ("estimate", "zero", "drop")  # why an iterate may replace the trained answer (admitted_by)
 FLOOR = 0.5  # inputs estimated below this share of the flag threshold are not refined (operator_estimate.md)
 WORK = "band"  # a plate refinement's load work (physics.Plate.work): that of the band-limited load, exact for its modes
 LR = 1e-3  # the refinement's first learning rate where the caller gives none (predict's lr=None)
@@ -148,27 +148,22 @@ def schedule_for(physics) -> str:
 
 
 METHODS = ("weights", "field")  # how an answer is refined: fine-tuning the weights, or correcting the decoded field
-EVERY = {"weights": 10, "field": 100}  # steps between two estimates where the caller gives none (field: 85 ms each)
-# by method, the reasons that admit an iterate (admitted_by) and the share of the flag threshold below which an input
-# is left as trained: the weights' iterates need their estimate's clear fall, since their energy (trapezoid) can
-# fall while the answer moves away; the field correction's energy (Gauss-Legendre) is the energy norm's, so its fall
-# alone admits, on every input, by a share of its size that only float32's rounding stays under (over the clamped
-# run's 200 test loads any fall admitted made none worse, mean 0.0095 -> 0.00091; with 2e-4, 61 admitted, 0.0043:
-# docs/notes/operator_estimate.md, session 53)
-RULES = {"weights": ("estimate", "zero", "drop"), "field": ("fall",)}
-FLOORS = {"weights": FLOOR, "field": 0.0}
-FALLS = {"weights": FALL, "field": 1e-6}
+EVERY = {"weights": 10, "field": 100}  # steps between two estimates where the caller gives none (field: 85 ms each
+# at 33²: 15.7 s an input every 10, 7.2 s every 100, over 1000 iterations)
 
 
 def method(physics, chosen: str | None = None, lr: float | None = None, schedule: str | None = None) -> str:
-    """The refinement's method for ``physics`` (:data:`METHODS`): ``chosen``, else ``field`` for a plate
-    (:mod:`.correction`: conjugate gradients on a correction of the decoded field, 17 times faster and closer on
-    the clamped hard loads, docs/notes/operator_estimate.md, session 53) and ``weights`` otherwise (Darcy: its
-    terms read the output on the grid, not a decoded field). A method not of :data:`METHODS`, ``field`` for
-    physics without a plate's energy, or a learning rate or schedule given to ``field`` (it has neither) is one
-    line."""
+    """The refinement's method for ``physics`` (:data:`METHODS`): ``chosen``, by default ``weights``. ``field``
+    (:mod:`.correction`: conjugate gradients on a correction of the decoded field) is a plate's only: on its
+    33² loads about ten times faster than the weights and within 1e-2 in ``w`` and 3e-2 in the moments on every
+    clamped hard load, none of the 200 clamped and 50 simply supported test loads at 33² worse; not the default
+    because on the 17² grid of ``plate_operator_quick``'s training it made one of its 50 test loads 3.3 times worse
+    (a load given by its values at 17 points read as the band-limited load of those work values: the discrete
+    problem's own answer 6.6 % off where the operator's was 2 %; docs/notes/operator_estimate.md, session 53).
+    A method not of :data:`METHODS`, ``field`` for physics without a plate's energy (Darcy's terms read the output
+    on the grid), or a learning rate or schedule given to ``field`` (it has neither) is one line."""
     plate = getattr(physics, "work", None) is not None
-    chosen = chosen or ("field" if plate else "weights")
+    chosen = chosen or "weights"
     if chosen not in METHODS:
         raise UserError(f"refinement method {chosen!r}: one of {', '.join(METHODS)}")
     if chosen == "field" and not plate:
@@ -231,41 +226,35 @@ def objective(op, physics, loss: Callable) -> Callable:
 
 
 def admitted_by(guess: float, first: float, factor: float = FACTOR, energy_first: float | None = None,
-                energy: float | None = None, drop: float = DROP, fall: float | None = FALL,
-                reasons: tuple[str, ...] = RULES["weights"]) -> list[str]:
-    """The reasons (of ``reasons``, of :data:`REASONS`) by which a refined iterate of estimate ``guess`` and energy
-    ``energy`` may replace the trained answer of estimate ``first`` and energy ``energy_first`` (either energy None:
-    not known):
+                energy: float | None = None, drop: float = DROP, fall: float | None = FALL) -> list[str]:
+    """The reasons (:data:`REASONS`) by which a refined iterate of estimate ``guess`` and energy ``energy`` may
+    replace the trained answer of estimate ``first`` and energy ``energy_first`` (either energy None: not known):
     ``estimate``, its estimate at most ``factor`` times the trained one's (``factor`` 1: not above it) and, where
     both energies are known, its energy below the trained answer's by at least ``fall`` times its size (None: no
     such condition); ``zero``, the trained answer's energy not below 0, a zero field's; ``drop``, its energy
-    negative and below the trained answer's by at least ``drop`` times its size (the module's docstring); ``fall``,
-    its energy below the trained answer's by at least ``fall`` times its size (:data:`RULES`)."""
+    negative and below the trained answer's by at least ``drop`` times its size (the module's docstring)."""
     fell, size = (None, 0.0) if energy_first is None or energy is None else (energy_first - energy, abs(energy))
     held = {"estimate": guess <= factor * first and (fell is None or fall is None or fell >= fall * size),
             "zero": energy_first is not None and energy_first >= 0.0,
-            "drop": fell is not None and energy is not None and energy < 0.0 and fell >= drop * size,
-            "fall": fell is not None and fall is not None and fell >= fall * size}
-    return [reason for reason in reasons if held[reason]]
+            "drop": fell is not None and energy is not None and energy < 0.0 and fell >= drop * size}
+    return [reason for reason in REASONS if held[reason]]
 
 
 def admissible(guess: float, first: float, factor: float = FACTOR, energy_first: float | None = None,
-               energy: float | None = None, drop: float = DROP, fall: float | None = FALL,
-               reasons: tuple[str, ...] = RULES["weights"]) -> bool:
+               energy: float | None = None, drop: float = DROP, fall: float | None = FALL) -> bool:
     """Whether a refined iterate may replace the trained answer: by any reason of :func:`admitted_by`."""
-    return bool(admitted_by(guess, first, factor, energy_first, energy, drop, fall, reasons))
+    return bool(admitted_by(guess, first, factor, energy_first, energy, drop, fall))
 
 
 def refine(estimate: Callable, tx, advance: Callable, params, stats, x, steps: int, tol: float | None = None,
            every: int = 10, energy: Callable | None = None, factor: float = FACTOR, floor: float = 0.0,
-           fall: float | None = FALL, reasons: tuple[str, ...] = RULES["weights"]) -> dict:
+           fall: float | None = FALL) -> dict:
     """One input ``x (1, s..., c)`` refined (the module's docstring): up to ``steps`` steps of ``advance``
     (:func:`refiner`), ``every`` at a time, each time the ``estimate`` (:func:`estimator`) of the new weights. Among
     the iterates whose estimate is at most ``factor`` times the trained weights' (:func:`admissible`; with
     ``energy`` (:func:`objective`) only those whose energy fell below the trained weights' by ``fall`` of its size
     (:data:`FALL`; None: no such condition), and every iterate where the trained weights' energy is not below 0 or
-    its own fell by :data:`DROP` of its size below it; ``reasons``: those of :func:`admitted_by` that admit, the
-    weights' by default, the field correction's its energy's fall alone, :data:`RULES`), it keeps the
+    its own fell by :data:`DROP` of its size below it), it keeps the
     one of the smallest estimate, or with ``energy`` of the smallest energy; the trained weights if there is none.
     Stops early once the kept weights' estimate is below ``tol``; an input estimated below ``floor`` is returned as
     trained (no step). ``{"prediction", "estimate" (the kept weights'), "estimate_before", "energy_before" (the
@@ -277,7 +266,7 @@ def refine(estimate: Callable, tx, advance: Callable, params, stats, x, steps: i
 
     def rank(p, guess: float) -> float:  # smaller is better
         own = None if energy is None else float(energy(p, stats, x))
-        if not admissible(guess, first, factor, start, own, fall=fall, reasons=reasons):
+        if not admissible(guess, first, factor, start, own, fall=fall):
             return np.inf
         return guess if own is None else own
 

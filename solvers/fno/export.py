@@ -67,21 +67,21 @@ def estimate_model(cfg: FnoCase, run_dir: str):
     operator's predictions with each sample's error estimate (:func:`.estimate.estimator`) and flag (``estimate >=
     threshold``, the threshold of the run's calibration, :func:`calibration`), for inputs ``(batch, s, s, c)`` in the
     dataset's layout; ``refine`` > 0: each input estimated at or above half the flag threshold (:data:`.estimate.FLOOR`)
-    refined by up to that many steps (:func:`.estimate.refine`) of ``method`` (:func:`.estimate.method`: a plate's
-    default ``field``, conjugate gradients on a correction of the decoded field, :mod:`.correction`; ``weights``, Adam
-    on a copy of the weights minimising the physics' energy, with the run's ``pde`` term where it trains with both, a
-    plate's load work the band-limited load's, on clamped edges alone on a 6× grid, :func:`.estimate.refinement_loss`,
-    the learning rate from ``lr`` (None: :data:`.estimate.LR`) by ``schedule`` over the steps,
-    :func:`.estimate.learning_rate`, by default cosine for a plate, constant for Darcy, :func:`.estimate.schedule_for`);
-    keeping the iterate of the lowest energy (by the method's energy; the weights': its bending on a 4× grid), whose
-    estimate is at most 0.4 times the trained answer's, :data:`.estimate.FACTOR`, with its energy below the trained
-    answer's by 2e-4 of its size, :data:`.estimate.FALL`, or any iterate's where the trained answer's energy is not
-    below 0 or its own fell below it by a quarter of its size, else the trained answer; ``tol`` as there, ``every`` by
-    default :data:`.estimate.EVERY` of the method). Keys: ``prediction``, ``estimate``, ``flagged``, ``threshold`` (per
-    sample), and with ``refine`` ``estimate_before``, ``energy_before`` (the trained answer's energy), ``energy`` (the
-    answer's returned), ``refine_steps`` and the derived fields of the answer returned (the plate's moments ``mx, my,
-    mxy``, each ``(batch, s, s, 1)``: those of the kept answer, as :func:`derived_model` gives the trained weights',
-    which they are for an input left as trained). A case without physics is one line."""
+    refined by up to that many steps (:func:`.estimate.refine`) of ``method`` (:func:`.estimate.method`: by default
+    ``weights``; a plate's ``field``, conjugate gradients on a correction of the decoded field, :mod:`.correction`;
+    ``weights``, Adam on a copy of the weights minimising the physics' energy, with the run's ``pde`` term where it
+    trains with both, a plate's load work the band-limited load's, on clamped edges alone on a 6× grid,
+    :func:`.estimate.refinement_loss`, the learning rate from ``lr`` (None: :data:`.estimate.LR`) by ``schedule`` over
+    the steps, :func:`.estimate.learning_rate`, by default cosine for a plate, constant for Darcy,
+    :func:`.estimate.schedule_for`); keeping the iterate of the lowest energy (by the method's energy; the weights': its
+    bending on a 4× grid), whose estimate is at most 0.4 times the trained answer's, :data:`.estimate.FACTOR`, with its
+    energy below the trained answer's by 2e-4 of its size, :data:`.estimate.FALL`, or any iterate's where the trained
+    answer's energy is not below 0 or its own fell below it by a quarter of its size, else the trained answer; ``tol``
+    as there, ``every`` by default :data:`.estimate.EVERY` of the method). Keys: ``prediction``, ``estimate``,
+    ``flagged``, ``threshold`` (per sample), and with ``refine`` ``estimate_before``, ``energy_before`` (the trained
+    answer's energy), ``energy`` (the answer's returned), ``refine_steps`` and the derived fields of the answer returned
+    (the plate's moments ``mx, my, mxy``, each ``(batch, s, s, 1)``: those of the kept answer, as :func:`derived_model`
+    gives the trained weights', which they are for an input left as trained). A case without physics is one line."""
     if cfg.source.name not in PHYSICS or not cfg.kind.field:
         raise UserError(f"{run_dir}: no error estimate: it needs an operator with physics (data.generator "
                         f"{' or '.join(PHYSICS)}, model.type {' or '.join(FIELD_TYPES)}); this one has "
@@ -133,9 +133,7 @@ def estimate_model(cfg: FnoCase, run_dir: str):
                 s, estimate.LR if lr is None else lr, refine, schedule or estimate.schedule_for(at))
             every = every or estimate.EVERY[method]
             each = [estimate.refine(run, tx, advance, begin(x[i:i + 1]), stats, x[i:i + 1], refine, tol, every,
-                                    energy, floor=estimate.FLOORS[method] * threshold, fall=estimate.FALLS[method],
-                                    reasons=estimate.RULES[method])
-                    for i in range(len(x))]
+                                    energy, floor=estimate.FLOOR * threshold) for i in range(len(x))]
             out = {k: np.concatenate([e[k] for e in each])
                    for k in ("prediction", "estimate", "estimate_before", "energy_before", "energy")}
             out["refine_steps"] = np.concatenate([e["steps"] for e in each])

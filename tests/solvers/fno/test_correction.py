@@ -87,13 +87,15 @@ def test_every_correction_keeps_the_clamped_edges_and_adds_to_the_answer_s_first
 
 
 def test_the_refinement_method_is_the_field_s_for_a_plate_and_the_weights_otherwise_and_a_wrong_one_is_one_line():
-    """:func:`.estimate.method`: a plate's default ``field``, Darcy's ``weights``; an unknown method, ``field`` for
-    Darcy, or a learning rate or schedule given to ``field`` is one line."""
+    """:func:`.estimate.method`: ``weights`` by default, ``field`` for a plate when asked; an unknown method,
+    ``field`` for Darcy, or a learning rate or schedule given to ``field`` is one line."""
     plate, darcy = Plate(1.0, 0.3, 9), object()
-    assert estimate.method(plate) == "field" and estimate.method(darcy) == "weights"
+    assert estimate.method(plate) == "weights" and estimate.method(darcy) == "weights"
+    assert estimate.method(plate, "field") == "field"
     assert estimate.method(plate, "weights", lr=1e-2) == "weights"
-    for kwargs, says in (({"chosen": "newton"}, "one of weights, field"), ({"lr": 1e-2}, "conjugate gradients"),
-                         ({"schedule": "cosine"}, "conjugate gradients")):
+    for kwargs, says in (({"chosen": "newton"}, "one of weights, field"),
+                         ({"chosen": "field", "lr": 1e-2}, "conjugate gradients"),
+                         ({"chosen": "field", "schedule": "cosine"}, "conjugate gradients")):
         with pytest.raises(UserError, match=says):
             estimate.method(plate, **kwargs)
     with pytest.raises(UserError, match="method 'weights'"):
