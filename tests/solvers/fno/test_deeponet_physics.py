@@ -108,6 +108,9 @@ def test_a_plate_deeponet_learns_from_a_tenth_of_the_labels_and_the_physics(tmp_
     np.testing.assert_allclose(plain["prediction"], model.predict(x)["prediction"], rtol=1e-6)
     assert np.all(refined["estimate"] <= refined["estimate_before"] * (1 + 1e-6))
     np.testing.assert_allclose(refined["estimate_before"], plain["estimate"], rtol=1e-5)
+    corrected = model.predict(x, refine=20, every=10, method="field")  # the trunk's field corrected by a series
+    assert np.all(corrected["energy"] <= corrected["energy_before"] + 1e-12)
+    assert np.all(np.isfinite(corrected["prediction"]))
 
 
 def test_dihedral_augmentation_turns_the_labelled_batches_and_trains_with_the_physics(tmp_path):
