@@ -152,10 +152,8 @@ def conjugate_gradients(op: Operator, loss: Callable) -> tuple[Callable, Iterati
     def start(params, stats, x):
         v = _variables(params)
         unit = jax.tree_util.tree_map(jnp.zeros_like, v)
-        along_a = _dot(hessian_times(v, {**unit, "a": jnp.ones_like(v["a"])}, params, stats, x),
-                       {**unit, "a": jnp.ones_like(v["a"])})
-        constant = {**unit, "c": unit["c"].at[0, 0, 0].set(1.0)}
-        along_c = _dot(hessian_times(v, constant, params, stats, x), constant)
+        share, constant = {**unit, "a": jnp.ones_like(v["a"])}, {**unit, "c": unit["c"].at[0, 0, 0].set(1.0)}
+        along_a, along_c = (_dot(hessian_times(v, e, params, stats, x), e) for e in (share, constant))
         scale = jnp.sqrt(along_c / along_a)  # 1 where that is no number (a load of no work at the grid's points)
         return {**params, "scale": jnp.where(jnp.isfinite(scale) & (scale > 0), scale, 1.0).astype(v["a"].dtype)}
 

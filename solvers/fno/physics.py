@@ -167,16 +167,14 @@ class Plate:
         w = _on_grid(field, s, 0)(jnp.asarray(self.points()[0], x.dtype))[..., 0].T.reshape(batch, s, s)
         return _relative(delta, w[:, 1:-1, 1:-1] - delta)
 
-    def weights(self, fine: bool = False) -> np.ndarray:
-        """Quadrature weights ``(n²,)`` on the closed grid of the training points (Simpson's rule where their
-        ``s - 1`` intervals are even, else the trapezoid rule) or, ``fine``, on the grid ``refine`` times finer
-        (the trapezoid rule), in the grids' order."""
-        n = (self.resolution - 1) * (self.refine if fine else 1)
-        h = np.full(n + 1, 1.0 / n)
-        h[[0, -1]] /= 2
-        if not fine and n % 2 == 0:
-            h[1:-1] *= np.where(np.arange(1, n) % 2, 4.0, 2.0) / 3.0
-            h[[0, -1]] *= 2.0 / 3.0
+    def weights(self) -> np.ndarray:
+        """Quadrature weights ``(s²,)`` on the closed grid of the training points, in its order: Simpson's rule where
+        its ``s - 1`` intervals are even, else the trapezoid rule (:func:`nodes`; the energy's finer grid has its
+        own there)."""
+        n = self.resolution - 1
+        h = nodes(n)[1]
+        if n % 2 == 0:
+            h = h * np.concatenate([[2.0 / 3.0], np.where(np.arange(1, n) % 2, 4.0, 2.0) / 3.0, [2.0 / 3.0]])
         return np.outer(h, h).ravel()
 
     def energy(self, field: Callable, x):
@@ -196,8 +194,7 @@ class Plate:
         fine = jnp.asarray(grid_points([t, t]), x.dtype)
         band = self.work == "band"
         w_fine, laplacian = self.evaluate(lambda d: (d["w"] if band else None, d.lap("w")),
-                                          field.on_grid([t, t], 2) if isinstance(field, Field) else field,
-                                          fine, local=isinstance(field, Field))
+                                          _local(field, t, 2), fine, local=isinstance(field, Field))
         fine_weight = jnp.asarray(np.outer(h, h).ravel(), x.dtype)[:, None]
         bending = jnp.sum(fine_weight * laplacian ** 2, 0)
         weight = jnp.asarray(self.weights(), x.dtype)[:, None]
@@ -264,9 +261,15 @@ def band_limited(s: int, cells: int, gauss: int = 0) -> np.ndarray:
 
 def _on_grid(field: Callable, n: int, order: int) -> Callable:
     """The decoded field as its local Taylor polynomials of degree ``order`` around the points of the closed
-    ``n``-point grid of the unit square (:meth:`sciml.nn.fno_field.Field.on_grid`: the same values and partials
-    up to ``order`` there, cheaper to differentiate); a plain function of the points as it is."""
-    return field.on_grid([np.linspace(0.0, 1.0, n)] * 2, order) if isinstance(field, Field) else field
+    ``n``-point grid of the unit square (:func:`_local`)."""
+    return _local(field, np.linspace(0.0, 1.0, n), order)
+
+
+def _local(field: Callable, axis: np.ndarray, order: int) -> Callable:
+    """The decoded field as its local Taylor polynomials of degree ``order`` around the points of the grid ``axis ×
+    axis`` (:meth:`sciml.nn.fno_field.Field.on_grid`: the same values and partials up to ``order`` there, cheaper
+    to differentiate); a plain function of the points as it is."""
+    return field.on_grid([axis, axis], order) if isinstance(field, Field) else field
 
 
 def _loads(x):
