@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CASE ?= cases/plate.yaml
 
-.PHONY: run test view lint-imports lint install bench docs clean
+.PHONY: run test view lint-imports lint install install-docs bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +58,8 @@ DOCS_STAMP := $(VENV)/.installed-docs
 $(DOCS_STAMP): $(STAMP)
 	$(BIN)/python -m pip install -q -e ".[dev,docs]"
 	touch $(DOCS_STAMP)
+
+install-docs: $(DOCS_STAMP)
 
 docs: $(DOCS_STAMP) view
 	MPLBACKEND=Agg $(BIN)/mkdocs build --strict --clean

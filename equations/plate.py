@@ -288,14 +288,17 @@ def rectangular(domain: Domain) -> bool:
 
 
 def _contract(d: Fields, field: str, vectors) -> jnp.ndarray | float:
-    """``Σ v1_i v2_j ... ∂_ij... field``: the derivative along the given per-point vectors ``(N, dim)``."""
+    """``Σ v1_i v2_j ... ∂_ij... field``: the derivative along the given per-point vectors ``(N, dim)``, or their
+    components already taken (a tuple of ``(N,)`` arrays, as :func:`edge` hands them: each component is then
+    sliced once for all of an edge's terms, not once per term and call)."""
     dim = len(d.coords)
+    components = [v if isinstance(v, tuple) else tuple(v[..., i] for i in range(dim)) for v in vectors]
     total = 0.0
     for idx in itertools.product(range(dim), repeat=len(vectors)):
         key = field + "_" + "".join(d.coords[i] for i in idx)
         weight = 1.0
-        for v, i in zip(vectors, idx):
-            weight = weight * v[..., i]
+        for c, i in zip(components, idx):
+            weight = weight * c[i]
         total = total + weight * d[key]
     return total
 
@@ -437,7 +440,8 @@ def edge(kind: str, d: Fields, normal, nu, aspect=1.0, varying: bool = False, cu
     if not unstretched(aspect):
         stretch = lambda v: jnp.stack([v[..., 0], v[..., 1] / aspect], axis=-1)
         normal, tangent = stretch(normal), stretch(tangent)
-    return EDGE_RULES[kind](d, normal, tangent, nu, varying, curvature)
+    split = lambda v: tuple(v[..., i] for i in range(v.shape[-1]))
+    return EDGE_RULES[kind](d, split(normal), split(tangent), nu, varying, curvature)
 
 
 def potential(D, bend, work):

@@ -8,19 +8,21 @@ with a diverging map centred at zero; one of a single sign with a sequential map
 Labels carry units where the case gives them (:func:`label`). Within :func:`disabled` (``sciml run
 --no-plots``, ``sciml.run_case(..., plots=False)``), or where the environment sets ``SCIML_PLOTS=off`` and no
 :func:`writing` block says otherwise, :func:`save` writes nothing: the figures cost about 0.3-1 s of CPU each, a
-good part of a small run. ``SCIML_PLOTS=only:loss,w`` (or a :func:`writing` block given those names) writes
-those figures alone (the file names without ``.png``), the others built but not drawn.
+good part of a small run, so the runs hand :func:`save` the function that builds each figure and it is not even
+built. ``SCIML_PLOTS=only:loss,w`` (or a :func:`writing` block given those names) writes those figures alone (the
+file names without ``.png``), the others not built.
 """
 from __future__ import annotations
 
 import contextlib
 import contextvars
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import CenteredNorm, Normalize
+from matplotlib.figure import Figure
 
 from .io.atomic import atomic_path
 
@@ -62,11 +64,17 @@ def writes(path: str | None = None) -> bool:
     return on
 
 
-def save(fig, path: str, dpi: int = 110, tight: bool = True) -> None:
-    """Write ``fig`` as a PNG at ``path`` atomically (when :func:`writes` it) and close it."""
-    if writes(path):
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, format="png", dpi=dpi, **({"bbox_inches": "tight"} if tight else {}))
+def save(fig: Figure | Callable[[], Figure], path: str, dpi: int = 110, tight: bool = True) -> None:
+    """Write ``fig`` as a PNG at ``path`` atomically (when :func:`writes` it) and close it. ``fig`` may be the
+    function that builds the figure: it is called only when the figure is written (a run's figures cost nothing
+    when off)."""
+    if not writes(path):
+        if isinstance(fig, Figure):
+            plt.close(fig)
+        return
+    fig = fig if isinstance(fig, Figure) else fig()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=dpi, bbox_inches="tight" if tight else None)
     plt.close(fig)
 
 

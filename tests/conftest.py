@@ -26,7 +26,7 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 for _flag, _value in (("xla_backend_optimization_level", "0"), ("xla_cpu_use_fusion_emitters", "false")):
     if _flag not in os.environ.get("XLA_FLAGS", ""):
         os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} --{_flag}={_value}".strip()
-os.environ["SCIML_PLOTS"] = "off"  # figures built, not written (:func:`_figures`)
+os.environ["SCIML_PLOTS"] = "off"  # figures not built, none written (:func:`_figures`)
 if os.environ.get("SCIML_CACHE_DIR", os.environ.get("SCIML_TEST_CACHE")) == os.environ.get("SCIML_TEST_CACHE"):
     # unset, or this folder inherited from the pytest process that started this one
     os.environ["SCIML_CACHE_DIR"] = os.environ["SCIML_TEST_CACHE"] = tempfile.mkdtemp(prefix="sciml-test-cache-")
@@ -91,8 +91,9 @@ def pytest_configure(config):
 
 @pytest.fixture(autouse=True)
 def _figures(request, monkeypatch):
-    """The suite's runs build their figures but write none (``SCIML_PLOTS=off``, set above for this process and
-    those it starts: drawing a PNG costs about 0.4 s, half the time of a small run's end); a test marked
+    """The suite's runs neither build nor write their figures (``SCIML_PLOTS=off``, set above for this process and
+    those it starts: drawing a PNG costs about 0.4 s, half the time of a small run's end, and building the figure
+    about 0.1 s; every kind of figure is written by a marked test); a test marked
     ``figures`` writes them, in process and in the processes it starts: those it names alone
     (``@pytest.mark.figures("loss", "w")``, as ``SCIML_PLOTS=only:loss,w``), else all."""
     from sciml import plots

@@ -88,6 +88,24 @@ def test_sciml_plots_off_in_the_environment_writes_nothing_unless_a_writing_bloc
         assert plots.writes()
 
 
+@pytest.mark.figures
+def test_a_figure_handed_as_its_builder_is_built_only_when_written(tmp_path):
+    built = []
+
+    def build():
+        built.append(1)
+        return plots.figure()[0]
+
+    with plots.disabled():
+        plots.save(build, str(tmp_path / "off.png"))
+    assert not built and not (tmp_path / "off.png").exists()  # off: not even built
+    with plots.writing(frozenset({"on"})):
+        plots.save(build, str(tmp_path / "skipped.png"))
+        plots.save(build, str(tmp_path / "on.png"))
+    assert len(built) == 1 and sorted(p.name for p in tmp_path.iterdir()) == ["on.png"]
+    assert not plt.get_fignums()  # the built figure was closed after writing
+
+
 def test_only_the_named_figures_are_written_by_environment_or_block(tmp_path, monkeypatch):
     monkeypatch.setenv("SCIML_PLOTS", "only:loss, w")
     with plots.writing(None):  # the environment's say: the figures named (file names without .png)

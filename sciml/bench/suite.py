@@ -29,7 +29,7 @@ beside the suite file by default): an error above ``baseline * (1 + tolerance.er
 ``baseline * (1 - tolerance.speed)`` or a cost above ``baseline / (1 - tolerance.speed)`` fails, naming the
 entry and metric. ``--update-baseline`` writes this run's values into that file (entries not run are kept).
 ``--no-plots``: the entries' processes write no figures (``SCIML_PLOTS=off`` in the environment they inherit;
-their figures are still built, their numbers the same), the report draws its own as always: CI's smoke phase
+their figures are not even built, their numbers the same), the report draws its own as always: CI's smoke phase
 runs so (its entries wrote 93 PNGs, about 0.4 s of CPU each, that nobody reads there).
 """
 from __future__ import annotations

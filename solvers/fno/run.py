@@ -49,6 +49,7 @@ import hashlib
 import json
 import os
 import time
+from functools import partial
 
 import jax
 import jax.numpy as jnp
@@ -548,8 +549,8 @@ class _Fno:
                     results[f"rel_l2_{r}_decoded"], _ = evaluate(decoded, self.host(state), split,
                                                                  cfg.evaluation.batch_size)
         if out is not None and run.rows:
-            plots.save(fno_plots.history(run.rows, f"{cfg.case}: training"), os.path.join(out, "plots", "history.png"),
-                       dpi=90)
+            plots.save(partial(fno_plots.history, run.rows, f"{cfg.case}: training"),
+                       os.path.join(out, "plots", "history.png"), dpi=90)
         last = last_k(run.rows, cfg.evaluation.last_k)
         if not self.quiet:
             s_per_epoch = float(np.mean(self.epoch_times)) if self.epoch_times else 0.0
@@ -592,7 +593,7 @@ def _final_evaluation(cfg: FnoCase, eval_fn, state, tests: dict, out: str | None
     fields_h5.write(os.path.join(out, "fields.h5"), cfg.case, cfg.source.name, cfg.data.resolution, samples)
     for r, (_, grid, arrays) in samples.items():
         for i in range(min(keep, len(arrays["prediction"]))):
-            fig = fno_plots.sample(grid, arrays["inputs"][i], arrays["outputs"][i], arrays["prediction"][i],
-                                   f"{cfg.case}, s = {r}, test sample {i}")
-            plots.save(fig, os.path.join(out, "plots", f"test_{r}_{i}.png"), dpi=90)
+            plots.save(partial(fno_plots.sample, grid, arrays["inputs"][i], arrays["outputs"][i],
+                               arrays["prediction"][i], f"{cfg.case}, s = {r}, test sample {i}"),
+                       os.path.join(out, "plots", f"test_{r}_{i}.png"), dpi=90)
     return results

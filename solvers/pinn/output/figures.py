@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
@@ -26,7 +27,8 @@ def write(out: str, case: str, equation, ev, pred: dict, std: dict | None, refer
         if std is not None:
             spread_plots(ev, pred, std, reference, os.path.join(out, "plots"), equation.units)
     if rows:
-        plots.save(plots.loss_history(rows, f"{case}: loss", phases, errors), os.path.join(out, "plots", "loss.png"))
+        plots.save(partial(plots.loss_history, rows, f"{case}: loss", phases, errors),
+                   os.path.join(out, "plots", "loss.png"))
 
 
 def spread_plots(ev, pred: dict, std: dict, reference: dict | None, folder: str, units) -> None:
@@ -40,13 +42,13 @@ def spread_plots(ev, pred: dict, std: dict, reference: dict | None, folder: str,
     j = X.shape[1] // 2
     for k in std:
         level = pinn_plots.Level(X, Y, spread[k], None, where)
-        plots.save(pinn_plots.field_maps([level], f"{k}_std", {**units, f"{k}_std": units.get(k)}),
+        plots.save(partial(pinn_plots.field_maps, [level], f"{k}_std", {**units, f"{k}_std": units.get(k)}),
                    os.path.join(folder, f"{k}_std.png"))
         line = {"s_axis": X[:, j], "mean": mean[k][:, j], "std": spread[k][:, j], "band": ensemble.BAND,
                 "ref": ref[k][:, j] if k in ref else None, "ylabel": plots.label(k, units.get(k)),
                 "xlabel": plots.label("x", units.get("x")),
                 "title": f"{k} along x at y = {Y[0, j]:.3g}" + (f", {where}" if where else "")}
-        plots.save(pinn_plots.band(line), os.path.join(folder, f"{k}_band.png"))
+        plots.save(partial(pinn_plots.band, line), os.path.join(folder, f"{k}_band.png"))
 
 
 def plots_and_checks(predict: Callable, equation, ev, pred, reference, out: str | None) -> dict:
@@ -62,12 +64,13 @@ def plots_and_checks(predict: Callable, equation, ev, pred, reference, out: str 
         notes.extend(check.notes)
         if out is not None:
             for name, prof in check.profiles.items():
-                plots.save(pinn_plots.profile(prof), os.path.join(folder, f"{name}.png"))
+                plots.save(partial(pinn_plots.profile, prof), os.path.join(folder, f"{name}.png"))
             for name, m in check.maps.items():
                 level = pinn_plots.Level(m["X"], m["Y"], m["values"], None, m["where"])
-                plots.save(pinn_plots.field_maps([level], m["field"], units), os.path.join(folder, f"{name}.png"))
+                plots.save(partial(pinn_plots.field_maps, [level], m["field"], units),
+                           os.path.join(folder, f"{name}.png"))
             for name, sr in check.series.items():  # the curves also as numbers, a column each
-                plots.save(pinn_plots.series(sr), os.path.join(folder, f"{name}.png"))
+                plots.save(partial(pinn_plots.series, sr), os.path.join(folder, f"{name}.png"))
                 points.write(os.path.join(folder, f"{name}.csv"), np.asarray(sr["t"], float)[:, None], ["t"],
                              sr["curves"])
     if out is None or not ev.gridded:
@@ -79,10 +82,10 @@ def plots_and_checks(predict: Callable, equation, ev, pred, reference, out: str 
         planes.append((grids[0][index], grids[1][index], p2, r2, where))
     for k in pred:
         levels = [pinn_plots.Level(X, Y, p2[k], r2.get(k), where) for X, Y, p2, r2, where in planes]
-        plots.save(pinn_plots.field_maps(levels, k, units), os.path.join(folder, f"{k}.png"))
+        plots.save(partial(pinn_plots.field_maps, levels, k, units), os.path.join(folder, f"{k}.png"))
     index, where = evaluation.plane(ev)
     p2 = evaluation.on_plane(ev, pred, index) or {}
     if "u" in p2 and "v" in p2:
-        fig = pinn_plots.flow(grids[0][index], grids[1][index], p2["u"], p2["v"], where, units)
-        plots.save(fig, os.path.join(folder, "flow.png"))
+        plots.save(partial(pinn_plots.flow, grids[0][index], grids[1][index], p2["u"], p2["v"], where, units),
+                   os.path.join(folder, "flow.png"))
     return result

@@ -24,7 +24,7 @@ TINY = ["equation.start.time=0.2", "equation.start.cells_per_diameter=10", "equa
         "equation.check_times=21"]
 
 
-@pytest.mark.figures("vorticity_1")
+@pytest.mark.figures("vorticity_1", "u", "cylinder_forces", "mass_flux")  # a check map, planes in time, series
 def test_datagen_makes_the_start_and_a_run_begins_from_it(tmp_path, capsys):
     path = str(tmp_path / "start.h5")
     overrides = [f"equation.start.path={path}", *TINY]
@@ -56,7 +56,8 @@ def test_datagen_makes_the_start_and_a_run_begins_from_it(tmp_path, capsys):
     assert summary["windows"] == 2 and summary["status"] == "completed"
     m = summary["metrics"]
     assert np.isfinite(m["c_D_lbm_rms_diff"]) and np.isfinite(m["c_L_lbm_rms_diff"]) and "St_lbm" not in m
-    assert os.path.isfile(tmp_path / "run" / "plots" / "vorticity_1.png")
+    assert all(os.path.isfile(tmp_path / "run" / "plots" / f"{name}.png")
+               for name in ("vorticity_1", "u", "cylinder_forces", "mass_flux"))
     header = (tmp_path / "run" / "plots" / "cylinder_forces.csv").read_text().splitlines()[0]
     assert header == "t,c_D,c_L,c_D (surface),c_L (surface),c_D (lattice Boltzmann),c_L (lattice Boltzmann)"
     # the two windows exported as one model: its velocity gradients give the run's force history (issue 74)
