@@ -59,21 +59,14 @@ def test_nan_stops_and_keeps_last_good_checkpoint(tmp_path, monkeypatch):
     assert all(np.isfinite(v).all() for v in leaves if v.dtype.kind == "f")
 
 
-def test_resume_continues_exactly(tmp_path):
-    full, _ = train(tmp_path, "full", training__adam__steps=40)
-    half, folder = train(tmp_path, "resumed", training__adam__steps=20)
-    case = cases.load(write_case(tmp_path, name="again.yaml", training__adam__steps=40))
-    resumed = driver.train(case.config, str(folder), resume=str(folder), quiet=True)
-    assert resumed["steps"] == 40
-    np.testing.assert_allclose(resumed["metrics"]["rel_l2_w"], full["metrics"]["rel_l2_w"], rtol=1e-9)
-
-
 @pytest.mark.parametrize("where", ["adam", "bfgs"])
 def test_resume_continues_exactly_on_the_points_drawn_since(tmp_path, monkeypatch, where):
     """New points during Adam (``sampling.resample_every``) or the dense BFGS (``training.lbfgs.resample_every``,
     the estimate kept): a resume draws as many batches again from the stage's stream (the checkpoint's
     ``draws``), so it trains on the points in use at the save and ends where an uninterrupted run does. The dense
-    BFGS matrix counts as large here: ``latest.prev`` holds no optimizer, ``latest`` the whole state."""
+    BFGS matrix counts as large here: ``latest.prev`` holds no optimizer, ``latest`` the whole state. A finished
+    run resumed with more steps (the plain resume, without new points, ends as an uninterrupted run does in
+    :func:`test_sigterm_mid_run_checkpoints_and_resume_continues_exactly`)."""
     monkeypatch.setattr(loop, "ALONE_BYTES", 0 if where == "bfgs" else loop.ALONE_BYTES)
     each = {"adam": dict(sampling__resample_every=10),
             "bfgs": dict(training__lbfgs__method="bfgs", training__lbfgs__resample_every=10,
