@@ -173,15 +173,15 @@ def method(physics, chosen: str | None = None, lr: float | None = None, schedule
 
 def default_method(physics, trained: int | None = None, lr: float | None = None,
                    schedule: str | None = None) -> str:
-    """The method a refinement takes when none is chosen: ``field`` for a plate on a grid finer than ``trained``
-    (the operator's training grid, ``data.resolution``) with no learning rate or schedule given, else ``weights``.
-    Measured on ``plate_operator_quick`` (docs/notes/operator_estimate.md, session 54; 1000 steps): at 33² the field
-    made none of its 50 test loads worse (mean 0.0249 → 0.0044) nor of 50 fresh draws of their kind (0.0200 →
-    0.0046; at 25² none either, 0.0281 → 0.0052; 65² not measured), and on 27 loads of other kinds brought every refined one within 1.1e-4 (session 53); at 17², its
-    training grid, it made one test load 3.3 times worse and two fresh draws 1.1 and 1.3 times (a random load given
-    by its values at 17 points, read as work values: the grid's discrete answer further off than the operator
-    trained on that grid), where the weights made no test load worse (one fresh draw 1.045 times). On its own
-    training grid an operator keeps the weights (``plate_operator_clamped``'s 33² included: there both methods made
+    """The method a refinement takes when none is chosen: ``field`` for a plate on a grid finer than ``trained`` (the
+    operator's training grid, ``data.resolution``) with no learning rate or schedule given, else ``weights``. Measured
+    on ``plate_operator_quick`` (docs/notes/operator_estimate.md, session 54; 1000 steps): at 33² the field made none of
+    its 50 test loads worse (mean 0.0249 → 0.0044) nor of 50 fresh draws of their kind (0.0200 → 0.0046; at 25² none
+    either, 0.0281 → 0.0052; 65² not measured), and on 27 loads of other kinds brought every refined one within 1.1e-4
+    (session 53); at 17², its training grid, it made one test load 3.3 times worse and two fresh draws 1.1 and 1.3 times
+    (a random load given by its values at 17 points, read as work values: the grid's discrete answer further off than
+    the operator trained on that grid), where the weights made no test load worse (one fresh draw 1.045 times). On its
+    own training grid an operator keeps the weights (``plate_operator_clamped``'s 33² included: there both methods made
     none of its 200 test loads worse, sessions 52-53)."""
     plate = getattr(physics, "work", None) is not None
     finer = plate and trained is not None and physics.resolution > trained
