@@ -324,10 +324,11 @@ def parser() -> argparse.ArgumentParser:
                         "the trained answer; inputs estimated below half the flag threshold are left as trained "
                         "(implies --estimate)")
     q.add_argument("--method", choices=("field", "weights"),
-                   help="with --refine: 'weights' (the default) fine-tunes a copy of the weights by Adam; 'field' "
-                        "(a plate's only) corrects the decoded field by STEPS conjugate-gradient iterations on the "
-                        "plate's energy: about ten times faster and closer at 33^2, but on a 17^2 grid it can make "
-                        "an in-distribution answer worse")
+                   help="with --refine: 'weights' fine-tunes a copy of the weights by Adam; 'field' (a plate's "
+                        "only) corrects the decoded field by STEPS conjugate-gradient iterations on the plate's "
+                        "energy: about ten times faster and closer on a grid finer than the training grid, but on "
+                        "the training grid it can make an in-distribution answer worse. Default: 'field' for a plate "
+                        "on a grid finer than its training grid (without --lr), else 'weights'")
     q.add_argument("--tol", type=float, metavar="T", help="with --refine: stop once the estimate is below T")
     q.add_argument("--every", type=_positive, metavar="K",
                    help="with --refine: evaluate the estimate every K steps (default 100 for --method field, 10 for "

@@ -15,9 +15,11 @@
   error estimate (``estimate``, ``(batch,)``: its physics' estimate of the relative L2 error), the calibrated flag
   threshold (``threshold``) and ``flagged`` (``estimate >= threshold``: the calibration on the run's test set puts
   every test sample more than 10 % off at or above it); ``refine=STEPS`` (``tol``, ``every``; ``method``:
-  ``weights``, the default, fine-tunes a copy of the weights by Adam, its ``lr`` 1e-3 if None and ``schedule``
+  ``weights`` fine-tunes a copy of the weights by Adam, its ``lr`` 1e-3 if None and ``schedule``
   ``cosine`` for a plate or ``constant`` for Darcy; ``field``, a plate's only, corrects the decoded field by STEPS
-  conjugate-gradient iterations on the plate's energy, ``sciml.solvers.fno.correction``) refines each
+  conjugate-gradient iterations on the plate's energy, ``sciml.solvers.fno.correction``; None: ``field`` for a plate
+  on a grid finer than its training grid with no ``lr`` or ``schedule``, else ``weights``,
+  ``estimate.default_method``) refines each
   input estimated at or above half the flag threshold, keeping, among the iterates whose estimate fell to 0.4 times
   the trained answer's or below (all of them
   where the trained answer's energy is not below 0 or the iterate's fell below it by a quarter of its size), the one

@@ -253,17 +253,17 @@ for kind, true, est, flag in zip(kinds, errors(guess["prediction"]), guess["esti
 
 # %% [markdown]
 # **Refine a flagged answer.** `run.predict(q, refine=STEPS)` improves the answer for that one load by the plate's
-# energy alone (no solution needed). By default it fine-tunes a copy of the weights by Adam (PINO's instance-wise
-# fine-tuning); `method="field"` corrects the decoded field instead: the answer becomes `(1 + a) w₀ + E^p c`, the
-# operator's field `w₀` scaled plus a trigonometric series `c` times the edge factor (so the edge conditions still
-# hold), and `STEPS` conjugate-gradient iterations minimise the energy (its bending by Gauss-Legendre quadrature)
-# over `a` and `c`; where the operator's answer is far off, `a` goes to -1 and the series alone answers. On 33² loads
-# the correction is about ten times faster and closer (on clamped edges 7 s an input where the weights take 69);
-# on a 17² grid it can make an in-distribution answer worse, so it is not the default. Either way it keeps an answer
-# only where it is admissible: its estimate fell clearly (to 0.4 × the trained answer's) while its energy fell too
-# (by 2e-4 of its size at least), or its energy fell below the trained answer's by a quarter of its own size, or the
-# trained answer's energy was not below 0 (no better than a zero field). Where none is, and for loads estimated below
-# half the flag threshold, it returns the trained answer.
+# energy alone (no solution needed). On the training grid it fine-tunes a copy of the weights by Adam by default (PINO's
+# instance-wise fine-tuning); `method="field"` (the default on a finer grid) corrects the decoded field instead: the
+# answer becomes `(1 + a) w₀ + E^p c`, the operator's field `w₀` scaled plus a trigonometric series `c` times the edge
+# factor (so the edge conditions still hold), and `STEPS` conjugate-gradient iterations minimise the energy (its bending
+# by Gauss-Legendre quadrature) over `a` and `c`; where the operator's answer is far off, `a` goes to -1 and the series
+# alone answers. On 33² loads the correction is about ten times faster and closer (on clamped edges 7 s an input where
+# the weights take 69); on the 17² training grid it can make an in-distribution answer worse, so it is not the default
+# there. Either way it keeps an answer only where it is admissible: its estimate fell clearly (to 0.4 × the trained
+# answer's) while its energy fell too (by 2e-4 of its size at least), or its energy fell below the trained answer's by a
+# quarter of its own size, or the trained answer's energy was not below 0 (no better than a zero field). Where none is,
+# and for loads estimated below half the flag threshold, it returns the trained answer.
 
 # %%
 steps = 200 if SMALL else 1000  # conjugate-gradient iterations

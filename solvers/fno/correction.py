@@ -26,9 +26,10 @@ the constant mode's (:func:`start`; one order of magnitude off and ``a`` had not
 
 Against fine-tuning the weights (:func:`.estimate.refiner`): on the full clamped run's hard loads the weights took
 1000 Adam steps and 69 s an input for ``w`` within 3.5 % and moments 4-23 %; the correction 1000 iterations and
-7 s an input through ``predict`` (4 s the iterations alone) for ``w`` within 0.13 % and moments within 2.8 %. Not
-the default: on the 17² grid of ``plate_operator_quick`` it made one of 50 test loads 3.3 times worse, where the
-grid's discrete problem is further from the truth than the operator (docs/notes/operator_estimate.md, session 53).
+7 s an input through ``predict`` (4 s the iterations alone) for ``w`` within 0.13 % and moments within 2.8 %. The
+default only on a grid finer than the training grid (:func:`.estimate.default_method`): on the 17² grid of
+``plate_operator_quick``'s training it made one of 50 test loads 3.3 times worse, where the grid's discrete problem
+is further from the truth than the operator (docs/notes/operator_estimate.md, sessions 53-54).
 """
 from __future__ import annotations
 

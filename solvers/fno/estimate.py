@@ -152,18 +152,14 @@ EVERY = {"weights": 10, "field": 100}  # steps between two estimates where the c
 # at 33²: 15.7 s an input every 10, 7.2 s every 100, over 1000 iterations)
 
 
-def method(physics, chosen: str | None = None, lr: float | None = None, schedule: str | None = None) -> str:
-    """The refinement's method for ``physics`` (:data:`METHODS`): ``chosen``, by default ``weights``. ``field``
-    (:mod:`.correction`: conjugate gradients on a correction of the decoded field) is a plate's only: on its
-    33² loads about ten times faster than the weights and within 1e-2 in ``w`` and 3e-2 in the moments on every
-    clamped hard load, none of the 200 clamped and 50 simply supported test loads at 33² worse; not the default
-    because on the 17² grid of ``plate_operator_quick``'s training it made one of its 50 test loads 3.3 times worse
-    (a load given by its values at 17 points read as the band-limited load of those work values: the discrete
-    problem's own answer 6.6 % off where the operator's was 2 %; docs/notes/operator_estimate.md, session 53).
-    A method not of :data:`METHODS`, ``field`` for physics without a plate's energy (Darcy's terms read the output
-    on the grid), or a learning rate or schedule given to ``field`` (it has neither) is one line."""
+def method(physics, chosen: str | None = None, lr: float | None = None, schedule: str | None = None,
+           trained: int | None = None) -> str:
+    """The refinement's method for ``physics`` (:data:`METHODS`): ``chosen``, else :func:`default_method`.
+    ``field`` (:mod:`.correction`: conjugate gradients on a correction of the decoded field) is a plate's only. A
+    method not of :data:`METHODS`, ``field`` for physics without a plate's energy (Darcy's terms read the output on
+    the grid), or a learning rate or schedule given to ``field`` (it has neither) is one line."""
     plate = getattr(physics, "work", None) is not None
-    chosen = chosen or "weights"
+    chosen = chosen or default_method(physics, trained, lr, schedule)
     if chosen not in METHODS:
         raise UserError(f"refinement method {chosen!r}: one of {', '.join(METHODS)}")
     if chosen == "field" and not plate:
@@ -173,6 +169,23 @@ def method(physics, chosen: str | None = None, lr: float | None = None, schedule
         raise UserError("a learning rate or schedule is for refinement method 'weights': 'field' solves its "
                         "correction by conjugate gradients")
     return chosen
+
+
+def default_method(physics, trained: int | None = None, lr: float | None = None,
+                   schedule: str | None = None) -> str:
+    """The method a refinement takes when none is chosen: ``field`` for a plate on a grid finer than ``trained`` (the
+    operator's training grid, ``data.resolution``) with no learning rate or schedule given, else ``weights``. Measured
+    on ``plate_operator_quick`` (docs/notes/operator_estimate.md, session 54; 1000 steps): at 33² the field made none of
+    its 50 test loads worse (mean 0.0249 → 0.0044) nor of 50 fresh draws of their kind (0.0200 → 0.0046; at 25² none
+    either, 0.0281 → 0.0052; 65² not measured), and on 27 loads of other kinds brought every refined one within 1.1e-4
+    (session 53); at 17², its training grid, it made one test load 3.3 times worse and two fresh draws 1.1 and 1.3 times
+    (a random load given by its values at 17 points, read as work values: the grid's discrete answer further off than
+    the operator trained on that grid), where the weights made no test load worse (one fresh draw 1.045 times). On its
+    own training grid an operator keeps the weights (``plate_operator_clamped``'s 33² included: there both methods made
+    none of its 200 test loads worse, sessions 52-53)."""
+    plate = getattr(physics, "work", None) is not None
+    finer = plate and trained is not None and physics.resolution > trained
+    return "field" if finer and lr is None and schedule is None else "weights"
 
 
 def refiner(op, physics, loss: Callable, lr: float, steps: int | None = None,

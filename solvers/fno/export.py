@@ -68,7 +68,8 @@ def estimate_model(cfg: FnoCase, run_dir: str):
     threshold``, the threshold of the run's calibration, :func:`calibration`), for inputs ``(batch, s, s, c)`` in the
     dataset's layout; ``refine`` > 0: each input estimated at or above half the flag threshold (:data:`.estimate.FLOOR`)
     refined by up to that many steps (:func:`.estimate.refine`) of ``method`` (:func:`.estimate.method`: by default
-    ``weights``; a plate's ``field``, conjugate gradients on a correction of the decoded field, :mod:`.correction`;
+    ``field`` for a plate on a grid finer than the training grid, else ``weights``, :func:`.estimate.default_method`;
+    a plate's ``field``, conjugate gradients on a correction of the decoded field, :mod:`.correction`;
     ``weights``, Adam on a copy of the weights minimising the physics' energy, with the run's ``pde`` term where it
     trains with both, a plate's load work the band-limited load's, on clamped edges alone on a 6× grid,
     :func:`.estimate.refinement_loss`, the learning rate from ``lr`` (None: :data:`.estimate.LR`) by ``schedule`` over
@@ -128,7 +129,7 @@ def estimate_model(cfg: FnoCase, run_dir: str):
             if not cfg.model.vanish_on_edges:
                 raise UserError(f"{run_dir}: --refine minimises the physics' energy, bounded below only among fields "
                                 "that vanish on the edges: it needs a model trained with model.vanish_on_edges")
-            method = estimate.method(at, method, lr, schedule)
+            method = estimate.method(at, method, lr, schedule, cfg.data.resolution)
             run, tx, advance, energy, begin, values = corrected(s) if method == "field" else weighted(
                 s, estimate.LR if lr is None else lr, refine, schedule or estimate.schedule_for(at))
             every = every or estimate.EVERY[method]

@@ -86,17 +86,24 @@ def test_every_correction_keeps_the_clamped_edges_and_adds_to_the_answer_s_first
                                    rtol=1e-12)
 
 
-def test_the_refinement_method_is_the_field_s_for_a_plate_and_the_weights_otherwise_and_a_wrong_one_is_one_line():
-    """:func:`.estimate.method`: ``weights`` by default, ``field`` for a plate when asked; an unknown method,
-    ``field`` for Darcy, or a learning rate or schedule given to ``field`` is one line."""
-    plate, darcy = Plate(1.0, 0.3, 9), object()
-    assert estimate.method(plate) == "weights" and estimate.method(darcy) == "weights"
-    assert estimate.method(plate, "field") == "field"
-    assert estimate.method(plate, "weights", lr=1e-2) == "weights"
+def test_the_default_method_is_the_field_s_for_a_plate_finer_than_its_training_grid_and_a_wrong_one_is_one_line():
+    """:func:`.estimate.method`: by default ``field`` for a plate on a grid finer than the training grid (none
+    given: ``weights``), ``weights`` on the training grid or a coarser one, with a learning rate or schedule, and for
+    Darcy; ``field`` for a plate when asked; an unknown method, ``field`` for Darcy, or a learning rate or schedule
+    given to ``field`` is one line."""
+    darcy = object()
+    plate = lambda s: Plate(1.0, 0.3, s)
+    assert estimate.method(plate(33), trained=17) == "field"
+    assert [estimate.method(plate(s), trained=17) for s in (17, 9)] == ["weights", "weights"]
+    assert estimate.method(plate(33)) == "weights" and estimate.method(darcy, trained=17) == "weights"
+    assert estimate.method(plate(33), lr=1e-2, trained=17) == "weights"
+    assert estimate.method(plate(33), schedule="constant", trained=17) == "weights"
+    assert estimate.method(plate(9), "field", trained=17) == "field"
+    assert estimate.method(plate(33), "weights", lr=1e-2) == "weights"
     for kwargs, says in (({"chosen": "newton"}, "one of weights, field"),
                          ({"chosen": "field", "lr": 1e-2}, "conjugate gradients"),
                          ({"chosen": "field", "schedule": "cosine"}, "conjugate gradients")):
         with pytest.raises(UserError, match=says):
-            estimate.method(plate, **kwargs)
+            estimate.method(plate(9), **kwargs)
     with pytest.raises(UserError, match="method 'weights'"):
         estimate.method(darcy, "field")

@@ -340,3 +340,28 @@ def test_a_plate_s_field_refinement_corrects_the_decoded_field_and_brings_a_mode
         assert error(got[name], series[name]) < 0.05, (name, error(got[name], series[name]))
     with pytest.raises(UserError, match="conjugate gradients"):
         model.predict(inputs, refine=10, lr=1e-2, method="field")
+
+
+def test_a_refinement_without_a_method_corrects_the_field_on_a_finer_grid_and_the_weights_on_the_training_grid(
+        trained, model):
+    """``predict(x, refine=STEPS)`` with no method (:func:`.estimate.default_method`): on 17², finer than the 9² of
+    the training, the field's correction, the same answer as ``method="field"`` (which moves it off the trained
+    one); on 9² and with a learning rate the weights' fine-tuning, the same as ``method="weights"``."""
+    _, _, x, _ = trained
+    amplitude = float(np.sqrt(np.mean(x ** 2)))
+    fine, _ = mode_load(2, 1, 17, amplitude)
+    coarse, _ = mode_load(2, 1, 9, amplitude)
+    fine, coarse = fine.astype(np.float32), coarse.astype(np.float32)
+    plain = model.predict(fine, estimate=True)["prediction"]
+    field = model.predict(fine, refine=20, every=10, method="field")
+    assert field["refine_steps"].tolist() == [20] and np.abs(field["prediction"] - plain).max() > 1e-3 * np.abs(
+        plain).max()
+    for got, want in ((model.predict(fine, refine=20, every=10), field),
+                      (model.predict(coarse, refine=20, every=10), model.predict(coarse, refine=20, every=10,
+                                                                                 method="weights")),
+                      (model.predict(fine, refine=20, every=10, lr=1e-2),
+                       model.predict(fine, refine=20, every=10, lr=1e-2, method="weights"))):
+        np.testing.assert_allclose(got["prediction"], want["prediction"], rtol=1e-6, atol=1e-12)
+        np.testing.assert_allclose(got["energy"], want["energy"], rtol=1e-6)
+    weights = model.predict(fine, refine=20, every=10, lr=1e-2)
+    assert np.abs(weights["prediction"] - field["prediction"]).max() > 1e-3 * np.abs(plain).max()
