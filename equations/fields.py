@@ -55,7 +55,6 @@ class Fields:
     def __init__(self, x, values: Mapping[Request, jnp.ndarray], fields, coords, aliases: Aliases | None = None):
         self.points, self._values, self.fields, self.coords = x, values, tuple(fields), tuple(coords)
         self.aliases = dict(aliases or {})
-        self._taken: dict = {}  # (field, request) -> its column, taken once (each is an equation of the trace)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -63,9 +62,7 @@ class Fields:
         return self.fields + tuple(a for a in self.aliases if a not in self.fields)
 
     def _get(self, field: str, request: Request):
-        if (field, request) not in self._taken:
-            self._taken[field, request] = self._values[request][..., self.fields.index(field)]
-        return self._taken[field, request]
+        return self._values[request][..., self.fields.index(field)]
 
     def _resolve(self, field: str, request: Request):
         """A request on ``field`` as ``(coefficient, network output, request)``."""
