@@ -287,17 +287,20 @@ def rectangular(domain: Domain) -> bool:
     return tuple(domain.parts) == RECTANGLE and set(domain.pieces) == set(RECTANGLE)
 
 
+def _components(v) -> tuple:
+    """The components ``(N,)`` of per-point vectors ``v (N, dim)``, each sliced once (a slice is an equation of the
+    trace) for all the terms that read it."""
+    return tuple(v[..., i] for i in range(v.shape[-1]))
+
+
 def _contract(d: Fields, field: str, vectors) -> jnp.ndarray | float:
-    """``Σ v1_i v2_j ... ∂_ij... field``: the derivative along the given per-point vectors ``(N, dim)``, or their
-    components already taken (a tuple of ``(N,)`` arrays, as :func:`edge` hands them: each component is then
-    sliced once for all of an edge's terms, not once per term and call)."""
-    dim = len(d.coords)
-    components = [v if isinstance(v, tuple) else tuple(v[..., i] for i in range(dim)) for v in vectors]
+    """``Σ v1_i v2_j ... ∂_ij... field``: the derivative along the given per-point vectors, each as its
+    :func:`_components`."""
     total = 0.0
-    for idx in itertools.product(range(dim), repeat=len(vectors)):
+    for idx in itertools.product(range(len(d.coords)), repeat=len(vectors)):
         key = field + "_" + "".join(d.coords[i] for i in idx)
         weight = 1.0
-        for c, i in zip(components, idx):
+        for c, i in zip(vectors, idx):
             weight = weight * c[i]
         total = total + weight * d[key]
     return total
@@ -440,8 +443,7 @@ def edge(kind: str, d: Fields, normal, nu, aspect=1.0, varying: bool = False, cu
     if not unstretched(aspect):
         stretch = lambda v: jnp.stack([v[..., 0], v[..., 1] / aspect], axis=-1)
         normal, tangent = stretch(normal), stretch(tangent)
-    split = lambda v: tuple(v[..., i] for i in range(v.shape[-1]))
-    return EDGE_RULES[kind](d, split(normal), split(tangent), nu, varying, curvature)
+    return EDGE_RULES[kind](d, _components(normal), _components(tangent), nu, varying, curvature)
 
 
 def potential(D, bend, work):
@@ -575,7 +577,7 @@ class KirchhoffPlate(Equation):
         """An edge's conditions (:func:`edge`); in the energy form those that hold ``w`` (:data:`HELD_RULES`)."""
         kind = self.config.edge(part)
         if self.config.form == "energy":
-            return HELD_RULES[kind](d, normal)
+            return HELD_RULES[kind](d, _components(normal))
         return edge(kind, d, normal, self.nu, self.s, self.varying, self.curvature(part))
 
     def curvature(self, part: str) -> float:
@@ -612,7 +614,7 @@ class KirchhoffPlate(Equation):
             return {"corner": (corners, self.corner)}
         _, before, after = self.free_corners()
         turn = lambda n: np.stack([-n[:, 1], n[:, 0]], axis=-1)
-        n1, t1, n2, t2 = (jnp.asarray(v) for v in (before, turn(before), after, turn(after)))
+        n1, t1, n2, t2 = (_components(jnp.asarray(v)) for v in (before, turn(before), after, turn(after)))
         return {"corner": (corners, lambda d: {"mxy": 0.5 * (_contract(d, "w", (n2, t2))
                                                             - _contract(d, "w", (n1, t1)))})}
 

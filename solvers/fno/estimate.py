@@ -139,12 +139,17 @@ def learning_rate(lr: float, steps: int | None = None, schedule: str = "constant
     return optax.cosine_decay_schedule(lr, int(steps), alpha=decay)
 
 
+def _plate(physics) -> bool:
+    """Whether ``physics`` is a plate's (it has a load work; Darcy's has none)."""
+    return getattr(physics, "work", None) is not None
+
+
 def schedule_for(physics) -> str:
     """The refinement's default learning-rate schedule for ``physics``: :data:`SCHEDULE` (cosine) for a plate, whose
     refinement it was measured on (docs/notes/operator_estimate.md, session 50), ``constant`` for others (Darcy:
     the cosine's smaller late steps left a contrast of 30 at 0.0104 after 500 steps where the constant rate reached
     0.0044, the same trained run)."""
-    return SCHEDULE if getattr(physics, "work", None) is not None else "constant"
+    return SCHEDULE if _plate(physics) else "constant"
 
 
 METHODS = ("weights", "field")  # how an answer is refined: fine-tuning the weights, or correcting the decoded field
@@ -158,7 +163,7 @@ def method(physics, chosen: str | None = None, lr: float | None = None, schedule
     ``field`` (:mod:`.correction`: conjugate gradients on a correction of the decoded field) is a plate's only. A
     method not of :data:`METHODS`, ``field`` for physics without a plate's energy (Darcy's terms read the output on
     the grid), or a learning rate or schedule given to ``field`` (it has neither) is one line."""
-    plate = getattr(physics, "work", None) is not None
+    plate = _plate(physics)
     chosen = chosen or default_method(physics, trained, lr, schedule)
     if chosen not in METHODS:
         raise UserError(f"refinement method {chosen!r}: one of {', '.join(METHODS)}")
@@ -183,7 +188,7 @@ def default_method(physics, trained: int | None = None, lr: float | None = None,
     the operator trained on that grid), where the weights made no test load worse (one fresh draw 1.045 times). On its
     own training grid an operator keeps the weights (``plate_operator_clamped``'s 33² included: there both methods made
     none of its 200 test loads worse, sessions 52-53)."""
-    plate = getattr(physics, "work", None) is not None
+    plate = _plate(physics)
     finer = plate and trained is not None and physics.resolution > trained
     return "field" if finer and lr is None and schedule is None else "weights"
 
@@ -222,7 +227,7 @@ def refinement_loss(physics, terms, quadrature: int = 0) -> Callable:
     the higher modes stayed 2-6 % off (docs/notes/operator_estimate.md, 2026-12-04). A plate's load work is the
     band-limited load's (:data:`WORK`, ``Plate.work``); ``quadrature``: the bending on a grid at least this many times
     finer (the kept iterate's choice: :data:`CHOICE_QUADRATURE`)."""
-    if getattr(physics, "work", None) is not None:  # a plate: the band-limited load's work (WORK)
+    if _plate(physics):  # a plate: the band-limited load's work (WORK)
         physics = dataclasses.replace(physics, work=WORK, refine=max(physics.refine, quadrature))
     if getattr(physics, "edges", None) == "clamped":  # the energy alone, its bending on the finer grid
         return dataclasses.replace(physics, refine=max(physics.refine, CLAMPED_QUADRATURE)).energy
