@@ -7,12 +7,14 @@ is the linear combination of coefficients the plan prescribes (:mod:`.plan`).
 """
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Callable, Sequence
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.extend import core as jcore
 
 from . import coef as C
 from . import sparse, vmapped
@@ -35,8 +37,8 @@ def run_plan(plan: Plan, f: Callable, x, *, stacked: bool = False, directions: S
     x = jnp.asarray(x)
     if directions is None and vmapped.batched_here(x):  # one point of a vmapped batch: tile the batch
         return vmapped.call(lambda g, xs: run_plan(plan, g, xs, stacked=stacked, chunk=chunk),
-                            lambda g, y: _run(plan, g, y, stacked, list(plan.directions)), f, x)
-    dirs = list(plan.directions if directions is None else directions)
+                            lambda g, y: _run(plan, g, y, stacked, None), f, x)
+    dirs = None if directions is None else list(directions)
     lead = x.shape[:-1]
     m = math.prod(lead)
     if chunk == "auto":
@@ -48,8 +50,9 @@ def run_plan(plan: Plan, f: Callable, x, *, stacked: bool = False, directions: S
     return _run(plan, f, x, stacked, dirs)
 
 
-def _tiled(plan, f, x, dirs, stacked, chunk, lead, m):
+def _tiled(plan, f, x, given, stacked, chunk, lead, m):
     d = x.shape[-1]
+    dirs = list(plan.directions) if given is None else given
     sparse_dirs = [i for i, v in enumerate(dirs) if isinstance(v, sparse.Direction)]
     per_point = [i for i, v in enumerate(dirs) if v is not None and i not in sparse_dirs and np.ndim(v) > 1]
     n_tiles = -(-m // chunk)
@@ -72,7 +75,7 @@ def _tiled(plan, f, x, dirs, stacked, chunk, lead, m):
             local[i] = v
         for i, v in zip(sparse_dirs, dc[len(per_point):]):
             local[i] = sparse.Direction(v, dirs[i].scale)
-        out = _run(plan, f, xc, stacked, local)
+        out = _run(plan, f, xc, stacked, None if given is None and not (per_point or sparse_dirs) else local)
         return [out[r] for r, _ in plan.readout]  # a list: requests of mixed types do not sort as dict keys
 
     outs = jax.lax.map(lambda a: body(a[0], a[1]), (xs, ds))
@@ -85,11 +88,99 @@ def _tiled(plan, f, x, dirs, stacked, chunk, lead, m):
     return {r: untile(v) for (r, _), v in zip(plan.readout, outs)}
 
 
-def _run(plan: Plan, f: Callable, x, stacked: bool, dirs: Sequence) -> dict:
-    lay, blocks, where = plan.layout(stacked)
+def _run(plan: Plan, f: Callable, x, stacked: bool, dirs: Sequence | None) -> dict:
+    """The requests of ``plan`` for ``f`` at ``x`` along ``dirs`` (None: the plan's own directions, whose
+    propagation, when traced, is cached by ``f``'s shape, :func:`_propagation`; called on values, it runs
+    equation by equation as before, compiling nothing)."""
     closed = jax.make_jaxpr(f)(x)
     if len(closed.out_avals) != 1:
         raise ValueError("the Taylor engine needs f to return a single array")
+    if dirs is None and any(isinstance(a, jax.core.Tracer) for a in (x, *closed.consts)):  # traced: cache it
+        key = _shape_key(closed.jaxpr)
+        if key is not None:
+            values = _propagation(plan, stacked, closed.jaxpr, key)(closed.consts, x)
+            return {r: v for (r, _), v in zip(plan.readout, values)}
+    return _propagate(plan, closed.jaxpr, closed.consts, x, stacked, list(plan.directions) if dirs is None else dirs)
+
+
+_PROPAGATIONS: dict = {}  # (plan, layout, f's jaxpr as text) -> the jitted propagation, the plan and the
+# objects its key names by identity (held, so that no identity is reused while cached)
+_KEPT = 512  # propagations kept (the oldest go first)
+
+
+def _propagation(plan: Plan, stacked: bool, jaxpr, key) -> Callable:
+    """The propagation of ``plan`` through a function of ``jaxpr``'s shape, jitted once for every function of
+    that shape: ``(consts, x) ->`` the requests' values in ``plan.readout``'s order.
+
+    Why: the interpreter's Python walk of ``f``'s equations is what tracing a residual costs most, and a process
+    propagates the same network's shape many times (a problem assembled for a check, a run, each time window, an
+    export; the tests' many small runs of one case). As a jitted function, its jaxpr is traced once for that shape
+    and argument types, and JAX's caches of a jaxpr's derivatives and transposition (keyed on the jaxpr) answer a
+    gradient's trace too. The key is ``f``'s jaxpr as text (shapes, dtypes, literals, every parameter), with each
+    parameter that text cannot vouch for by its own equality (a function, a mesh) or, unhashable or a nested
+    jaxpr's constants, by identity: such objects are held by the entry, so that no identity is reused while it is
+    cached. XLA inlines the call: the compiled program is the same."""
+    text, held = key
+    full = (id(plan), stacked, text)
+    hit = _PROPAGATIONS.get(full)
+    if hit is None:
+        if len(_PROPAGATIONS) >= _KEPT:
+            _PROPAGATIONS.pop(next(iter(_PROPAGATIONS)))
+        dirs = list(plan.directions)
+
+        def propagation(consts, x):  # a list: requests of mixed types do not sort as a pytree's dict keys
+            out = _propagate(plan, jaxpr, consts, x, stacked, dirs)
+            return [out[r] for r, _ in plan.readout]
+
+        hit = (jax.jit(propagation), plan, held)
+        _PROPAGATIONS[full] = hit
+    return hit[0]
+
+
+_PLAIN = (bool, int, float, complex, str, bytes, type(None), np.dtype, np.generic, enum.Enum)
+
+
+def _shape_key(jaxpr):
+    """``(text, held objects)`` naming ``jaxpr``'s function up to its top-level constants' values, or None where
+    a nested jaxpr closes over traced values (its propagation is not cached)."""
+    held: list = []  # the objects the text cannot vouch for
+    named: list = []  # each by its own equality where hashable (a mesh, a function: ==), else by identity
+
+    def by_equality(v) -> bool:
+        held.append(v)
+        try:
+            hash(v)
+            named.append(v)
+        except TypeError:
+            named.append(("id", id(v)))
+        return True
+
+    def plain(v) -> bool:
+        if isinstance(v, _PLAIN):
+            return True
+        if isinstance(v, (tuple, list, frozenset)):
+            return all(plain(a) for a in v)
+        if isinstance(v, jcore.ClosedJaxpr):
+            if any(isinstance(c, jax.core.Tracer) for c in v.consts):
+                return False
+            if v.consts:  # their values are not in the text: the object's identity is
+                held.append(v)
+                named.append(("id", id(v)))
+            return walk(v.jaxpr)
+        if isinstance(v, jcore.Jaxpr):
+            return walk(v)
+        return by_equality(v)
+
+    def walk(j) -> bool:
+        return all(plain(v) for eqn in j.eqns for v in eqn.params.values())
+
+    if not walk(jaxpr):
+        return None
+    return (str(jaxpr), tuple(named)), tuple(held)
+
+
+def _propagate(plan: Plan, jaxpr, consts, x, stacked: bool, dirs: Sequence) -> dict:
+    lay, blocks, where = plan.layout(stacked)
     parts = {}
     for b, ds in enumerate(blocks):
         if b in lay.derived:  # order-1 coefficients formed from the basis on demand
@@ -106,7 +197,7 @@ def _run(plan: Plan, f: Callable, x, stacked: bool, dirs: Sequence) -> dict:
     series = [x] + [None] * K
     if K >= 1:
         series[1] = C.normalize(C.make(lay, 1, parts, x.shape, x.dtype))
-    (ys,) = eval_jaxpr(closed.jaxpr, closed.consts, lay, [series])
+    (ys,) = eval_jaxpr(jaxpr, consts, lay, [series])
     ys = sparse.dense(ys)
     y0 = ys[0]
     out = {}
