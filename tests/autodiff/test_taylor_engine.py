@@ -1,5 +1,7 @@
 """The engine's cache of propagations (``engine._propagation``): traced, a propagation is jitted once per plan and
 shape of ``f``, and every function of that shape gets its own values (its weights, its constants, its literals)."""
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -19,6 +21,11 @@ def _laplacian_nested(g, x):
     return jax.vmap(lambda p: jnp.trace(jax.hessian(g)(p)))(x)
 
 
+def _laplacian_jitted(net):
+    """``(params, x) -> Δ net(params, ·)(x)``, jitted: the engine traced, ``params`` traced values."""
+    return jax.jit(lambda p, x: ad.laplacian(lambda y: net(p, y))(x))
+
+
 @pytest.fixture
 def counted(monkeypatch):
     """How many times the interpreter propagated a plan (each is a trace of its equations)."""
@@ -36,8 +43,8 @@ def test_functions_of_one_shape_share_a_propagation_and_keep_their_own_values(co
         for seed in (0, 1):
             params, net = _net(seed)
             params = jax.tree.map(lambda a: a.astype(jnp.float64), params)
-            got = jax.jit(lambda p, x: ad.laplacian(lambda y: net(p, y))(x))(params, x)
-            np.testing.assert_allclose(got, _laplacian_nested(lambda y: net(params, y), x), rtol=1e-12)
+            got = _laplacian_jitted(net)(params, x)
+            np.testing.assert_allclose(got, _laplacian_nested(functools.partial(net, params), x), rtol=1e-12)
     assert len(counted) == 1  # the second network's weights are traced values of the same shape: no new walk
 
 
@@ -49,8 +56,8 @@ def test_another_literal_or_gradient_is_its_own_propagation_and_exact(counted):
         params = jax.tree.map(lambda a: a.astype(jnp.float64), params)
         for scale in (1.0, 3.0):  # a literal in f's jaxpr: another key
             _, net = _net(0, scale)
-            got = jax.jit(lambda p, x: ad.laplacian(lambda y: net(p, y))(x))(params, x)
-            np.testing.assert_allclose(got, _laplacian_nested(lambda y: net(params, y), x), rtol=1e-12)
+            got = _laplacian_jitted(net)(params, x)
+            np.testing.assert_allclose(got, _laplacian_nested(functools.partial(net, params), x), rtol=1e-12)
         assert len(counted) == 2
 
         def loss(p, nested):  # the gradient through the cached propagation against nested JAX's
@@ -81,5 +88,21 @@ def test_a_nested_jaxpr_closing_over_other_constants_is_not_confused():
         x = x.astype(jnp.float64)
         for c in (np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[0.5, -1.0], [2.0, 0.25]])):
             g = make(c)
-            got = jax.jit(lambda x: ad.laplacian(g)(x))(x)
+            got = jax.jit(ad.laplacian(g))(x)
             np.testing.assert_allclose(got, _laplacian_nested(g, x), rtol=1e-12)
+
+
+def test_the_least_recently_used_propagation_goes_first(counted, monkeypatch):
+    monkeypatch.setattr(engine, "_KEPT", 2)
+    x = jnp.ones((3, 2))
+
+    def laplacian(n: float):  # n a literal of f's jaxpr: a key of its own
+        return jax.jit(lambda x: ad.laplacian(lambda y: jnp.tanh(y * n).sum(-1))(x))(x)
+
+    for n in (2.0, 3.0, 2.0, 4.0):  # 3.0 is the least recently used when 4.0 comes
+        laplacian(n)
+    assert len(counted) == 3 and len(engine._PROPAGATIONS) == 2
+    laplacian(2.0)  # kept: no new walk
+    assert len(counted) == 3
+    laplacian(3.0)  # gone: walked again
+    assert len(counted) == 4

@@ -105,7 +105,7 @@ def _run(plan: Plan, f: Callable, x, stacked: bool, dirs: Sequence | None) -> di
 
 _PROPAGATIONS: dict = {}  # (plan, layout, f's jaxpr as text) -> the jitted propagation, the plan and the
 # objects its key names by identity (held, so that no identity is reused while cached)
-_KEPT = 512  # propagations kept (the oldest go first)
+_KEPT = 256  # propagations kept (the least recently used go first)
 
 
 def _propagation(plan: Plan, stacked: bool, jaxpr, key) -> Callable:
@@ -122,7 +122,7 @@ def _propagation(plan: Plan, stacked: bool, jaxpr, key) -> Callable:
     cached. XLA inlines the call: the compiled program is the same."""
     text, held = key
     full = (id(plan), stacked, text)
-    hit = _PROPAGATIONS.get(full)
+    hit = _PROPAGATIONS.pop(full, None)  # put back last: the least recently used go first
     if hit is None:
         if len(_PROPAGATIONS) >= _KEPT:
             _PROPAGATIONS.pop(next(iter(_PROPAGATIONS)))
@@ -133,7 +133,7 @@ def _propagation(plan: Plan, stacked: bool, jaxpr, key) -> Callable:
             return [out[r] for r, _ in plan.readout]
 
         hit = (jax.jit(propagation), plan, held)
-        _PROPAGATIONS[full] = hit
+    _PROPAGATIONS[full] = hit
     return hit[0]
 
 
