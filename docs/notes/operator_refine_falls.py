@@ -2,13 +2,16 @@
 correction (``predict(x, refine=STEPS, method="field")``) with any fall of the energy admitting the iterate
 (``refine(fall=0)``, no estimate condition, which the package's rules add), so that a rule of the energy's fall
 alone can be judged for any threshold afterwards (the kept iterate is the last one, the energy falling at every
-iteration). ``python operator_refine_falls.py RUN STEPS GRID OUT.npz`` (``GRID`` 0: the training grid)."""
+iteration). ``python operator_refine_falls.py RUN STEPS GRID OUT.npz [last]`` (``GRID`` 0: the training grid;
+``last``: every iterate admitted, the estimate's fall too, so that each refined load's last iterate is scored, as
+``operator_refine_drops.py`` judges the energy's fall alone, session 55)."""
 import functools, sys, time
 import numpy as np
 from sciml import cases, load_run
 from sciml.solvers.fno import data, estimate
 folder, steps, grid, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-estimate.refine = functools.partial(estimate.refine, fall=0.0)
+last = sys.argv[5:] == ["last"]
+estimate.refine = functools.partial(estimate.refine, fall=0.0, **({"factor": np.inf} if last else {}))
 cfg = cases.load(f"{folder}/config.yaml").config
 grid = grid or cfg.data.resolution
 split = data.Split(cfg.data.path, f"test/{grid}")

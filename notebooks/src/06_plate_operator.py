@@ -262,7 +262,8 @@ for kind, true, est, flag in zip(kinds, errors(guess["prediction"]), guess["esti
 # the weights take 69); on the 17² training grid it can make an in-distribution answer worse, so it is not the default
 # there. Either way it keeps an answer only where it is admissible: its estimate fell clearly (to 0.4 × the trained
 # answer's) while its energy fell too (by 2e-4 of its size at least), or its energy fell below the trained answer's by a
-# quarter of its own size, or the trained answer's energy was not below 0 (no better than a zero field). Where none is,
+# share of its own size (1e-2 for the field, a quarter for the weights), or the trained answer's energy was not below 0
+# (no better than a zero field). Where none is,
 # and for loads estimated below half the flag threshold, it returns the trained answer.
 
 # %%

@@ -51,6 +51,16 @@ its lowest 4× energy is at 580 steps, 0.0024 off. Why the band work and a decay
 couples a mode ``m`` with ``s - 1 ± m`` (the moments' floor, :func:`.physics.band_limited`), and Adam at a constant
 1e-3 diverged between 1500 and 2000 steps (docs/notes/operator_estimate.md, session 50).
 
+Why a fall of 1e-2 of its size is enough for the field correction (:data:`DROPS`; :mod:`.correction`): its energy is
+the band-limited load's by Gauss quadrature, which conjugate gradients lower monotonically without exploiting it, so
+a fall of ``T`` of its size says the trained answer is about ``√T`` (10 %) off in energy norm from that energy's
+minimiser. The clamped study's first medium patch needed it (a fresh clone's full run, 2026-12-05: trained 3.8 %
+off in ``w``, 25 % in the moments; its estimate fell only to 0.50 times while the energy fell by 2.4e-2 of its size).
+Over the test sets, every input refined to the last iterate: the largest falls 0.0088 (simply supported, 17²),
+0.022 (33²) and 0.010 (clamped, 200 loads at 33²), every load with a fall of 1e-2 or more made better, none worse;
+at 17² the two made worse had falls of 0.0033 and 0.0041 (docs/notes/operator_estimate.md, session 55). The
+weights keep a quarter: their energy on the 2× grid can be exploited between its points.
+
 Why the estimate's fall admits an iterate only where the energy fell too, by :data:`FALL` (2e-4) of its size: the
 estimate can fall four-fold while the answer moves away from the truth and the energy hardly moves. On clamped edges
 two of the 200 test loads of the full run were made 1.38 and 1.13 times worse so, their energy down by 4.8e-5 and
@@ -75,6 +85,7 @@ from sciml.errors import UserError
 TARGET = 0.10  # the true relative error the flag is for
 FACTOR = 0.4  # a refined iterate is kept only if its estimate is at most this share of the trained answer's
 DROP = 0.25  # or where its energy fell below the trained answer's by this share of its own size (admissible)
+DROPS = {"weights": DROP, "field": 1e-2}  # that share by the refinement's method (the module's docstring)
 FALL = 2e-4  # admitted by its estimate's fall only where its energy fell too, by this share of its size (admissible)
 REASONS = ("estimate", "zero", "drop")  # why an iterate may replace the trained answer (admitted_by)
 FLOOR = 0.5  # inputs estimated below this share of the flag threshold are not refined (operator_estimate.md)
@@ -266,13 +277,13 @@ def admissible(guess: float, first: float, factor: float = FACTOR, energy_first:
 
 def refine(estimate: Callable, tx, advance: Callable, params, stats, x, steps: int, tol: float | None = None,
            every: int = 10, energy: Callable | None = None, factor: float = FACTOR, floor: float = 0.0,
-           fall: float | None = FALL) -> dict:
+           fall: float | None = FALL, drop: float = DROP) -> dict:
     """One input ``x (1, s..., c)`` refined (the module's docstring): up to ``steps`` steps of ``advance``
     (:func:`refiner`), ``every`` at a time, each time the ``estimate`` (:func:`estimator`) of the new weights. Among
     the iterates whose estimate is at most ``factor`` times the trained weights' (:func:`admissible`; with
     ``energy`` (:func:`objective`) only those whose energy fell below the trained weights' by ``fall`` of its size
     (:data:`FALL`; None: no such condition), and every iterate where the trained weights' energy is not below 0 or
-    its own fell by :data:`DROP` of its size below it), it keeps the
+    its own fell by ``drop`` (:data:`DROPS`) of its size below it), it keeps the
     one of the smallest estimate, or with ``energy`` of the smallest energy; the trained weights if there is none.
     Stops early once the kept weights' estimate is below ``tol``; an input estimated below ``floor`` is returned as
     trained (no step). ``{"prediction", "estimate" (the kept weights'), "estimate_before", "energy_before" (the
@@ -284,7 +295,7 @@ def refine(estimate: Callable, tx, advance: Callable, params, stats, x, steps: i
 
     def rank(p, guess: float) -> float:  # smaller is better
         own = None if energy is None else float(energy(p, stats, x))
-        if not admissible(guess, first, factor, start, own, fall=fall):
+        if not admissible(guess, first, factor, start, own, drop=drop, fall=fall):
             return np.inf
         return guess if own is None else own
 

@@ -77,7 +77,8 @@ def estimate_model(cfg: FnoCase, run_dir: str):
     :func:`.estimate.schedule_for`); keeping the iterate of the lowest energy (by the method's energy; the weights': its
     bending on a 4× grid), whose estimate is at most 0.4 times the trained answer's, :data:`.estimate.FACTOR`, with its
     energy below the trained answer's by 2e-4 of its size, :data:`.estimate.FALL`, or any iterate's where the trained
-    answer's energy is not below 0 or its own fell below it by a quarter of its size, else the trained answer; ``tol``
+    answer's energy is not below 0 or its own fell below it by a share of its size, :data:`.estimate.DROPS` (a quarter
+    for the weights, 1e-2 for the field), else the trained answer; ``tol``
     as there, ``every`` by default :data:`.estimate.EVERY` of the method). Keys: ``prediction``, ``estimate``,
     ``flagged``, ``threshold`` (per sample), and with ``refine`` ``estimate_before``, ``energy_before`` (the trained
     answer's energy), ``energy`` (the answer's returned), ``refine_steps`` and the derived fields of the answer returned
@@ -134,7 +135,8 @@ def estimate_model(cfg: FnoCase, run_dir: str):
                 s, estimate.LR if lr is None else lr, refine, schedule or estimate.schedule_for(at))
             every = every or estimate.EVERY[method]
             each = [estimate.refine(run, tx, advance, begin(x[i:i + 1]), stats, x[i:i + 1], refine, tol, every,
-                                    energy, floor=estimate.FLOOR * threshold) for i in range(len(x))]
+                                    energy, floor=estimate.FLOOR * threshold, drop=estimate.DROPS[method])
+                    for i in range(len(x))]
             out = {k: np.concatenate([e[k] for e in each])
                    for k in ("prediction", "estimate", "estimate_before", "energy_before", "energy")}
             out["refine_steps"] = np.concatenate([e["steps"] for e in each])

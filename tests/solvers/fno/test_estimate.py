@@ -152,6 +152,18 @@ def test_an_iterate_is_admissible_where_its_energy_fell_by_a_quarter_of_its_size
     assert not estimate.admissible(0.9, 1.0, energy_first=-0.01, energy=0.0)  # not below a zero field's
 
 
+def test_the_field_correction_admits_an_iterate_whose_energy_fell_by_1e_2_of_its_size_the_weights_a_quarter():
+    """:data:`.estimate.DROPS`: the clamped study's first medium patch (a fresh clone's full run, session 55), its
+    estimate down to 0.497 times only, its energy by 2.4e-2 of its size, is kept by the field correction's rule, not
+    by the weights'; a fall of 4.1e-3 (the 17² test load the field made 3.3 times worse) by neither."""
+    assert estimate.DROPS == {"weights": estimate.DROP, "field": 1e-2}
+    patch = dict(guess=0.13140, first=0.26446, energy_first=-0.00786791, energy=-0.00806197)
+    assert estimate.admitted_by(**patch, drop=estimate.DROPS["field"]) == ["drop"]
+    assert estimate.admitted_by(**patch, drop=estimate.DROPS["weights"]) == []
+    worse = dict(guess=0.9, first=1.0, energy_first=-0.0100, energy=-0.0100 / (1 - 4.1e-3))
+    assert not estimate.admissible(**worse, drop=estimate.DROPS["field"])
+
+
 def test_an_iterate_admitted_by_its_estimate_s_fall_needs_its_energy_to_fall_by_a_share_of_its_size_too():
     """Where both energies are known, the estimate's fall to ``FACTOR`` admits an iterate only if its energy fell
     below the trained answer's by at least ``FALL`` times its size (``fall=None``: no such condition, the rule
@@ -365,3 +377,14 @@ def test_a_refinement_without_a_method_corrects_the_field_on_a_finer_grid_and_th
         np.testing.assert_allclose(got["energy"], want["energy"], rtol=1e-6)
     weights = model.predict(fine, refine=20, every=10, lr=1e-2)
     assert np.abs(weights["prediction"] - field["prediction"]).max() > 1e-3 * np.abs(plain).max()
+
+
+def test_each_method_refines_with_its_own_share_of_the_energy_s_fall(trained, model, monkeypatch):
+    """``predict`` hands :func:`.estimate.refine` the method's share (:data:`.estimate.DROPS`)."""
+    _, _, x, _ = trained
+    inputs = mode_load(2, 1, 17, float(np.sqrt(np.mean(x ** 2))))[0].astype(np.float32)
+    asked, refine = [], estimate.refine
+    monkeypatch.setattr(estimate, "refine", lambda *a, **k: asked.append(k["drop"]) or refine(*a, **k))
+    for method in ("field", "weights"):
+        model.predict(inputs, refine=10, every=10, method=method)
+    assert asked == [estimate.DROPS["field"], estimate.DROPS["weights"]]
