@@ -120,8 +120,8 @@ def _propagation(plan: Plan, stacked: bool, jaxpr, key) -> Callable:
     parameter that text cannot vouch for by its own equality (a function, a mesh) or, unhashable or a nested
     jaxpr's constants, by identity: such objects are held by the entry, so that no identity is reused while it is
     cached. XLA inlines the call: the compiled program is the same."""
-    text, held = key
-    full = (id(plan), stacked, text)
+    shape, held = key  # f's jaxpr as text, and the parameters it names by equality or identity
+    full = (id(plan), stacked, shape)
     hit = _PROPAGATIONS.pop(full, None)  # put back last: the least recently used go first
     if hit is None:
         if len(_PROPAGATIONS) >= _KEPT:
