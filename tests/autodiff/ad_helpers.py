@@ -23,6 +23,16 @@ ACTIVATIONS = {
 }
 
 
+def equations(jaxpr):
+    """Every equation of ``jaxpr``, those of its nested jaxprs included (each as often as it is called)."""
+    for eqn in jaxpr.eqns:
+        yield eqn
+        for p in eqn.params.values():
+            inner = p if hasattr(p, "eqns") else getattr(p, "jaxpr", None)
+            if hasattr(inner, "eqns"):
+                yield from equations(inner)
+
+
 def network(dim: int, out: int = 2, hidden=(10, 10), activation="tanh", seed: int = 0):
     """A float64 MLP ``f: (..., dim) -> (..., out)`` (or ``(...)`` when ``out == 0``) and its parameters.
 

@@ -9,7 +9,7 @@ from jax import lax
 from jax.sharding import AxisType, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from autodiff.ad_helpers import rel_err, run_fast
+from autodiff.ad_helpers import equations, rel_err, run_fast
 from sciml import autodiff as ad
 from sciml.autodiff import taylor
 from sciml.autodiff.taylor import interpreter
@@ -243,20 +243,9 @@ def test_constants_cost_nothing():
         return x[..., 0] * x[..., 1] + c
 
     jaxpr = jax.make_jaxpr(lambda x: ad.laplacian(f, mode="taylor")(x))(jnp.ones((5, 2)))
-    names = _primitives(jaxpr.jaxpr)  # the propagation is a jitted call of its own (engine._propagation)
+    # the propagation is a jitted call of its own (engine._propagation): its equations are nested
+    names = [e.primitive.name for e in equations(jaxpr.jaxpr)]
     assert names.count("dot_general") == 1 and names.count("tanh") == 1
-
-
-def _primitives(jaxpr) -> list[str]:
-    """The names of ``jaxpr``'s equations, nested jaxprs' included (each as often as it is called)."""
-    names = []
-    for eqn in jaxpr.eqns:
-        names.append(eqn.primitive.name)
-        for p in eqn.params.values():
-            inner = p if hasattr(p, "eqns") else getattr(p, "jaxpr", None)
-            if hasattr(inner, "eqns"):
-                names += _primitives(inner)
-    return names
 
 
 def _made_up_primitive():

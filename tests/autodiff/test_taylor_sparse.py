@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from autodiff.ad_helpers import network, points
+from autodiff.ad_helpers import equations, network, points
 
 from sciml import autodiff as ad
 from sciml.autodiff.taylor import sparse
@@ -86,16 +86,12 @@ def test_public_mode_uses_sparse_parts_and_its_gradient_matches():
 def _contractions_over_d(jaxpr, d: int) -> list:
     """Shapes of the ``dot_general`` left operands that contract an axis of size ``d`` (nested jaxprs too)."""
     found = []
-    for eqn in jaxpr.eqns:
+    for eqn in equations(jaxpr):
         if eqn.primitive.name == "dot_general":
             lhs = eqn.invars[0].aval.shape
             (lc, _), _ = eqn.params["dimension_numbers"]
             if any(lhs[a] == d for a in lc):
                 found.append(lhs)
-        for p in eqn.params.values():
-            inner = p if hasattr(p, "eqns") else getattr(p, "jaxpr", None)
-            if hasattr(inner, "eqns"):
-                found += _contractions_over_d(inner, d)
     return found
 
 
