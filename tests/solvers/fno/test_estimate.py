@@ -380,11 +380,28 @@ def test_a_refinement_without_a_method_corrects_the_field_on_a_finer_grid_and_th
 
 
 def test_each_method_refines_with_its_own_share_of_the_energy_s_fall(trained, model, monkeypatch):
-    """``predict`` hands :func:`.estimate.refine` the method's share (:data:`.estimate.DROPS`)."""
+    """``predict`` hands :func:`.estimate.refine` the method's doors on the input's grid (:func:`.estimate.doors`)."""
     _, _, x, _ = trained
     inputs = mode_load(2, 1, 17, float(np.sqrt(np.mean(x ** 2))))[0].astype(np.float32)
     asked, refine = [], estimate.refine
-    monkeypatch.setattr(estimate, "refine", lambda *a, **k: asked.append(k["drop"]) or refine(*a, **k))
-    for method in ("field", "weights"):
-        model.predict(inputs, refine=10, every=10, method=method)
-    assert asked == [estimate.DROPS["field"], estimate.DROPS["weights"]]
+    monkeypatch.setattr(estimate, "refine",
+                        lambda *a, **k: asked.append((k["floor"], k["drop"])) or refine(*a, **k))
+    thresholds = [model.predict(inputs, refine=10, every=10, method=method)["threshold"][0]
+                  for method in ("field", "weights")]
+    assert asked == [tuple(estimate.doors(method, 17, t).values()) for method, t in zip(("field", "weights"),
+                                                                                         thresholds)]
+    assert asked[0] == (estimate.FLOOR * thresholds[0], estimate.DROPS["field"])
+
+
+def test_the_field_refines_every_input_on_33_points_and_finer_keeping_any_fall_of_its_energy():
+    """:func:`.estimate.doors`: the field correction on grids of 33 points or more refines every input (floor 0) and
+    admits every iterate whose energy fell (drop 0): clamped mode (1, 1), estimated below half the flag and left 1.05 %
+    off as trained before (session 55), is refined so; below 33 points, and for the weights, the floor and the share."""
+    t = 0.2
+    assert estimate.doors("field", 33, t) == estimate.doors("field", 65, t) == {"floor": 0.0, "drop": 0.0}
+    assert estimate.doors("field", 17, t) == {"floor": estimate.FLOOR * t, "drop": estimate.DROPS["field"]}
+    assert estimate.doors("weights", 65, t) == {"floor": estimate.FLOOR * t, "drop": estimate.DROPS["weights"]}
+    small = dict(guess=0.9, first=1.0, energy_first=-0.0100, energy=-0.0100 / (1 - 1e-6))
+    assert estimate.admitted_by(**small, drop=0.0) == ["drop"]
+    assert not estimate.admissible(**small, drop=estimate.DROPS["field"])
+    assert not estimate.admissible(0.9, 1.0, energy_first=-0.01, energy=-0.0099, drop=0.0)  # its energy rose
