@@ -18,8 +18,8 @@ estimate's calibration on the test set, and test-time refinement by the physics 
   is not below 0, no better than a zero field's, and one whose energy fell below the trained answer's by
   :data:`DROP` (a quarter) of its own size), and stops once the kept estimate falls below ``tol``; ``sciml predict
   --refine`` leaves the inputs estimated below :data:`FLOOR` (half) of the flag threshold as trained, except where
-  the field correction refines on a grid of 33 points or more: there every input is refined and any fall of the
-  energy admits an iterate (:func:`doors`, :data:`EVERY_INPUT`).
+  the field correction refines a plate on a grid of 33 points or more, and for Darcy: there every input is refined
+  and any fall of the energy admits an iterate (:func:`doors`, :data:`EVERY_INPUT`).
 
 Why the energy chooses among the admissible iterates, not the estimate itself: the energy's decrease is the
 energy-norm error's (``Π(w) - Π(w*) = D/2 ‖Δ(w - w*)‖²``), while the estimate, the residual's fourth derivatives
@@ -91,7 +91,8 @@ DROPS = {"weights": DROP, "field": 1e-2}  # that share by the refinement's metho
 FALL = 2e-4  # admitted by its estimate's fall only where its energy fell too, by this share of its size (admissible)
 REASONS = ("estimate", "zero", "drop")  # why an iterate may replace the trained answer (admitted_by)
 FLOOR = 0.5  # inputs estimated below this share of the flag threshold are not refined (operator_estimate.md)
-EVERY_INPUT = {"field": 33}  # from this grid on a method refines every input, any fall of its energy admitted (doors)
+# from which grid a method refines every input of a generator's physics, any fall of its energy admitted (doors)
+EVERY_INPUT = {("plate", "field"): 33, ("darcy", "weights"): 0}
 WORK = "band"  # a plate refinement's load work (physics.Plate.work): that of the band-limited load, exact for its modes
 LR = 1e-3  # the refinement's first learning rate where the caller gives none (predict's lr=None)
 SCHEDULE = "cosine"  # a plate refinement's learning rate over its steps (learning_rate; schedule_for)
@@ -278,17 +279,24 @@ def admissible(guess: float, first: float, factor: float = FACTOR, energy_first:
     return bool(admitted_by(guess, first, factor, energy_first, energy, drop, fall))
 
 
-def doors(method: str, resolution: int, threshold: float) -> dict:
-    """:func:`refine`'s ``floor`` and ``drop`` for ``method`` (:data:`METHODS`) on the grid of ``resolution`` points
-    with the flag ``threshold``: on grids of at least :data:`EVERY_INPUT` points for the method every input refined
-    and every iterate whose energy fell admitted (both 0), else the inputs estimated at or above :data:`FLOOR` of the
-    threshold and the method's share :data:`DROPS`. Why the field on 33² and finer: each test load refined to its last
-    iterate there was made better, all 50 of ``plate_operator_quick``'s (0.0249 → 0.00082) and all 200 of
-    ``plate_operator_clamped``'s (0.0100 → 0.00091), the loads estimated below half the flag among them (21: 0.0088 →
-    0.00026; 153: 0.0060 → 0.00062), which the doors otherwise leave as trained, two of them just over 1e-2 on the
-    clamped plate; at 17², ``plate_operator_quick``'s training grid, two of its 50 test loads were made worse so
-    (falls of 3.3e-3 and 4.1e-3 of the energy's size; docs/notes/operator_estimate.md, session 55)."""
-    if resolution >= EVERY_INPUT.get(method, np.inf):
+def doors(generator: str, method: str, resolution: int, threshold: float) -> dict:
+    """:func:`refine`'s ``floor`` and ``drop`` for ``method`` (:data:`METHODS`) on the physics of ``generator``
+    (``data.generator``) on the grid of ``resolution`` points with the flag ``threshold``: on grids of at least
+    :data:`EVERY_INPUT` points for the pair every input refined and every iterate whose energy fell admitted (both
+    0), else the inputs estimated at or above :data:`FLOOR` of the threshold and the method's share :data:`DROPS`.
+
+    Why a plate's field on 33² and finer: each test load refined to its last iterate there was made better, all 50
+    of ``plate_operator_quick``'s (0.0249 → 0.00082) and all 200 of ``plate_operator_clamped``'s (0.0100 → 0.00091),
+    the loads estimated below half the flag among them (21: 0.0088 → 0.00026; 153: 0.0060 → 0.00062), which the
+    doors otherwise leave as trained, two of them just over 1e-2 on the clamped plate; at 65², 20 of the clamped
+    test loads, each better (0.0096 → 5.1e-6, 36 s an input); at 17², ``plate_operator_quick``'s training grid, two
+    of its 50 test loads were made worse so (falls of 3.3e-3 and 4.1e-3 of the energy's size). Why Darcy's weights
+    on every grid: its energy is the five-point scheme's on the grid (:class:`.physics.Darcy`), whose minimiser is
+    that grid's discrete answer; every one of ``darcy_pino_quick``'s 50 test inputs was made better so, at 41², its
+    data's solver grid (0.0408 → 0.0012, the doors before 0.0103, 17 inputs left as trained up to 3.9 %), and at
+    21², its training grid (0.0396 → 0.0200, that grid's own discretisation error; docs/notes/operator_estimate.md,
+    sessions 55 and 56)."""
+    if resolution >= EVERY_INPUT.get((generator, method), np.inf):
         return {"floor": 0.0, "drop": 0.0}
     return {"floor": FLOOR * threshold, "drop": DROPS[method]}
 

@@ -67,8 +67,8 @@ def estimate_model(cfg: FnoCase, run_dir: str):
     operator's predictions with each sample's error estimate (:func:`.estimate.estimator`) and flag (``estimate >=
     threshold``, the threshold of the run's calibration, :func:`calibration`), for inputs ``(batch, s, s, c)`` in the
     dataset's layout; ``refine`` > 0: each input estimated at or above half the flag threshold (:data:`.estimate.FLOOR`;
-    every input for the field on grids of 33 points or more, :func:`.estimate.doors`) refined by up to that many steps
-    (:func:`.estimate.refine`) of ``method`` (:func:`.estimate.method`: by default
+    every input for a plate's field on grids of 33 points or more and for Darcy, :func:`.estimate.doors`) refined by
+    up to that many steps (:func:`.estimate.refine`) of ``method`` (:func:`.estimate.method`: by default
     ``field`` for a plate on a grid finer than the training grid, else ``weights``, :func:`.estimate.default_method`;
     a plate's ``field``, conjugate gradients on a correction of the decoded field, :mod:`.correction`;
     ``weights``, Adam on a copy of the weights minimising the physics' energy, with the run's ``pde`` term where it
@@ -79,7 +79,7 @@ def estimate_model(cfg: FnoCase, run_dir: str):
     bending on a 4× grid), whose estimate is at most 0.4 times the trained answer's, :data:`.estimate.FACTOR`, with its
     energy below the trained answer's by 2e-4 of its size, :data:`.estimate.FALL`, or any iterate's where the trained
     answer's energy is not below 0 or its own fell below it by a share of its size, :data:`.estimate.DROPS` (a quarter
-    for the weights, 1e-2 for the field; for the field on 33² and finer any fall), else the trained answer; ``tol``
+    for the weights, 1e-2 for the field; any fall where every input is refined), else the trained answer; ``tol``
     as there, ``every`` by default :data:`.estimate.EVERY` of the method). Keys: ``prediction``, ``estimate``,
     ``flagged``, ``threshold`` (per sample), and with ``refine`` ``estimate_before``, ``energy_before`` (the trained
     answer's energy), ``energy`` (the answer's returned), ``refine_steps`` and the derived fields of the answer returned
@@ -136,7 +136,7 @@ def estimate_model(cfg: FnoCase, run_dir: str):
                 s, estimate.LR if lr is None else lr, refine, schedule or estimate.schedule_for(at))
             every = every or estimate.EVERY[method]
             each = [estimate.refine(run, tx, advance, begin(x[i:i + 1]), stats, x[i:i + 1], refine, tol, every,
-                                    energy, **estimate.doors(method, s, threshold))
+                                    energy, **estimate.doors(cfg.source.name, method, s, threshold))
                     for i in range(len(x))]
             out = {k: np.concatenate([e[k] for e in each])
                    for k in ("prediction", "estimate", "estimate_before", "energy_before", "energy")}

@@ -388,19 +388,23 @@ def test_each_method_refines_with_its_own_share_of_the_energy_s_fall(trained, mo
                         lambda *a, **k: asked.append((k["floor"], k["drop"])) or refine(*a, **k))
     thresholds = [model.predict(inputs, refine=10, every=10, method=method)["threshold"][0]
                   for method in ("field", "weights")]
-    assert asked == [tuple(estimate.doors(method, 17, t).values()) for method, t in zip(("field", "weights"),
-                                                                                         thresholds)]
+    assert asked == [tuple(estimate.doors("plate", method, 17, t).values())
+                     for method, t in zip(("field", "weights"), thresholds)]
     assert asked[0] == (estimate.FLOOR * thresholds[0], estimate.DROPS["field"])
 
 
-def test_the_field_refines_every_input_on_33_points_and_finer_keeping_any_fall_of_its_energy():
-    """:func:`.estimate.doors`: the field correction on grids of 33 points or more refines every input (floor 0) and
-    admits every iterate whose energy fell (drop 0): clamped mode (1, 1), estimated below half the flag and left 1.05 %
-    off as trained before (session 55), is refined so; below 33 points, and for the weights, the floor and the share."""
+def test_a_plate_s_field_on_33_points_and_finer_and_darcy_refine_every_input_keeping_any_fall_of_the_energy():
+    """:func:`.estimate.doors`: a plate's field correction on grids of 33 points or more, and Darcy's weights on any
+    grid, refine every input (floor 0) and admit every iterate whose energy fell (drop 0): clamped mode (1, 1),
+    estimated below half the flag and left 1.05 % off as trained before (session 55), is refined so; a plate's field
+    below 33 points and its weights keep the floor and the method's share."""
     t = 0.2
-    assert estimate.doors("field", 33, t) == estimate.doors("field", 65, t) == {"floor": 0.0, "drop": 0.0}
-    assert estimate.doors("field", 17, t) == {"floor": estimate.FLOOR * t, "drop": estimate.DROPS["field"]}
-    assert estimate.doors("weights", 65, t) == {"floor": estimate.FLOOR * t, "drop": estimate.DROPS["weights"]}
+    every = {"floor": 0.0, "drop": 0.0}
+    assert estimate.doors("plate", "field", 33, t) == estimate.doors("plate", "field", 65, t) == every
+    assert estimate.doors("darcy", "weights", 21, t) == estimate.doors("darcy", "weights", 41, t) == every
+    assert estimate.doors("plate", "field", 17, t) == {"floor": estimate.FLOOR * t, "drop": estimate.DROPS["field"]}
+    assert estimate.doors("plate", "weights", 65, t) == {"floor": estimate.FLOOR * t,
+                                                         "drop": estimate.DROPS["weights"]}
     small = dict(guess=0.9, first=1.0, energy_first=-0.0100, energy=-0.0100 / (1 - 1e-6))
     assert estimate.admitted_by(**small, drop=0.0) == ["drop"]
     assert not estimate.admissible(**small, drop=estimate.DROPS["field"])
