@@ -135,8 +135,9 @@ def estimate_model(cfg: FnoCase, run_dir: str):
             run, tx, advance, energy, begin, values = corrected(s) if method == "field" else weighted(
                 s, estimate.LR if lr is None else lr, refine, schedule or estimate.schedule_for(at))
             every = every or estimate.EVERY[method]
+            doors = estimate.doors(cfg.source.name, method, s, threshold)  # the same for every input of the grid
             each = [estimate.refine(run, tx, advance, begin(x[i:i + 1]), stats, x[i:i + 1], refine, tol, every,
-                                    energy, **estimate.doors(cfg.source.name, method, s, threshold))
+                                    energy, **doors)
                     for i in range(len(x))]
             out = {k: np.concatenate([e[k] for e in each])
                    for k in ("prediction", "estimate", "estimate_before", "energy_before", "energy")}
