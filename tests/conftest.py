@@ -16,6 +16,9 @@ import shutil
 import tempfile
 
 import pytest
+import threadpoolctl
+
+from sciml import cores  # imports nothing of JAX's
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 # XLA's backend (LLVM) at optimisation level 0, and its CPU fusions emitted by the older emitters rather than the
@@ -23,7 +26,20 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 # compiles them in about half the time, the older emitters in about half again (DESIGN.md, the test suite's time;
 # the marching solvers keep XLA's defaults: sciml.compile.MARCHING). A flag the caller set in XLA_FLAGS is kept.
 # Processes that tests start inherit the flags; a test that gives one flags of its own adds them to these.
-for _flag, _value in (("xla_backend_optimization_level", "0"), ("xla_cpu_use_fusion_emitters", "false")):
+# Each xdist worker runs on a share of the cores of its own (:mod:`sciml.cores`; ``SCIML_TEST_PIN=0`` leaves them
+# all), taken before JAX starts; numpy's BLAS, loaded already (by a plugin), is held to as many threads, as the
+# processes a test starts size theirs (a sum's rounding depends on them: a run resumed in a process of its own must
+# end as the run in this one did). On one core XLA compiles each program as one LLVM module (no thread to compile its
+# parts on beside it): on one core, level 0 and the older emitters compiled a program wrong when it was split
+# (DESIGN.md, the test suite's time).
+_FLAGS = [("xla_backend_optimization_level", "0"), ("xla_cpu_use_fusion_emitters", "false")]
+if os.environ.get("PYTEST_XDIST_WORKER", "").startswith("gw") and os.environ.get("SCIML_TEST_PIN") != "0":
+    _taken = cores.take(int(os.environ["PYTEST_XDIST_WORKER"][2:]), int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", 1)))
+    if _taken:
+        threadpoolctl.threadpool_limits(len(_taken))
+if cores.one_core():
+    _FLAGS.append(("xla_cpu_parallel_codegen_split_count", "1"))
+for _flag, _value in _FLAGS:
     if _flag not in os.environ.get("XLA_FLAGS", ""):
         os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} --{_flag}={_value}".strip()
 os.environ["SCIML_PLOTS"] = "off"  # figures not built, none written (:func:`_figures`)
@@ -127,3 +143,4 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(f"{s:8.1f}  {_compiling[name]:9.1f}  {name}")
     terminalreporter.write_line(f"{sum(_seconds.values()):8.1f}  {sum(_compiling.values()):9.1f}  "
                                 f"in all ({len(_seconds)} files)")
+

@@ -1,0 +1,40 @@
+"""Sharing the machine's cores among processes that run side by side: the test suite's workers, a benchmark suite's
+``--jobs``.
+
+XLA sizes its CPU thread pool by the cores a process may run on (its CPU affinity) when JAX starts, and splits
+each loop of a program among that many threads. Two processes of two threads each on two cores wait on each other
+at every small step: a thread that has finished its half of a kernel waits for the other half, whose core the
+other process holds. So processes run side by side each take a share of the cores of their own (:func:`take`),
+before JAX starts; the processes they start inherit it. Measured on the 2-core machine (DESIGN.md, the test
+suite's time): the lattice Boltzmann test's marches 28 s on both cores beside another worker, 13 s on one core of
+its own; the whole test suite's summed time 1366 → 1195 s.
+
+This module imports nothing of JAX's, so that it can run before JAX starts.
+"""
+from __future__ import annotations
+
+import os
+
+
+def share(k: int, n: int, cores: list[int] | None = None) -> set[int]:
+    """The ``k``-th of ``n`` shares of ``cores`` (default: those this process may run on), as equal as their
+    count allows; with fewer cores than shares, share ``k`` is core ``k mod`` their count."""
+    cores = sorted(os.sched_getaffinity(0)) if cores is None else sorted(cores)
+    if n >= len(cores):
+        return {cores[k % len(cores)]}
+    return set(cores[k * len(cores) // n:(k + 1) * len(cores) // n])
+
+
+def take(k: int, n: int) -> set[int] | None:
+    """Run this process (and those it starts) on :func:`share` ``(k, n)``, where the system allows it and there
+    is more than one core and one share; returns the cores taken, or None (left as they were)."""
+    if n < 2 or not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2:
+        return None
+    cores = share(k, n)
+    os.sched_setaffinity(0, cores)
+    return cores
+
+
+def one_core() -> bool:
+    """Whether this process runs on a single core (XLA's CPU programs are then made for one thread)."""
+    return hasattr(os, "sched_getaffinity") and len(os.sched_getaffinity(0)) == 1

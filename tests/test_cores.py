@@ -1,0 +1,43 @@
+"""Shares of the cores for processes run side by side (:mod:`sciml.cores`)."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from sciml import cores
+
+
+@pytest.mark.parametrize("count, n, want", [
+    (2, 2, [{0}, {1}]),
+    (16, 2, [set(range(8)), set(range(8, 16))]),
+    (5, 2, [{0, 1}, {2, 3, 4}]),  # as equal as the count allows, every core used
+    (2, 4, [{0}, {1}, {0}, {1}]),  # more shares than cores: core k mod 2
+    (1, 2, [{0}, {0}]),
+])
+def test_shares_split_the_cores_in_order_and_cover_them(count, n, want):
+    assert [cores.share(k, n, list(range(count))) for k in range(n)] == want
+
+
+def test_shares_are_of_the_cores_given_not_their_numbers():
+    assert [cores.share(k, 2, [7, 3, 9, 5]) for k in range(2)] == [{3, 5}, {7, 9}]
+
+
+WIDEN = ("import os, subprocess, sys\nfrom sciml import cores\n"
+         "try:\n    os.sched_setaffinity(0, range(os.cpu_count()))\nexcept OSError:\n    pass\n")  # a worker's share
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this system")
+def test_take_pins_this_process_and_what_it_starts_and_one_share_leaves_them_all():
+    code = WIDEN + ("mine = sorted(os.sched_getaffinity(0))\nprint(mine)\nprint(cores.take(0, 1))\n"
+                    "print(cores.take(1, 2), cores.one_core() == (len(os.sched_getaffinity(0)) == 1))\n"
+                    "print(subprocess.check_output([sys.executable, '-c', "
+                    "'import os; print(sorted(os.sched_getaffinity(0)))'], text=True).strip())\n")
+    lines = subprocess.check_output([sys.executable, "-c", code], text=True).splitlines()
+    mine = [int(c) for c in lines[0].strip("[]").split(",")]
+    assert lines[1] == "None"  # one share: left as it was
+    if len(mine) < 2:
+        assert lines[2] == "None True"
+        return
+    want = sorted(cores.share(1, 2, mine))
+    assert lines[2] == f"{set(want)} True" and lines[3] == str(want)  # the child inherits it
