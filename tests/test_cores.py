@@ -1,11 +1,11 @@
-"""Shares of the cores for processes run side by side (:mod:`sciml.cores`)."""
+"""Shares of the cores for the test suite's workers (``tests/cores.py``)."""
 import os
 import subprocess
 import sys
 
 import pytest
 
-from sciml import cores
+import cores
 
 
 @pytest.mark.parametrize("count, n, want", [
@@ -23,7 +23,7 @@ def test_shares_are_of_the_cores_given_not_their_numbers():
     assert [cores.share(k, 2, [7, 3, 9, 5]) for k in range(2)] == [{3, 5}, {7, 9}]
 
 
-WIDEN = ("import os, subprocess, sys\nfrom sciml import cores\n"
+WIDEN = (f"import os, subprocess, sys\nsys.path.insert(0, {os.path.dirname(cores.__file__)!r})\nimport cores\n"
          "try:\n    os.sched_setaffinity(0, range(os.cpu_count()))\nexcept OSError:\n    pass\n")  # a worker's share
 
 

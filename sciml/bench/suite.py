@@ -43,7 +43,6 @@ import subprocess
 import sys
 import time
 
-from .. import cores
 from ..catalog import suite_path
 from ..config import read_yaml, validate
 from ..errors import BadFile, UserError
@@ -245,15 +244,9 @@ def run_all(suite: Suite, entries: list[Entry], path: str, out: str, previous: d
         import concurrent.futures
         import multiprocessing
 
-        print(f"{len(together)} entries {jobs} at a time (each on a share of the cores of its own), then "
-              f"{len(todo) - len(together)} alone", flush=True)
-        context = multiprocessing.get_context("spawn")
-        shares = context.Queue()
-        for k in range(jobs):
-            shares.put(k)
-        with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context, initializer=_take_share,
-                                                    initargs=(shares, jobs)) as pool:
-            running = {pool.submit(_run_on_share, e, out, resume): e for e in together}
+        print(f"{len(together)} entries {jobs} at a time, then {len(todo) - len(together)} alone", flush=True)
+        with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            running = {pool.submit(run_entry, e, out, print, resume): e for e in together}
             for f in concurrent.futures.as_completed(running):
                 finished(running[f], f.result())
     for entry in todo:
@@ -263,18 +256,6 @@ def run_all(suite: Suite, entries: list[Entry], path: str, out: str, previous: d
     results["wall_time_s"] = before + time.perf_counter() - t0
     write_json(os.path.join(out, "results.json"), results)
     return results
-
-
-def _take_share(shares, jobs: int) -> None:
-    """A pool process's start: the next of ``jobs`` shares of the cores (:func:`sciml.cores.take`), so that the
-    entries run side by side do not wait on each other's threads; its runs and calibration inherit it."""
-    cores.take(shares.get(), jobs)
-
-
-def _run_on_share(entry: Entry, out: str, resume: bool) -> dict:
-    """:func:`run_entry` in a pool process, its result naming the cores it ran on (:func:`_take_share`)."""
-    r = run_entry(entry, out, print, resume)
-    return {**r, "cores": sorted(os.sched_getaffinity(0))} if hasattr(os, "sched_getaffinity") else r
 
 
 def alone(entry: Entry) -> bool:

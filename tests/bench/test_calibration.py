@@ -30,7 +30,7 @@ BUSY = "import sys, time\nend = time.time() + float(sys.argv[1])\nwhile time.tim
 
 @contextlib.contextmanager
 def busy_machine(seconds: float = 300.0):
-    """One spinning process per core this process may run on (an xdist worker's own share, :mod:`sciml.cores`) for
+    """One spinning process per core this process may run on (an xdist worker's own share, ``tests/cores.py``) for
     the duration of the block (each stops by itself after ``seconds``)."""
     count = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 2
     procs = [subprocess.Popen([sys.executable, "-c", BUSY, str(seconds)]) for _ in range(count)]

@@ -1,5 +1,4 @@
-"""Sharing the machine's cores among processes that run side by side: the test suite's workers, a benchmark suite's
-``--jobs``.
+"""The test suite's workers each on a share of the machine's cores (``tests/conftest.py``).
 
 XLA sizes its CPU thread pool by the cores a process may run on (its CPU affinity) when JAX starts, and splits
 each loop of a program among that many threads. Two processes of two threads each on two cores wait on each other
@@ -7,7 +6,11 @@ at every small step: a thread that has finished its half of a kernel waits for t
 other process holds. So processes run side by side each take a share of the cores of their own (:func:`take`),
 before JAX starts; the processes they start inherit it. Measured on the 2-core machine (DESIGN.md, the test
 suite's time): the lattice Boltzmann test's marches 28 s on both cores beside another worker, 13 s on one core of
-its own; the whole test suite's summed time 1366 → 1195 s.
+its own; the whole suite's pytest 711 → 604 s.
+
+Not for ``sciml bench --jobs``: its entries gained little (the smoke phase 350 → 334 s, each entry within a few
+per cent either way), and JAX's persistent cache does not key a program by the cores it was made for, so a pinned
+entry's programs (one thread's) would be loaded by a user's later run on every core.
 
 This module imports nothing of JAX's, so that it can run before JAX starts.
 """
