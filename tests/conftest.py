@@ -1,8 +1,8 @@
-"""Test-wide settings: float64 available (validation runs in float64), a headless matplotlib backend, XLA's
-backend at optimisation level 0 (below), and the persistent compilation cache, as every ``sciml run`` has one,
-in a fresh folder of each pytest process's own (each xdist worker too: no two write one folder; removed at exit;
-subprocesses that tests start inherit it): the many tests that build the same small programs (a run, then the
-same run resumed; an ensemble's members) compile each once. ``SCIML_CACHE_DIR`` set by the caller is kept
+"""Test-wide settings: each xdist worker on a share of the cores of its own, float64 available (validation runs in
+float64), a headless matplotlib backend, XLA's backend at optimisation level 0 (below), and the persistent
+compilation cache, as every ``sciml run`` has one, in a fresh folder of each pytest process's own (each xdist
+worker too: no two write one folder; removed at exit; subprocesses that tests start inherit it): the many tests
+that build the same small programs (a run, then the same run resumed; an ensemble's members) compile each once. ``SCIML_CACHE_DIR`` set by the caller is kept
 (``off`` turns the cache off). Under xdist, a worker takes a test file at a time, and each notebook's run is a
 unit of its own, handed out first (:func:`pytest_xdist_make_scheduler`).
 
@@ -143,4 +143,3 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(f"{s:8.1f}  {_compiling[name]:9.1f}  {name}")
     terminalreporter.write_line(f"{sum(_seconds.values()):8.1f}  {sum(_compiling.values()):9.1f}  "
                                 f"in all ({len(_seconds)} files)")
-
