@@ -75,14 +75,20 @@ def pytest_runtest_makereport(item, call):
 
 
 ALONE = "tests/test_notebooks.py::test_runs_top_to_bottom_in_small_mode"  # tests that are a work unit each
+# files of few tests that take 10 s or more each (whole runs in processes of their own; seconds summed, session 57):
+# by their count they came last, where one left a worker alone at the end
+EARLY = ("tests/bench/test_calibration.py",  # 61 s, 4 tests
+         "tests/solvers/pinn/test_start.py",  # 46 s, 4 tests
+         "tests/parallel/test_distributed.py")  # 30 s, 1 test
 
 
 def pytest_collection_modifyitems(items):
     """The order xdist hands out work in (see :func:`pytest_xdist_make_scheduler`): the notebooks' runs first (the
-    longest tests, each its own unit, so that no worker is left with them at the end), then each file's tests
-    together, the files with most tests first."""
-    count = collections.Counter(item.nodeid.split("::")[0] for item in items)
-    items.sort(key=lambda item: (not item.nodeid.startswith(ALONE), -count[item.nodeid.split("::")[0]]))
+    longest tests, each its own unit, so that no worker is left with them at the end), then the :data:`EARLY` files,
+    then each file's tests together, the files with most tests first."""
+    file = lambda item: item.nodeid.split("::")[0]  # noqa: E731
+    count = collections.Counter(file(item) for item in items)
+    items.sort(key=lambda item: (not item.nodeid.startswith(ALONE), file(item) not in EARLY, -count[file(item)]))
 
 
 def pytest_xdist_make_scheduler(config, log):
