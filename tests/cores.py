@@ -19,6 +19,11 @@ from __future__ import annotations
 import os
 
 
+def count() -> int:
+    """The cores this process may run on (its CPU affinity; every core where the system has none)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def share(k: int, n: int, cores: list[int] | None = None) -> set[int]:
     """The ``k``-th of ``n`` shares of ``cores`` (default: those this process may run on), as equal as their
     count allows; with fewer cores than shares, share ``k`` is core ``k mod`` their count."""
@@ -31,7 +36,7 @@ def share(k: int, n: int, cores: list[int] | None = None) -> set[int]:
 def take(k: int, n: int) -> set[int] | None:
     """Run this process (and those it starts) on :func:`share` ``(k, n)``, where the system allows it and there
     is more than one core and one share; returns the cores taken, or None (left as they were)."""
-    if n < 2 or not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2:
+    if n < 2 or not hasattr(os, "sched_setaffinity") or count() < 2:
         return None
     cores = share(k, n)
     os.sched_setaffinity(0, cores)
@@ -40,4 +45,4 @@ def take(k: int, n: int) -> set[int] | None:
 
 def one_core() -> bool:
     """Whether this process runs on a single core (XLA's CPU programs are then made for one thread)."""
-    return hasattr(os, "sched_getaffinity") and len(os.sched_getaffinity(0)) == 1
+    return count() == 1

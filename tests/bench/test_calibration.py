@@ -21,6 +21,8 @@ import yaml
 
 from sciml.bench import calibration, suite
 
+import cores
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PLATE = os.path.join(ROOT, "cases", "plate.yaml")
 OVERRIDES = ["training.adam.steps=200", "training.lbfgs.steps=0", "sampling.interior=2000",
@@ -32,8 +34,7 @@ BUSY = "import sys, time\nend = time.time() + float(sys.argv[1])\nwhile time.tim
 def busy_machine(seconds: float = 300.0):
     """One spinning process per core this process may run on (an xdist worker's own share, ``tests/cores.py``) for
     the duration of the block (each stops by itself after ``seconds``)."""
-    count = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 2
-    procs = [subprocess.Popen([sys.executable, "-c", BUSY, str(seconds)]) for _ in range(count)]
+    procs = [subprocess.Popen([sys.executable, "-c", BUSY, str(seconds)]) for _ in range(cores.count())]
     try:
         yield
     finally:
