@@ -140,11 +140,15 @@ def time_all(fns: dict, args: tuple, rounds: int, keep: dict | None = None) -> t
     return {k: statistics.median(v) for k, v in times.items()}, compile_s, outputs
 
 
-def operator_table(op: str, d: int, n: int, dtype: str, rounds: int, variants, seed: int = 0) -> dict:
+def operator_table(op: str, d: int, n: int, dtype: str, rounds: int, variants, seed: int = 0,
+                   only: tuple[str, ...] | None = None) -> dict:
+    """One operator's table; ``only``: the methods compared with the engine (all of :func:`methods` when None;
+    the forward pass and the engine are always timed)."""
     dt = jnp.float32 if dtype == "float32" else jnp.float64
     params = _network(d, dt, seed)
     x = jax.random.uniform(jax.random.PRNGKey(seed + 1), (n, d), dt, -1.0, 1.0)
-    fns = methods(op, d, variants)
+    fns = {k: f for k, f in methods(op, d, variants).items()
+           if only is None or k in ("forward", "engine") or k.startswith("engine-") or k in only}
     med, comp, outs = time_all(fns, (params, x), rounds)
     params64 = jax.tree.map(lambda a: a.astype(jnp.float64), params)
     ref = jax.jit(lambda p, y: _operator(op)(_u(p), mode="nested")(y))(params64, x.astype(jnp.float64))

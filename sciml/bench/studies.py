@@ -187,19 +187,21 @@ def vorticity_grid_gap(samples=5, coarse=64, fine=256, nu=1e-3, T=50.0, times=(1
 
 @study
 def autodiff_ratios(ops=("laplacian", "biharmonic"), dims=(2, 3), n=8192, dtype="float32", rounds=11,
-                    train_size=8192) -> dict:
+                    train_size=8192, methods=None, train_modes=("taylor", "taylor-vmap", "nested")) -> dict:
     """The engine against nested forward mode, ``jax.hessian``, ``jet``, one forward pass, its floor and the
     per-point call under ``vmap`` for each operator and dimension, and the PINN step against nested mode and
     ``vmap`` (:func:`sciml.bench.autodiff.ratios`); ratios of timings interleaved in one process, so machine load
-    hits both sides alike."""
+    hits both sides alike. ``methods``: the ones compared with the engine (all when None: ``nested``,
+    ``jax.hessian``, ``jet``, ``vmap``); ``train_modes``: the PINN step's (``taylor`` first), so that a suite times
+    only what it checks."""
     import jax
 
     from . import autodiff
 
+    only = None if methods is None else tuple(methods)
     with jax.enable_x64(True):  # float64 for the references of the errors; float32 arrays stay float32
-        tables = [autodiff.operator_table(op, d, n, dtype, rounds, variants=()) for op in ops for d in dims]
-        modes = ("taylor", "taylor-vmap", "nested")
-        train = (autodiff.training_step(train_size, dtype, max(5, rounds // 2), modes=modes)
+        tables = [autodiff.operator_table(op, d, n, dtype, rounds, variants=(), only=only) for op in ops for d in dims]
+        train = (autodiff.training_step(train_size, dtype, max(5, rounds // 2), modes=tuple(train_modes))
                  if train_size else None)
     return {"metrics": autodiff.ratios(tables, train), "tables": tables, "train": train}
 
