@@ -18,15 +18,18 @@ import contextlib
 import contextvars
 import os
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
-import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.colors import CenteredNorm, Normalize
-from matplotlib.figure import Figure
 
 from .io.atomic import atomic_path
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 # The backend is the front door's choice (the CLI draws off-screen; a notebook keeps its own): nothing here sets it.
+# matplotlib is loaded when a figure is first built (about 0.3 s of every process's start otherwise: a run whose
+# figures are off, a datagen, a worker, loads none of it).
 
 DIVERGING, SEQUENTIAL = "RdBu_r", "viridis"
 _WRITING: contextvars.ContextVar[bool | frozenset[str] | None] = contextvars.ContextVar("plots_writing", default=None)
@@ -69,18 +72,24 @@ def save(fig: Figure | Callable[[], Figure], path: str, dpi: int = 110, tight: b
     function that builds the figure: it is called only when the figure is written (a run's figures cost nothing
     when off)."""
     if not writes(path):
-        if isinstance(fig, Figure):
-            plt.close(fig)
+        if not callable(fig):  # a figure built already
+            _pyplot().close(fig)
         return
-    fig = fig if isinstance(fig, Figure) else fig()
+    fig = fig() if callable(fig) else fig
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", dpi=dpi, bbox_inches="tight" if tight else None)
-    plt.close(fig)
+    _pyplot().close(fig)
+
+
+def _pyplot():
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def figure(rows: int = 1, cols: int = 1, size: tuple[float, float] = (7, 4.2), grid: bool = False):
     """``(fig, axes)`` with constrained layout: one axes, or (``grid``, or several) a 2-D array of them."""
-    return plt.subplots(rows, cols, figsize=size, layout="constrained", squeeze=not grid and rows * cols == 1)
+    return _pyplot().subplots(rows, cols, figsize=size, layout="constrained", squeeze=not grid and rows * cols == 1)
 
 
 def label(name: str, units: str | None = None) -> str:
@@ -93,6 +102,8 @@ def colour_scale(*arrays) -> dict:
     sequential over their range otherwise (NaN ignored)."""
     finite = np.concatenate([np.asarray(a, float)[np.isfinite(a)].ravel() for a in arrays] or [np.zeros(0)])
     lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    from matplotlib.colors import CenteredNorm, Normalize
+
     if lo < 0 < hi:
         return {"cmap": DIVERGING, "norm": CenteredNorm(0.0, max(-lo, hi))}
     return {"cmap": SEQUENTIAL, "norm": Normalize(lo, hi)}
