@@ -18,7 +18,7 @@ import tempfile
 import pytest
 import threadpoolctl
 
-import cores  # imports nothing of JAX's (tests/cores.py)
+from sciml import cores  # imports nothing of JAX's (sciml/cores.py)
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 # XLA's backend (LLVM) at optimisation level 0, and its CPU fusions emitted by the older emitters rather than the
@@ -26,7 +26,7 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 # compiles them in about half the time, the older emitters in about half again (DESIGN.md, the test suite's time;
 # the marching solvers keep XLA's defaults: sciml.compile.MARCHING). A flag the caller set in XLA_FLAGS is kept.
 # Processes that tests start inherit the flags; a test that gives one flags of its own adds them to these.
-# Each xdist worker runs on a share of the cores of its own (``tests/cores.py``; ``SCIML_TEST_PIN=0`` leaves them
+# Each xdist worker runs on a share of the cores of its own (``sciml/cores.py``; ``SCIML_TEST_PIN=0`` leaves them
 # all), taken before JAX starts; numpy's BLAS, loaded already (by a plugin), is held to as many threads, as the
 # processes a test starts size theirs (a sum's rounding depends on them: a run resumed in a process of its own must
 # end as the run in this one did). On one core XLA compiles each program as one LLVM module (no thread to compile its

@@ -1,11 +1,12 @@
-"""Shares of the cores for the test suite's workers (``tests/cores.py``)."""
+"""Shares of the cores for processes side by side (``sciml/cores.py``): the test suite's workers, a suite's pool."""
+import ast
 import os
 import subprocess
 import sys
 
 import pytest
 
-import cores
+from sciml import cores
 
 
 @pytest.mark.parametrize("count, n, want", [
@@ -23,7 +24,7 @@ def test_shares_are_of_the_cores_given_not_their_numbers():
     assert [cores.share(k, 2, [7, 3, 9, 5]) for k in range(2)] == [{3, 5}, {7, 9}]
 
 
-WIDEN = (f"import os, subprocess, sys\nsys.path.insert(0, {os.path.dirname(cores.__file__)!r})\nimport cores\n"
+WIDEN = ("import os, subprocess, sys\nfrom sciml import cores\n"
          "try:\n    os.sched_setaffinity(0, range(os.cpu_count()))\nexcept OSError:\n    pass\n")  # a worker's share
 
 
@@ -41,3 +42,24 @@ def test_take_pins_this_process_and_what_it_starts_and_one_share_leaves_them_all
         return
     want = sorted(cores.share(1, 2, mine))
     assert lines[2] == f"{set(want)} True" and lines[3] == str(want)  # the child inherits it
+
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this system")
+def test_a_pool_s_processes_each_take_a_share_of_their_own():
+    """``take_from`` as a spawned pool's initializer: each of its two processes on one of the two shares."""
+    code = WIDEN + ("import concurrent.futures, multiprocessing, time\n"
+                    "if __name__ == '__main__':\n"
+                    "    ctx = multiprocessing.get_context('spawn')\n"
+                    "    shares = ctx.Queue()\n"
+                    "    [shares.put(k) for k in range(2)]\n"
+                    "    with concurrent.futures.ProcessPoolExecutor(2, mp_context=ctx, initializer=cores.take_from,\n"
+                    "                                                initargs=(shares, 2)) as pool:\n"
+                    "        list(pool.map(time.sleep, [0.5, 0.5]))  # both processes started, each its share taken\n"
+                    "        seen = sorted(sorted(os.sched_getaffinity(pid)) for pid in pool._processes)\n"
+                    "    print(repr((sorted(os.sched_getaffinity(0)), seen)))\n")
+    mine, seen = ast.literal_eval(subprocess.check_output([sys.executable, "-c", code], text=True))
+    if len(mine) < 2:
+        assert seen == [mine, mine]
+        return
+    assert seen == [sorted(cores.share(k, 2, mine)) for k in range(2)]

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import jax
 import jax.numpy as jnp
 
+from .. import cores
+
 OFF = ("off", "none", "0", "false", "no")
 MIN_COMPILE_S = 0.1  # programs compiled faster than this are not worth a file
 
@@ -48,9 +50,16 @@ def default_cache() -> str:
 
 def cache_setting(path: str | None = None) -> str | None:
     """The cache folder asked for (argument, then ``$SCIML_CACHE_DIR``, then :func:`default_cache`); None when
-    off."""
+    off. A process on fewer cores than the machine has (``taskset``, a batch system's share, a suite's pinned
+    entry: :mod:`sciml.cores`) keeps its programs in the subfolder ``cores-N``: XLA splits a CPU program's loops
+    among the threads of the process that compiles it, and JAX's cache key does not hold their number, so a
+    program made on one core would run on one thread in a later run on every core, and round its sums otherwise
+    than the same run compiled there."""
     value = path if path is not None else os.environ.get("SCIML_CACHE_DIR", default_cache())
-    return None if value.strip().lower() in OFF or not value.strip() else os.path.abspath(value)
+    if value.strip().lower() in OFF or not value.strip():
+        return None
+    folder, n = os.path.abspath(value), cores.count()
+    return folder if n >= (os.cpu_count() or n) else os.path.join(folder, f"cores-{n}")
 
 
 def enable_cache(path: str | None = None) -> str | None:

@@ -21,7 +21,7 @@ import yaml
 
 from sciml.bench import calibration, suite
 
-import cores
+from sciml import cores
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PLATE = os.path.join(ROOT, "cases", "plate.yaml")
@@ -32,7 +32,7 @@ BUSY = "import sys, time\nend = time.time() + float(sys.argv[1])\nwhile time.tim
 
 @contextlib.contextmanager
 def busy_machine(seconds: float = 300.0):
-    """One spinning process per core this process may run on (an xdist worker's own share, ``tests/cores.py``) for
+    """One spinning process per core this process may run on (an xdist worker's own share, ``sciml/cores.py``) for
     the duration of the block (each stops by itself after ``seconds``)."""
     procs = [subprocess.Popen([sys.executable, "-c", BUSY, str(seconds)]) for _ in range(cores.count())]
     try:

@@ -1,4 +1,5 @@
-"""The persistent compilation cache: a second process running the same case loads what the first compiled."""
+"""The persistent compilation cache: a second process running the same case loads what the first compiled; a
+process on fewer cores than the machine has keeps its programs apart."""
 import json
 import os
 import subprocess
@@ -7,6 +8,7 @@ import sys
 import pytest
 
 from cli_cases import write_case
+from sciml import cores
 from sciml.compile import cache_setting, default_cache, enable_cache
 
 WORKER = os.path.join(os.path.dirname(__file__), "cache_worker.py")
@@ -16,9 +18,17 @@ def entries(folder) -> set:
     return {p.name for p in folder.iterdir()} if folder.exists() else set()
 
 
+def kept(folder: str) -> str:
+    """Where this process (and those it starts) keeps the programs of cache ``folder``: the folder itself on
+    every core, ``cores-N`` within it on fewer (an xdist worker on its share)."""
+    n = cores.count()
+    return folder if n >= os.cpu_count() else os.path.join(folder, f"cores-{n}")
+
+
 def test_second_run_compiles_from_the_cache(tmp_path):
     case = write_case(tmp_path, training__adam__steps=4, training__log_every=2)
     cache = tmp_path / "cache"
+    programs = type(cache)(kept(str(cache)))
     # every program is written (so that the test does not hang on how long XLA takes to compile)
     env = {**os.environ, "JAX_PLATFORMS": "cpu", "SCIML_CACHE_DIR": str(cache),  # the suite's XLA_FLAGS
            "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0"}
@@ -28,12 +38,12 @@ def test_second_run_compiles_from_the_cache(tmp_path):
                              text=True, timeout=300)
         assert res.returncode == 0, res.stderr[-3000:]
         summary = json.loads((tmp_path / name / "summary.json").read_text())
-        runs.append((entries(cache), int(res.stdout.rsplit("cache hits:", 1)[1]), summary))
+        runs.append((entries(programs), int(res.stdout.rsplit("cache hits:", 1)[1]), summary))
     (first, first_hits, s1), (second, second_hits, s2) = runs
     assert first and first_hits == 0  # an empty cache: everything compiled, and written
     assert second == first  # nothing new to write: every program came from the cache
     assert second_hits >= len([e for e in first if e.endswith("-cache")]) > 0
-    assert s1["compile_cache"] == s2["compile_cache"] == str(cache)
+    assert s1["compile_cache"] == s2["compile_cache"] == str(programs)
     assert s1["metrics"] == s2["metrics"] and s2["compile_time_s"] >= 0
 
 
@@ -48,7 +58,7 @@ def test_cache_folder_from_the_environment(monkeypatch, tmp_path, value, expecte
     else:
         monkeypatch.setenv("SCIML_CACHE_DIR", value)
     expected = str(tmp_path / expected) if value is None else expected
-    assert cache_setting() == expected
+    assert cache_setting() == (expected and kept(expected))
 
 
 @pytest.mark.parametrize("xdg", ["", "relative/cache"])  # unset or not absolute: ignored, as the XDG spec says
@@ -67,7 +77,18 @@ def test_the_cache_goes_to_the_user_cache_folder_never_the_working_directory(mon
     before = jax.config.jax_compilation_cache_dir
     try:
         folder = enable_cache()
-        assert folder == str(tmp_path / "xdg" / "sciml" / "jax") == jax.config.jax_compilation_cache_dir
+        assert folder == kept(str(tmp_path / "xdg" / "sciml" / "jax")) == jax.config.jax_compilation_cache_dir
         assert os.path.isdir(folder) and os.listdir(tmp_path) == ["xdg"]  # nothing else made where we stand
     finally:
         enable_cache(before or "off")
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or (os.cpu_count() or 1) < 2, reason="one core")
+def test_a_process_on_fewer_cores_keeps_its_programs_apart(tmp_path):
+    """The folder itself on every core; ``cores-1`` within it on one (its programs are made for one thread)."""
+    code = ("import os\nfrom sciml import cores\nfrom sciml.compile import cache_setting\n"
+            "os.sched_setaffinity(0, range(os.cpu_count()))\nprint(cache_setting())\n"
+            "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\nprint(cache_setting())\n")
+    env = {**os.environ, "SCIML_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == [str(tmp_path), str(tmp_path / "cores-1")]

@@ -1,4 +1,4 @@
-"""The test suite's workers each on a share of the machine's cores (``tests/conftest.py``).
+"""Processes side by side, each on a share of the machine's cores of its own.
 
 XLA sizes its CPU thread pool by the cores a process may run on (its CPU affinity) when JAX starts, and splits
 each loop of a program among that many threads. Two processes of two threads each on two cores wait on each other
@@ -6,13 +6,14 @@ at every small step: a thread that has finished its half of a kernel waits for t
 other process holds. So processes run side by side each take a share of the cores of their own (:func:`take`),
 before JAX starts; the processes they start inherit it. Measured on the 2-core machine (DESIGN.md, the test
 suite's time): the lattice Boltzmann test's marches 28 s on both cores beside another worker, 13 s on one core of
-its own; the whole suite's pytest 711 → 604 s.
+its own; the test suite's pytest 711 → 604 s; the smoke suite's ``--jobs 2`` pool (:func:`take_from`) 339 → 323 s
+and 350 → 334 s in two A/B pairs.
 
-Not for ``sciml bench --jobs``: its entries gained little (the smoke phase 350 → 334 s, each entry within a few
-per cent either way), and JAX's persistent cache does not key a program by the cores it was made for, so a pinned
-entry's programs (one thread's) would be loaded by a user's later run on every core.
+A program is compiled for the threads of the process that compiles it, and JAX's persistent cache does not key it
+by them: :func:`sciml.compile.cache_setting` keeps the programs of a process on fewer cores than the machine has
+in a folder of their own.
 
-This module imports nothing of JAX's, so that it can run before JAX starts.
+This module imports nothing of JAX's, so that it can run before JAX starts (the test suite's ``conftest.py``).
 """
 from __future__ import annotations
 
@@ -46,3 +47,10 @@ def take(k: int, n: int) -> set[int] | None:
 def one_core() -> bool:
     """Whether this process runs on a single core (XLA's CPU programs are then made for one thread)."""
     return count() == 1
+
+
+def take_from(shares, n: int) -> None:
+    """A pool process's initializer: :func:`take` the share whose number it gets from the queue ``shares``
+    (``0 .. n-1``, one each), before JAX starts in it."""
+    take(shares.get(), n)
+
