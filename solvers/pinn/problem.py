@@ -67,12 +67,14 @@ import numpy as np
 from sciml import equations
 from sciml.compile import Policy
 from sciml.config import suggest
+from sciml.equations.sections import numbers
 from sciml.errors import ConfigError
 
 from . import batches, features, model
 from .batches import Sampler
 from .config import PinnCase
 from .derivatives import Derivatives
+from .features import curriculum
 from .features.causal import Causal
 from .features.observations import GROUP as DATA
 from .features.observations import Misfit, Observations
@@ -165,12 +167,16 @@ class Problem:
         self._weights = _weights(cfg.loss.weights, self.terms, defaults)
         self._causal = None if cfg.loss.causal is None else \
             Causal.of(cfg.loss.causal, eq, self.geometry, (t for t in self.terms if _group(t) == "pde"))
+        # a curriculum stage's number, an argument of the programs that predict and score (not a constant in them):
+        # the stages' problems compile one program each, as their training chunks do (the batch's constants)
+        self.constants = _stage_constants(cfg, self.dtype)
         out = Outputs(self._net, self.equation_at, eq, probe, self._derivs, names, self.parameters,
-                      self.unknowns is not None or self.parameters is not None, self.dtype)
+                      self.unknowns is not None or self.parameters is not None, self.dtype, self.constants)
         self.predict, self.output, self.inputs, self.derived = out.predict, out.output, out.inputs, out.derived
         self.network_fields = out.network_fields
         # (params, nondimensional interior points (N, D)) -> (N,): the sum of squared interior residuals
-        self.residual_score = jax.jit(self._residual_score)
+        score = jax.jit(self._residual_score)
+        self.residual_score = lambda params, xh: score(params, xh, self.constants)
 
     def _probe(self, eq):
         """The equation the requests are collected from: a family's at stand-in values per point, a field
@@ -321,9 +327,18 @@ class Problem:
             total = sum(w[t] * adaptive[t] * v for t, v in per_term.items())
         return total, per_term
 
-    def _residual_score(self, params, xh):
-        d = self._derivs.at(self._net(params), self._layout.interior, xh, jax.random.PRNGKey(0))
-        return sum(jnp.square(r) for r in self.equation_at(params, xh).interior(d).values())
+    def _residual_score(self, params, xh, constants=None):
+        d = self._derivs.at(self._net(params, constants), self._layout.interior, xh, jax.random.PRNGKey(0))
+        return sum(jnp.square(r) for r in self.equation_at(params, xh, constants).interior(d).values())
+
+
+def _stage_constants(cfg: PinnCase, dtype) -> dict | None:
+    """A curriculum's number at this case's value, ``{dotted name: array}`` (:meth:`Problem.equation_at`'s
+    ``constants``); None without a curriculum."""
+    if cfg.training.curriculum is None:
+        return None
+    name = curriculum.number(cfg)
+    return {name: np.asarray(numbers(cfg.equation)[name], dtype)}
 
 
 def assemble(cfg: PinnCase, initial: Callable[[np.ndarray], dict] | None = None) -> Problem:

@@ -7,6 +7,7 @@ shapes.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import MethodType
@@ -29,7 +30,9 @@ class Outputs:
     ``equation_at(params, z)`` (the equation at the unknowns' values and a family's inputs ``z``), ``equation``
     (the case's), ``probe`` (the one requests are collected from), ``derivs``, ``names`` (the fields the
     residuals read), ``family`` (a family's :class:`~sciml.solvers.pinn.parameters.Parameters` or None),
-    ``varies`` (whether the equation's numbers vary: unknowns or a family), ``dtype``."""
+    ``varies`` (whether the equation's numbers vary: unknowns or a family), ``dtype``, ``constants`` (a curriculum
+    stage's number, ``{dotted name: array}``, or None: an argument of the jitted functions, so that every stage's
+    problem compiles the same programs)."""
 
     net: Callable
     equation_at: Callable
@@ -40,6 +43,7 @@ class Outputs:
     family: Any
     varies: bool
     dtype: Any
+    constants: dict | None = None  # a curriculum stage's number: an argument of the jitted functions
     _jitted: dict = field(default_factory=dict)
     derived: Callable = field(init=False)  # (params, nondimensional points) -> the equation's derived fields
 
@@ -52,20 +56,21 @@ class Outputs:
         return {q: d[q] for q in self.names}
 
     def output(self, of: Callable) -> Callable:
-        """``(params, nondimensional points) -> of(fields there)``, jitted once per function ``of``."""
+        """``(params, nondimensional points) -> of(fields there)``, jitted once per function ``of`` (the
+        :attr:`constants` an argument of it)."""
         if of not in self._jitted:
             own = getattr(of, "__self__", None) is self.equation
             req = self.derivs.requests(MethodType(of.__func__, self.probe) if own else of)  # type: ignore[attr-defined]
-            self._jitted[of] = jax.jit(lambda p, xh: self._at(p, of, xh)(self.derivs.at(self.net(p), req, xh)))
-        return self._jitted[of]
+            self._jitted[of] = jax.jit(lambda p, xh, c: self._at(p, of, xh, c)(self.derivs.at(self.net(p, c), req, xh)))
+        return functools.partial(self._jitted[of], c=self.constants)
 
-    def _at(self, params, of: Callable, z=None) -> Callable:
+    def _at(self, params, of: Callable, z=None, constants: dict | None = None) -> Callable:
         """``of``, or the same method of the equation at the unknowns' values (and a family's parameters at the
-        inputs ``z``) when ``of`` is the case equation's (its derived fields: the plate's deflection scale
-        follows the identified ``D``)."""
-        if not self.varies or getattr(of, "__self__", None) is not self.equation:
+        inputs ``z``; a curriculum stage's ``constants``) when ``of`` is the case equation's (its derived fields:
+        the plate's deflection scale follows the identified ``D``)."""
+        if not (self.varies or constants) or getattr(of, "__self__", None) is not self.equation:
             return of
-        return MethodType(of.__func__, self.equation_at(params, z))  # type: ignore[attr-defined]
+        return MethodType(of.__func__, self.equation_at(params, z, constants))  # type: ignore[attr-defined]
 
     def inputs(self, points, values: dict | None = None) -> np.ndarray:
         """The network's inputs at physical ``points (N, D)``: the nondimensional coordinates, and for a family

@@ -152,7 +152,7 @@ def test_predict_pads_pieces_to_a_few_sizes_and_gives_every_point_its_own_value(
         got = prob.predict(params, pts[:n])["u"]
         assert got.shape == (n,)
         np.testing.assert_allclose(got, whole[:n], rtol=1e-13, atol=1e-15)
-    assert prob.derived._cache_size() == 3  # 256, 1024 and 4096 rows: one program each
+    assert prob.derived.func._cache_size() == 3  # 256, 1024 and 4096 rows: one program each
 
 
 def test_predict_of_another_function_of_the_fields(problem):
