@@ -36,11 +36,15 @@ def share(k: int, n: int, cores: list[int] | None = None) -> set[int]:
 
 def take(k: int, n: int) -> set[int] | None:
     """Run this process (and those it starts) on :func:`share` ``(k, n)``, where the system allows it and there
-    is more than one core and one share; returns the cores taken, or None (left as they were)."""
+    is more than one core and one share; returns the cores taken, or None (left as they were: also where the
+    system refuses the change)."""
     if n < 2 or not hasattr(os, "sched_setaffinity") or count() < 2:
         return None
     cores = share(k, n)
-    os.sched_setaffinity(0, cores)
+    try:
+        os.sched_setaffinity(0, cores)
+    except OSError:  # a container's CPU set that does not hold them, a policy that forbids it
+        return None
     return cores
 
 

@@ -63,3 +63,15 @@ def test_a_pool_s_processes_each_take_a_share_of_their_own():
         assert seen == [mine, mine]
         return
     assert seen == [sorted(cores.share(k, 2, mine)) for k in range(2)]
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this system")
+def test_a_refused_change_leaves_the_cores_as_they_were(monkeypatch):
+    def refuse(pid, cpus):
+        raise OSError(22, "Invalid argument")
+
+    before = os.sched_getaffinity(0)
+    monkeypatch.setattr(cores, "count", lambda: 2)  # as on a machine of two cores
+    monkeypatch.setattr(cores, "share", lambda k, n: {0})
+    monkeypatch.setattr(os, "sched_setaffinity", refuse)
+    assert cores.take(0, 2) is None and os.sched_getaffinity(0) == before
