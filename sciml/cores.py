@@ -57,4 +57,3 @@ def take_from(shares, n: int) -> None:
     """A pool process's initializer: :func:`take` the share whose number it gets from the queue ``shares``
     (``0 .. n-1``, one each), before JAX starts in it."""
     take(shares.get(), n)
-

@@ -3,8 +3,8 @@ float64), a headless matplotlib backend, XLA's backend at optimisation level 0 (
 compilation cache, as every ``sciml run`` has one, in a fresh folder of each pytest process's own (each xdist
 worker too: no two write one folder; removed at exit; subprocesses that tests start inherit it): the many tests
 that build the same small programs (a run, then the same run resumed; an ensemble's members) compile each once.
-``SCIML_CACHE_DIR`` set by the caller is kept (``off`` turns the cache off). Under xdist, a worker takes a test file at a time, and each notebook's run is a
-unit of its own, handed out first (:func:`pytest_xdist_make_scheduler`).
+``SCIML_CACHE_DIR`` set by the caller is kept (``off`` turns the cache off). Under xdist, a worker takes a test file
+at a time, and each notebook's run is a unit of its own, handed out first (:func:`pytest_xdist_make_scheduler`).
 
 The run ends with the ten test files that took longest (the sum of their tests' set-up, call and tear-down) and
 the seconds XLA spent compiling for each, so that a file that grew slower is seen in the CI log the day it lands,

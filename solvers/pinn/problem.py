@@ -167,8 +167,8 @@ class Problem:
         self._weights = _weights(cfg.loss.weights, self.terms, defaults)
         self._causal = None if cfg.loss.causal is None else \
             Causal.of(cfg.loss.causal, eq, self.geometry, (t for t in self.terms if _group(t) == "pde"))
-        # a curriculum stage's number, an argument of the programs that predict and score (not a constant in them):
-        # the stages' problems compile one program each, as their training chunks do (the batch's constants)
+        # a curriculum stage's number, an argument of the programs that predict and score (not a constant in them),
+        # and the batch's constants of the training chunks: the stages' problems compile one program each
         self.constants = _stage_constants(cfg, self.dtype)
         out = Outputs(self._net, self.equation_at, eq, probe, self._derivs, names, self.parameters,
                       self.unknowns is not None or self.parameters is not None, self.dtype, self.constants)

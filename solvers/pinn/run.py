@@ -326,8 +326,8 @@ class _Pinn:
         """The batch: the base points and the refined ones (with an ensemble's resamples of the observations;
         a curriculum stage's value as a constant), placed on the devices."""
         batch = self.problem.extend(self.base, self.refiner.points)
-        if (constants := self.plan[self.stage].constants) is not None:  # arguments: the stages' steps are one program
-            batch = {**batch, "constants": {k: np.asarray(v, batch["interior"].dtype) for k, v in constants.items()}}
+        if self.problem.constants is not None:  # arguments: the stages' steps are one program
+            batch = {**batch, "constants": self.problem.constants}
         if self.members > 1:
             batch = ensemble.bootstrapped(self.cfg, self.members, batch)
         self.batch = self.problem.place(batch, self.mesh)
