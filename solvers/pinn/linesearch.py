@@ -8,6 +8,8 @@ or zooming into it) and evaluates the loss in each: the loss and its gradient ar
 bisection point) but chooses the trial first and evaluates it once, then keeps the bracket as optax does, so a
 quasi-Newton chunk compiles the loss's gradient once inside its search. Its state is optax's
 ``ScaleByZoomLinesearchState`` (the value and gradient at the accepted point, read by the next step).
+:func:`pieces` gives the search in pieces (:class:`Zoom`) for a loop that evaluates the loss itself (the chunk's
+one evaluation site, :func:`sciml.solvers.pinn.optim.lbfgs_chunk`); :func:`zoom` runs them in a loop of its own.
 """
 from __future__ import annotations
 
@@ -44,6 +46,23 @@ class Search(NamedTuple):
     safe_stepsize: jax.Array
     safe_value: jax.Array
     safe_grad: object
+    value0: jax.Array  # the value and slope where the search started
+    slope0: jax.Array
+
+
+class Zoom(NamedTuple):
+    """The search in pieces, for a loop that evaluates the loss where it chooses (a quasi-Newton chunk evaluates
+    at one place for its line search and its refreshed values, :func:`sciml.solvers.pinn.optim.lbfgs_chunk`):
+    ``start(value, grad, direction)`` a search; ``trial(search)`` its next step; ``absorb(search, step, value,
+    grad, direction)`` that trial's value and gradient; ``stopped(search)``; ``result(search, state)`` the step
+    found and the transform's new state (optax's ``ScaleByZoomLinesearchState``); ``init(params)`` that state."""
+
+    init: Callable
+    start: Callable
+    trial: Callable
+    absorb: Callable
+    stopped: Callable
+    result: Callable
 
 
 def _cubicmin(a, fa, fpa, b, fb, c, fc):
@@ -63,11 +82,32 @@ def _quadmin(a, fa, fpa, b, fb):
     return a - fpa / (2.0 * ((fb - fa - fpa * db) / db ** 2))
 
 
-def zoom(max_steps: int = 20, slope_rtol: float = 1e-4, curv_rtol: float = 0.9, approx_dec_rtol: float = 1e-6,
-         increase_factor: float = 2.0, stepsize_precision: float = 1e-5, tol: float = 0.0
-         ) -> optax.GradientTransformationExtraArgs:
+def zoom(**settings) -> optax.GradientTransformationExtraArgs:
     """Scale the direction by a step that satisfies the strong Wolfe conditions (optax's zoom search with its
-    defaults and a first guess of 1), one evaluation of ``value_fn`` and its gradient per trial."""
+    defaults and a first guess of 1), one evaluation of ``value_fn`` and its gradient per trial (the pieces of
+    :func:`pieces` in a loop of their own)."""
+    z = pieces(**settings)
+
+    def update(updates, state, params, *, value, grad, value_fn, **extra):
+        if extra:
+            raise TypeError(f"zoom: unexpected keyword arguments {sorted(extra)}")
+        value_and_grad = jax.value_and_grad(value_fn)
+
+        def body(s: Search) -> Search:
+            t = z.trial(s)
+            v, g = value_and_grad(optax.tree.add_scale(params, t, updates))
+            return z.absorb(s, t, v, g, updates)
+
+        start = z.start(jnp.asarray(value, state.value.dtype), grad, updates)
+        stepsize, new = z.result(jax.lax.while_loop(lambda s: ~z.stopped(s), body, start), state)
+        return optax.tree.scale(stepsize, updates), new
+
+    return optax.GradientTransformationExtraArgs(z.init, update)
+
+
+def pieces(max_steps: int = 20, slope_rtol: float = 1e-4, curv_rtol: float = 0.9, approx_dec_rtol: float = 1e-6,
+           increase_factor: float = 2.0, stepsize_precision: float = 1e-5, tol: float = 0.0) -> Zoom:
+    """The zoom search (:func:`zoom`, with its settings) as the pieces of :class:`Zoom`."""
 
     def decrease_error(t, value, slope, value0, slope0):
         """Armijo's condition, or Hager and Zhang's approximate one near a minimum; 0 where it holds."""
@@ -135,33 +175,39 @@ def zoom(max_steps: int = 20, slope_rtol: float = 1e-4, curv_rtol: float = 0.9, 
         return new._replace(interval_found=s.interval_found, done=done, failed=failed,
                             **high, **low, **ref, **safe_part)
 
-    def search(value_and_grad: Callable, params, direction, value, grad) -> Search:
+    def start(value, grad, direction) -> Search:
         slope0 = optax.tree.real(optax.tree.vdot(direction, grad))
         zero = jnp.zeros_like(value)
         inf = jnp.full_like(value, jnp.inf)
         false = jnp.zeros((), bool)
-        start = Search(trials=jnp.zeros((), jnp.int32), stepsize=zero, value=value, grad=grad, slope=slope0,
-                       decrease_error=inf, curvature_error=inf, interval_found=false, done=false, failed=false,
-                       low=zero, value_low=value, slope_low=slope0, high=zero, value_high=value, slope_high=slope0,
-                       cubic_ref=zero, value_cubic_ref=value, safe_stepsize=zero, safe_value=value, safe_grad=grad)
+        return Search(trials=jnp.zeros((), jnp.int32), stepsize=zero, value=value, grad=grad, slope=slope0,
+                      decrease_error=inf, curvature_error=inf, interval_found=false, done=false, failed=false,
+                      low=zero, value_low=value, slope_low=slope0, high=zero, value_high=value, slope_high=slope0,
+                      cubic_ref=zero, value_cubic_ref=value, safe_stepsize=zero, safe_value=value, safe_grad=grad,
+                      value0=value, slope0=slope0)
 
-        def body(s: Search) -> Search:
-            t = trial(s)
-            v, g = value_and_grad(optax.tree.add_scale(params, t, direction))
-            v = jnp.asarray(v, value.dtype)
-            slope = optax.tree.real(optax.tree.vdot(optax.tree.conj(g), direction))
-            new = s._replace(trials=s.trials + 1, stepsize=t, value=v, grad=g, slope=slope,
-                             decrease_error=decrease_error(t, v, slope, value, slope0),
-                             curvature_error=curvature_error(slope, slope0))
-            new = jax.tree_util.tree_map(lambda a, b: jnp.where(s.interval_found, a, b),
-                                         zoomed(s, new), widened(s, new))
-            # out of trials: the safe step when there is one (or the last trial was not finite)
-            keep = new.failed & ((new.safe_stepsize > 0.0) | jnp.isinf(new.decrease_error))
-            return new._replace(**_where(keep, dict(stepsize=new.safe_stepsize, value=new.safe_value,
-                                                    grad=new.safe_grad),
-                                         dict(stepsize=new.stepsize, value=new.value, grad=new.grad)))
+    def absorb(s: Search, t, v, g, direction) -> Search:
+        v = jnp.asarray(v, s.value0.dtype)
+        slope = optax.tree.real(optax.tree.vdot(optax.tree.conj(g), direction))
+        new = s._replace(trials=s.trials + 1, stepsize=t, value=v, grad=g, slope=slope,
+                         decrease_error=decrease_error(t, v, slope, s.value0, s.slope0),
+                         curvature_error=curvature_error(slope, s.slope0))
+        new = jax.tree_util.tree_map(lambda a, b: jnp.where(s.interval_found, a, b),
+                                     zoomed(s, new), widened(s, new))
+        # out of trials: the safe step when there is one (or the last trial was not finite)
+        keep = new.failed & ((new.safe_stepsize > 0.0) | jnp.isinf(new.decrease_error))
+        return new._replace(**_where(keep, dict(stepsize=new.safe_stepsize, value=new.safe_value,
+                                                grad=new.safe_grad),
+                                     dict(stepsize=new.stepsize, value=new.value, grad=new.grad)))
 
-        return jax.lax.while_loop(lambda s: ~(s.done | s.failed), body, start)
+    def stopped(s: Search) -> jax.Array:
+        return s.done | s.failed
+
+    def result(s: Search, state: optax.ScaleByZoomLinesearchState):
+        new = optax.ScaleByZoomLinesearchState(
+            learning_rate=s.stepsize, value=s.value, grad=s.grad,
+            info=optax.ZoomLinesearchInfo(s.trials, s.decrease_error, s.curvature_error))
+        return s.stepsize, optax.tree.cast_like(new, other_tree=state)
 
     def init(params) -> optax.ScaleByZoomLinesearchState:
         dtype = jnp.real(jnp.empty((), jax.tree_util.tree_leaves(params)[0].dtype)).dtype
@@ -170,16 +216,7 @@ def zoom(max_steps: int = 20, slope_rtol: float = 1e-4, curv_rtol: float = 0.9, 
             learning_rate=jnp.asarray(1.0, dtype), value=inf, grad=optax.tree.zeros_like(params),
             info=optax.ZoomLinesearchInfo(jnp.asarray(0), jnp.asarray(jnp.inf), jnp.asarray(jnp.inf)))
 
-    def update(updates, state, params, *, value, grad, value_fn, **extra):
-        if extra:
-            raise TypeError(f"zoom: unexpected keyword arguments {sorted(extra)}")
-        s = search(jax.value_and_grad(value_fn), params, updates, jnp.asarray(value, state.value.dtype), grad)
-        new = optax.ScaleByZoomLinesearchState(
-            learning_rate=s.stepsize, value=s.value, grad=s.grad,
-            info=optax.ZoomLinesearchInfo(s.trials, s.decrease_error, s.curvature_error))
-        return optax.tree.scale(s.stepsize, updates), optax.tree.cast_like(new, other_tree=state)
-
-    return optax.GradientTransformationExtraArgs(init, update)
+    return Zoom(init, start, trial, absorb, stopped, result)
 
 
 def _where(flag, a: dict, b: dict) -> dict:

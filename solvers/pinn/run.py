@@ -282,7 +282,7 @@ class _Pinn:
         elif self.step < phase.end and _crossed(self.plan[phase.stage].lbfgs.resample_every,
                                                 self.step - phase.start, n):
             # new points, and a fresh memory (the curvature pairs and line search were of the old points' loss)
-            # or the dense estimate kept, its next pair taken again on the new points (optim.refresh)
+            # or the dense estimate kept, its next pair taken again on the new points (optim.take)
             self._draw()
             self._place()
             kept = self.plan[phase.stage].lbfgs.keep_curvature

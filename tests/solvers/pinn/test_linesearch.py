@@ -6,7 +6,9 @@ import numpy as np
 import optax
 import pytest
 
-from sciml.solvers.pinn import linesearch
+from sciml.config import build
+from sciml.solvers.pinn import linesearch, optim
+from sciml.solvers.pinn.config import LbfgsConfig
 
 
 def _rosenbrock(x):
@@ -47,6 +49,21 @@ def test_the_search_takes_optax_s_steps(fn, x0, zooms):
         assert c == c1
         np.testing.assert_allclose(x, x1, rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(v, v1, rtol=1e-12, atol=1e-300)
+
+
+def test_a_chunk_takes_optax_s_l_bfgs_steps():
+    """A quasi-Newton chunk (one loop: the held values, then each step's direction and trials, one evaluation a
+    turn) takes the steps of optax's L-BFGS behind optax's zoom search: forty on Rosenbrock, the same values at
+    each step's start and the same last point."""
+    x0 = jnp.asarray(-1.2 * np.ones(8))
+    theirs = _steps(optax.scale_by_zoom_linesearch(max_linesearch_steps=20, initial_guess_strategy="one"),
+                    _rosenbrock, x0, 40)
+    tx = optim.lbfgs(build(LbfgsConfig, {"steps": 40, "memory": 5}))
+    chunk = optim.lbfgs_chunk(lambda p, b, k: (_rosenbrock(p["x"]), {}), tx, 40)
+    state, losses = chunk(optim.init_state({"x": x0}, tx, jax.random.PRNGKey(0)), None, 40)
+    np.testing.assert_allclose(np.asarray(losses), [float(_rosenbrock(x0))] + [v for _, v, _ in theirs[:-1]],
+                               rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(state["params"]["x"], theirs[-1][0], rtol=1e-12, atol=1e-14)
 
 
 def test_an_accepted_step_meets_the_strong_wolfe_conditions():

@@ -60,10 +60,11 @@ def test_bfgs_kept_as_columns_makes_the_dense_updates_steps():
 
 
 def test_a_new_objective_refreshes_the_held_values_and_keeps_the_estimate():
-    """When a chunk's objective changes (new causal weights, new points), :func:`optim.refresh` takes the line
-    search's value and gradient at the parameters and the dense state's last loss and gradient again on the new
-    objective, so the next pair ``(s, y)`` is of one function (the secant equation holds for it); the
-    inverse-Hessian estimate is kept. Without a change, nothing moves."""
+    """When a chunk's objective changes (new causal weights, new points), the chunk evaluates the new objective at
+    the points the state holds values for (:func:`optim.held_points`: the parameters, the dense state's last ones)
+    and takes those values (:func:`optim.take`): the line search's value and gradient, and the dense state's last
+    loss and gradient, so the next pair ``(s, y)`` is of one function (the secant equation holds for it); the
+    inverse-Hessian estimate is kept."""
     a, b, fn = _quadratic(n=6, cond=50.0)
     shifted = lambda x: fn(x) + jnp.sum(jnp.sin(x))  # "new points": another objective near the old one
     tx = optim.scale_by_ssbfgs(rank=6)
@@ -73,9 +74,9 @@ def test_a_new_objective_refreshes_the_held_values_and_keeps_the_estimate():
         _, state = tx.update(jax.grad(fn)(x), state, x, value=fn(x) - k)
     search = linesearch.zoom().init(xs[3])
     h = optim.inverse_hessian(state)
-    same, kept = optim.refresh((state, search), shifted, xs[3], jnp.asarray(False))
-    assert np.array_equal(same.gradient, state.gradient) and same.loss == state.loss and kept.value == np.inf
-    new, held = optim.refresh((state, search), shifted, xs[3], jnp.asarray(True))
+    points = optim.held_points((state, search), xs[3])
+    np.testing.assert_array_equal(points, np.stack([xs[3], xs[2]]))
+    new, held = optim.take((state, search), *jax.vmap(jax.value_and_grad(shifted))(points))
     np.testing.assert_allclose(new.gradient, jax.grad(shifted)(xs[2]), rtol=1e-12)
     np.testing.assert_allclose(new.loss, shifted(xs[2]), rtol=1e-12)
     np.testing.assert_allclose(held.grad, jax.grad(shifted)(xs[3]), rtol=1e-12)
@@ -86,10 +87,35 @@ def test_a_new_objective_refreshes_the_held_values_and_keeps_the_estimate():
     np.testing.assert_allclose(optim.inverse_hessian(after) @ y, s, rtol=1e-9, atol=1e-12)
 
 
-def test_a_quasi_newton_chunk_traces_the_loss_twice():
-    """The line search evaluates its trials at one place and the chunk's start takes the values it lacks in
-    one map: the loss is traced twice per chunk (optax's zoom search, its value from the state and the dense
-    state's refresh took four)."""
+def test_a_chunk_evaluates_the_held_points_only_for_a_new_objective():
+    """A chunk from a state that holds its values evaluates only its line searches' trials; from a fresh state,
+    or one told of a new objective (:func:`optim.new_objective`), it first evaluates the parameters and the dense
+    state's last ones (:func:`optim.held_points`), in that order. Without a change, nothing is taken again."""
+    _, _, fn = _quadratic(n=6)
+    seen = []
+
+    def loss(p, batch, key):
+        jax.debug.callback(lambda x: seen.append(np.asarray(x)), p["x"])
+        return fn(p["x"]), {}
+
+    tx = optim.lbfgs(build(LbfgsConfig, {"steps": 4, "method": "bfgs"}))
+    chunk = optim.lbfgs_chunk(loss, tx, 2)
+    state, _ = chunk(optim.init_state({"x": jnp.ones(6)}, tx, jax.random.PRNGKey(0)), None, 2)
+    np.testing.assert_array_equal(seen[0], np.ones(6))  # fresh: the parameters, then the dense state's (unused)
+    np.testing.assert_array_equal(seen[1], np.zeros(6))
+    seen.clear()
+    after, _ = chunk(state, None, 2)
+    assert not any(np.array_equal(x, state["params"]["x"]) for x in seen)  # held: trials only
+    seen.clear()
+    chunk(optim.new_objective(state), None, 2)
+    np.testing.assert_array_equal(seen[0], state["params"]["x"])
+    np.testing.assert_array_equal(seen[1], state["opt"][0].params)
+
+
+def test_a_quasi_newton_chunk_traces_the_loss_once():
+    """The chunk evaluates its line searches' trials and the values it lacks at one place: the loss is traced
+    once per chunk (optax's zoom search, its value from the state and the dense state's refresh took four; a
+    separate refresh two)."""
     _, _, fn = _quadratic(n=6)
     for method in ("bfgs", "lbfgs"):
         traced = []
@@ -100,7 +126,7 @@ def test_a_quasi_newton_chunk_traces_the_loss_twice():
 
         tx = optim.lbfgs(build(LbfgsConfig, {"steps": 3, "method": method}))
         optim.lbfgs_chunk(loss, tx, 3)(optim.init_state({"x": jnp.ones(6)}, tx, jax.random.PRNGKey(0)), None, 3)
-        assert len(traced) == 2, (method, len(traced))
+        assert len(traced) == 1, (method, len(traced))
 
 
 def test_bfgs_beats_lbfgs_on_an_ill_conditioned_quadratic():

@@ -94,4 +94,4 @@ def test_quasi_newton_steps_with_causal_weights_descend(method):
         # a second chunk holds the weights of its own start
         state2, values2 = chunk(state, batch, 20)
         assert np.isfinite(np.asarray(values2)).all() and int(state2["step"]) == 40
-    assert isinstance(tx, optax.GradientTransformationExtraArgs)
+    assert isinstance(tx.direction, optax.GradientTransformationExtraArgs)  # its dense part takes the value
