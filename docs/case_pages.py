@@ -347,12 +347,11 @@ def _size(bounds, beside: float) -> tuple[float, float]:
     return (x1 - x0) * scale + beside, max(2.0, (y1 - y0) * scale + 0.7)
 
 
-def domain_figure(cfg):
-    """The spatial domain and one draw of the case's collocation points: the interior in grey, each boundary part
-    in its colour (the counts the case samples, ``sampling.boundary`` or ``sampling.parts``)."""
-    from sciml.solvers.pinn.geometry import build_geometry
-
-    space = build_geometry(cfg.geometry).space
+def domain_figure(cfg, geometry):
+    """The spatial domain (of ``geometry``, the case's built) and one draw of the case's collocation points: the
+    interior in grey, each boundary part in its colour (the counts the case samples, ``sampling.boundary`` or
+    ``sampling.parts``)."""
+    space = geometry.space
     rng, method = np.random.default_rng(cfg.seed), cfg.sampling.method
     solid = space.dim == 3  # a box or a part from a mesh file: its boundary points in perspective
     fig = _figure(*((5.4, 4.0) if solid else _size(space.bounds, 2.0)))
@@ -417,13 +416,12 @@ def _slow(what: str, seconds: float) -> str:
     return f"{what} took {seconds:.1f} s of CPU here, more than the {SECONDS:g} s a build gives it: not drawn."
 
 
-def reference_plot(name: str, cfg) -> Plot | None:
-    """The reference's first field on the evaluation grid, for a steady 2-D case whose equation has one."""
+def reference_plot(name: str, cfg, geometry) -> Plot | None:
+    """The reference's first field on the evaluation grid, for a steady 2-D case whose equation has one
+    (``geometry``: the case's, built)."""
     from sciml import equations
     from sciml.compile import Policy
-    from sciml.solvers.pinn.geometry import build_geometry
 
-    geometry = build_geometry(cfg.geometry)
     if geometry.time is not None or geometry.dim != 2:
         return None
     full = geometry.evaluation_points(cfg.evaluation.grid)
@@ -452,19 +450,21 @@ def _not_drawn(space, g) -> str:
 
 
 def pinn_plots(name: str, cfg) -> list[Plot]:
-    """A PINN case's domain (in perspective in three space dimensions; for more, a note) and its reference."""
+    """A PINN case's domain (in perspective in three space dimensions; for more, a note) and its reference, from
+    its geometry built once (a polygon's takes 0.3-0.6 s)."""
     from sciml.solvers.pinn.geometry import build_geometry
 
     g = cfg.geometry
-    space = build_geometry(g).space
+    geometry = build_geometry(g)
+    space = geometry.space
     if space.dim not in (2, 3):
         return [Plot(f"{name}.png", "the domain", note=_not_drawn(space, g))]
-    png, seconds = _timed(lambda: _png(domain_figure(cfg)))
+    png, seconds = _timed(lambda: _png(domain_figure(cfg, geometry)))
     time_note = (f"; the domain over t ∈ {_interval(g.time)}, with the part `initial` (the domain at "
                  f"t = {g.time[0]:g})" if g.time else "")
     domain = Plot(f"{name}.png", f"The domain and one draw of its collocation points ({cfg.sampling.method}), "
                                  f"each boundary part in its colour{time_note}", png, seconds=seconds)
-    reference = reference_plot(name, cfg)
+    reference = reference_plot(name, cfg, geometry)
     return [domain] + ([reference] if reference is not None else [])
 
 
