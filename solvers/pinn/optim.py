@@ -302,12 +302,11 @@ def lbfgs_chunk(loss: Callable, tx: QuasiNewton, length: int, hold: Callable | N
 
         def evaluate(c):
             """One evaluation: the next held point's while the chunk takes them, else the search's next trial."""
-            holding = c["turn"] < m
+            holding, at = c["turn"] < m, jnp.minimum(c["turn"], m - 1)
             t = tx.search.trial(c["search"])
             trial = ravel_pytree(optax.tree.add_scale(c["state"]["params"], t, c["direction"]))[0]
-            v, g = value_and_grad(unravel(jnp.where(holding, points[jnp.minimum(c["turn"], m - 1)], trial)))
-            at = jnp.minimum(c["turn"], m - 1)
-            tried = tx.search.absorb(c["search"], t, v, g, c["direction"])
+            v, g = value_and_grad(unravel(jnp.where(holding, points[at], trial)))
+            tried = tx.search.absorb(c["search"], t, v, g, c["direction"])  # kept only where it was a trial
             return {**c, "turn": c["turn"] + holding,
                     "values": jnp.where(holding, c["values"].at[at].set(v.astype(c["values"].dtype)), c["values"]),
                     "grads": jnp.where(holding, c["grads"].at[at].set(ravel_pytree(g)[0]), c["grads"]),
