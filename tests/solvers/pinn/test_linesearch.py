@@ -64,6 +64,15 @@ def test_a_chunk_takes_optax_s_l_bfgs_steps():
     np.testing.assert_allclose(np.asarray(losses), [float(_rosenbrock(x0))] + [v for _, v, _ in theirs[:-1]],
                                rtol=1e-12, atol=1e-300)
     np.testing.assert_allclose(state["params"]["x"], theirs[-1][0], rtol=1e-12, atol=1e-14)
+    # the chunk steps on the parameters as one vector: a network of two arrays takes the same steps, and its
+    # state (L-BFGS's memory as a stack of them) comes back in their shapes
+    split = lambda p, b, k: (_rosenbrock(jnp.concatenate([p["a"], p["b"].ravel()])), {})
+    two = {"a": x0[:2], "b": x0[2:].reshape(3, 2)}
+    state2, losses2 = optim.lbfgs_chunk(split, tx, 40)(optim.init_state(two, tx, jax.random.PRNGKey(0)), None, 40)
+    np.testing.assert_allclose(np.asarray(losses2), np.asarray(losses), rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(state2["params"]["b"].ravel(), state["params"]["x"][2:], rtol=1e-12, atol=1e-14)
+    assert jax.tree_util.tree_structure(state2["opt"]) == jax.tree_util.tree_structure(tx.init(two))
+    assert state2["opt"][0].diff_params_memory["b"].shape == (5, 3, 2)
 
 
 def test_an_accepted_step_meets_the_strong_wolfe_conditions():
