@@ -57,6 +57,7 @@ several processes ``sample(rng, share)`` draws this process's share of every cou
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from collections.abc import Callable, Iterator
 
@@ -175,8 +176,7 @@ class Problem:
         self.predict, self.output, self.inputs, self.derived = out.predict, out.output, out.inputs, out.derived
         self.network_fields = out.network_fields
         # (params, nondimensional interior points (N, D)) -> (N,): the sum of squared interior residuals
-        score = jax.jit(self._residual_score)
-        self.residual_score = lambda params, xh: score(params, xh, self.constants)
+        self.residual_score = functools.partial(jax.jit(self._residual_score), constants=self.constants)
 
     def _probe(self, eq):
         """The equation the requests are collected from: a family's at stand-in values per point, a field
