@@ -169,24 +169,23 @@ def new_objective(state) -> dict:
     return {**state, "opt": optax.tree.set(state["opt"], value=jnp.asarray(jnp.inf, _dtype(state)))}
 
 
-def held_points(opt, params) -> jax.Array:
-    """The points, flat, whose values and gradients a quasi-Newton state holds: ``params`` (the line search's,
-    where the next step starts), then each :func:`scale_by_ssbfgs` state's last parameters."""
-    flat, _ = ravel_pytree(params)
-    return jnp.stack([flat, *(st.params for st in _dense(opt))])
+def held_points(opt, params: jax.Array) -> jax.Array:
+    """The points whose values and gradients a quasi-Newton state holds, on the flat parameters (as
+    :func:`lbfgs_chunk` steps): ``params`` (the line search's, where the next step starts), then each
+    :func:`scale_by_ssbfgs` state's last parameters."""
+    return jnp.stack([params, *(st.params for st in _dense(opt))])
 
 
 def take(opt, values: jax.Array, grads: jax.Array) -> object:
-    """``opt`` holding ``values`` and flat ``grads`` (rows) at its :func:`held_points`, taken again on a new
-    objective (the causal weights a chunk holds, new points; or none is held yet): the line search's, and each
-    dense state's where it has updated, so that its next curvature pair ``(s, y)`` is of one objective (the
-    estimate of the inverse Hessian is kept)."""
+    """``opt`` (on the flat parameters) holding ``values`` and ``grads`` (rows) at its :func:`held_points`, taken again
+    on a new objective (the causal weights a chunk holds, new points; or none is held yet): the line search's, and each
+    dense state's where it has updated, so that its next curvature pair ``(s, y)`` is of one objective (the estimate of
+    the inverse Hessian is kept)."""
     at = iter(range(1, len(values)))
 
     def one(node):
         if isinstance(node, optax.ScaleByZoomLinesearchState):
-            _, unravel = ravel_pytree(node.grad)
-            return node._replace(value=values[0].astype(node.value.dtype), grad=unravel(grads[0]))
+            return node._replace(value=values[0].astype(node.value.dtype), grad=grads[0])
         if isinstance(node, SsbfgsState):
             i = next(at)
             return node._replace(loss=jnp.where(node.steps > 0, values[i].astype(node.loss.dtype), node.loss),
