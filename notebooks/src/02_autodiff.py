@@ -49,7 +49,7 @@ def nested_partial(f, alpha):
 
 
 for alpha in requests:
-    ref = nested_partial(u, alpha)(x[:64])
+    ref = jax.jit(nested_partial(u, alpha))(x[:64])  # compiled: op by op, order 6 takes seconds
     err = jnp.max(jnp.abs(values[alpha][:64] - ref)) / jnp.max(jnp.abs(ref))
     print(f"∂^{alpha}: max relative difference to nested jacfwd {err:.1e}")
 

@@ -235,16 +235,26 @@ class Polygon(Shape):
         loops_of = [(self.outline, tuple(f"edge{i}" for i in range(n)))]
         loops_of += [(h, own) for h, own in zip(self.holes, self.hole_pieces) if isinstance(h, Outline)]
         for loop, names_ in loops_of:  # each edge's distance trimmed only where its line meets the domain
-            for i, name in enumerate(names_):
-                self.pieces[name] = loop.edge(i, self._trims(loop, i))
+            for i, (name, trim) in enumerate(zip(names_, self._trims(loop))):
+                self.pieces[name] = loop.edge(i, trim)
 
-    def _trims(self, loop: Outline, i: int) -> tuple[bool, bool]:
-        """Whether the line of ``loop``'s edge ``i`` meets the domain (its boundary included) beyond the edge's
-        start and beyond its end: on 400 points out to twice the domain's size on each side."""
-        (a, b), span = (loop.segments()[0][i], loop.segments()[1][i]), float(np.max(self.upper - self.lower))
-        e = (b - a) / np.linalg.norm(b - a)
+    def _trims(self, loop: Outline) -> list[tuple[bool, bool]]:
+        """For each edge of ``loop``, whether its line meets the domain (its boundary included) beyond the edge's
+        start and beyond its end: on 400 points out to twice the domain's size on each side. The rays are judged
+        together, their nearest points first, and a ray that met the domain is not looked at further (where the
+        domain lies around a profile's edge, its first point already meets it)."""
+        (a, b), span = loop.segments(), float(np.max(self.upper - self.lower))
+        e = (b - a) / np.linalg.norm(b - a, axis=1)[:, None]
+        ends, away = np.concatenate([a, b]), np.concatenate([-e, e])  # ray k: from ends[k] along away[k]
         out = span * np.geomspace(1e-9, 2.0, 400)[:, None]
-        return bool(self.contains(a - out * e, 1e-12).any()), bool(self.contains(b + out * e, 1e-12).any())
+        met = np.zeros(len(ends), bool)
+        for block in (slice(0, 4), slice(4, 40), slice(40, None)):
+            todo = np.flatnonzero(~met)
+            if not len(todo):
+                break
+            pts = ends[todo, None] + out[None, block] * away[todo, None]  # (rays, points, 2)
+            met[todo] = self.contains(pts.reshape(-1, 2), 1e-12).reshape(len(todo), -1).any(-1)
+        return list(zip(met[:len(a)].tolist(), met[len(a):].tolist()))
 
     def _outer_map(self, u):
         pts = self.lower + (self.upper - self.lower) * u
