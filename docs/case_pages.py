@@ -68,8 +68,10 @@ def text(name: str) -> str:
         return f.read()
 
 
+@functools.cache
 def config(name: str):
-    """The case's typed config, as its solver's schema reads it (module notes: not the solver's check)."""
+    """The case's typed config, as its solver's schema reads it (module notes: not the solver's check); read once
+    a process (a page and its figures read it; nothing changes it)."""
     from sciml.cases import SOLVERS, read
     from sciml.config import validate
 
