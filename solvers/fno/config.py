@@ -388,6 +388,12 @@ class TrainingConfig:
                      "batches are turned (no other sample's output is read), and the physics terms' inputs each "
                      "step")
 
+    window: int | None = spec(
+        None, ge=1, help="recurrent: train on windows of this many predicted steps, each sample's window starting at "
+                         "a random step of its trajectory (the inputs the data.t_in steps before it, from the data), "
+                         "so that a step costs window / data.t_out of a whole rollout's; evaluation and prediction "
+                         "still roll out data.t_out steps. Default: the whole rollout")
+
     def check(self):
         if self.schedule.warmup and self.schedule.warmup >= self.epochs:
             raise Invalid("schedule.warmup", f"{self.schedule.warmup} epochs of warm-up leave none of the "
@@ -539,6 +545,14 @@ class FnoCase:
 
     def _check_training(self, gen):
         m = self.model
+        w = self.training.window
+        if w is not None and (m.type != "recurrent" or w > self.data.t_out or w % m.step):
+            raise Invalid("training.window", f"{w}: windows of a recurrent model's rollout, a multiple of model.step "
+                                             f"({m.step}) up to data.t_out ({self.data.t_out}); model.type is "
+                                             f"{m.type}")
+        if w is not None and (self.training.terms.physics or self.data.n_labelled is not None):
+            raise Invalid("training.window", "windows train the data term on every sample: no physics terms, no "
+                                             "data.n_labelled")
         if self.training.batch_size > self.data.n_train:
             raise Invalid("training.batch_size", f"{self.training.batch_size} is more than data.n_train = "
                                                  f"{self.data.n_train}")

@@ -77,7 +77,8 @@ def smallest_grid(cfg: FnoCase) -> list[int]:
 @dataclass(frozen=True)
 class Operator:
     init: Callable  # key -> params
-    predict: Callable  # (params, stats, inputs) -> outputs, dataset layout and units
+    predict: Callable  # (params, stats, inputs) -> outputs, dataset layout and units; a recurrent model's takes
+    # steps=k too (training.window: a rollout of k steps, not data.t_out)
     stats: Callable  # (x_mean, x_std, y_mean, y_std) numpy -> stats pytree
     field: Callable  # (params, stats, inputs) -> (points (..., d) -> outputs (..., batch, c)): model.type fno (its
     # decoded series) or deeponet (its trunk); the case's check keeps the other types from every use of it
@@ -126,7 +127,7 @@ def build(cfg: FnoCase, in_channels: int, out_channels: int) -> Operator:
     def net(params, x):
         return fno.apply(params, x, padding=padding(x.shape[1:-1]), **opts)
 
-    def predict(params, st, x):
+    def predict(params, st, x, steps: int | None = None):
         grid_factor = edge_factor(fno.grid_channels(x.shape[1:-1], kinds, dtype), power)[..., None] \
             if m.vanish_on_edges else 1.0
         x = ((x - st["x_mean"]) / st["x_std"]).astype(compute)
@@ -145,9 +146,11 @@ def build(cfg: FnoCase, in_channels: int, out_channels: int) -> Operator:
                 out = net(params, window)
                 return jnp.concatenate([window[..., m.step:], out], axis=-1), out
 
-            _, outs = jax.lax.scan(body, x, None, length=cfg.data.t_out // m.step)  # (n_calls, B, s.., step)
-            z = jnp.moveaxis(outs, 0, -2).reshape(x.shape[:-1] + (cfg.data.t_out,))
-        return (z.astype(dtype) * st["y_std"] + st["y_mean"]) * grid_factor
+            steps = steps or cfg.data.t_out  # fewer in training.window's rollouts
+            _, outs = jax.lax.scan(body, x, None, length=steps // m.step)  # (n_calls, B, s.., step)
+            z = jnp.moveaxis(outs, 0, -2).reshape(x.shape[:-1] + (steps,))
+        n = z.shape[-1]  # a window's first steps (a recurrent model's scalings are one number for all steps)
+        return (z.astype(dtype) * st["y_std"][..., :n] + st["y_mean"][..., :n]) * grid_factor
 
     def field(params, st, x):
         """The output as a function of the coordinates in [0, 1]^d (:func:`sciml.nn.fno_field.decode`)."""

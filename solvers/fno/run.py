@@ -107,12 +107,13 @@ def accumulated(loss, micro: int | None):
 
 def make_step(op: Operator, tx: optax.GradientTransformation, loss_name: str, dims: int, micro: int | None = None,
               average: averaging.Averaging = averaging.NONE, terms: LossTerms | None = None, physics=None,
-              labelled: bool = False):
+              labelled: bool = False, window: bool = False):
     """``(state, x, y) -> (state, loss)``: one jitted AdamW step on a minibatch (:func:`accumulated`), then
     ``average.step``. The loss is ``terms.data`` times ``loss_name`` of the predictions, plus the weighted
     physics terms (:mod:`.physics`) with positive weights (default: the data term alone). ``labelled``
     (``data.n_labelled``): ``(state, x, y, x_labelled, y_labelled) -> (state, loss)``, the data term on the
-    labelled batch alone (whole, not in micro-batches), the physics terms on ``x`` (``y`` unread)."""
+    labelled batch alone (whole, not in micro-batches), the physics terms on ``x`` (``y`` unread). ``window``
+    (``training.window``): a recurrent model rolls out as many steps as ``y`` holds."""
     loss_fn = losses.LOSSES[loss_name]
     kw: dict[str, int] = {"d": dims} if loss_name == "h1" else {}
     terms = terms or LossTerms()
@@ -120,7 +121,8 @@ def make_step(op: Operator, tx: optax.GradientTransformation, loss_name: str, di
     on_batch = terms.data and not labelled  # the data term on the same batch as the physics
 
     def data_loss(params, stats, x, y):
-        return terms.data * loss_fn(op.predict(params, stats, x), y, **kw)
+        steps = {"steps": y.shape[-1]} if window else {}
+        return terms.data * loss_fn(op.predict(params, stats, x, **steps), y, **kw)
 
     def loss(params, stats, x, y):
         total = data_loss(params, stats, x, y) if on_batch else 0.0
@@ -313,7 +315,7 @@ def functions(cfg: FnoCase, c_in: int, c_out: int, per_epoch: int, grid: np.ndar
         gen = cfg.source
         step = make_step(op, tx, cfg.training.loss, gen.dims, cfg.training.micro(jax.default_backend()),
                          cfg.training.average.rule(), cfg.training.terms, physics_of(cfg),
-                         cfg.data.n_labelled is not None)
+                         cfg.data.n_labelled is not None, cfg.training.window is not None)
         _CACHE[key] = (op, sched, tx, step, make_eval(op))
         while len(_CACHE) > 8:
             _CACHE.pop(next(iter(_CACHE)))
@@ -356,6 +358,17 @@ def dihedral(x: np.ndarray, y: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, n
         return a[::-1] if k >= 4 else a
 
     return (np.stack([turn(a, k) for a, k in zip(x, g)]), np.stack([turn(b, k) for b, k in zip(y, g)]))
+
+
+def windows(x: np.ndarray, y: np.ndarray, starts: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Trajectories split as inputs ``x (batch, ..., t_in)`` and outputs ``y (batch, ..., t_out)``, cut to
+    windows: sample ``i``'s ``k`` steps from ``starts[i]`` (0 .. t_out - k) of ``y``, the ``t_in`` steps before
+    them its inputs (``training.window``)."""
+    t_in = x.shape[-1]
+    w = np.concatenate([x, y], axis=-1)
+    cut = lambda a, s0, n: a[..., s0:s0 + n]
+    return (np.stack([cut(a, s0, t_in) for a, s0 in zip(w, starts)]),
+            np.stack([cut(a, s0 + t_in, k) for a, s0 in zip(w, starts)]))
 
 
 def labelled_size(cfg: FnoCase) -> int:
@@ -441,6 +454,11 @@ class _Fno:
                 x, y = dihedral(x, y, turns.integers(0, 8, len(x)))
             yield self.put(x, y)
 
+    def cut(self, x, y, rng: np.random.Generator):
+        """The batch's windows (``training.window``, starts drawn from ``rng``), or the batch as it is."""
+        k = self.cfg.training.window
+        return (x, y) if k is None else windows(x, y, rng.integers(0, y.shape[-1] - k + 1, len(x)), k)
+
     def host(self, state, key: str | None = None):
         """The parameters to evaluate (the state's ``key``, by default the average's) and the stats, on the host."""
         return parallel.to_host({"params": state[key or self.average.key], "stats": state["stats"]})
@@ -469,7 +487,8 @@ class _Fno:
         """Compile the step (its result dropped) and the evaluation; the test error before training."""
         cfg = self.cfg
         with run.compiling():
-            first = self.batch_set.read(np.arange(cfg.training.batch_size)[self.rows])
+            first = self.cut(*self.batch_set.read(np.arange(cfg.training.batch_size)[self.rows]),
+                             np.random.default_rng(0))
             jax.block_until_ready(self.step_fn(state, *self.put(*first), *next(self.labelled(0))))
             if not self.resumed:
                 self.initial, _ = evaluate(self.eval_fn, self.host(state), self.tests[cfg.data.resolution],
@@ -485,9 +504,11 @@ class _Fno:
         te, ce, losses = time.perf_counter(), time.process_time(), []
         order, labelled = np.random.default_rng([cfg.seed, epoch]), self.labelled(epoch)
         turns = np.random.default_rng([cfg.seed, epoch, 2])  # training.augment's draws, apart from the order's
+        starts = np.random.default_rng([cfg.seed, epoch, 4])  # training.window's
         for x, y in self.batch_set.batches(cfg.training.batch_size, order, drop_last=True, rows=self.rows):
             if cfg.training.augment == "dihedral":
                 x, y = dihedral(x, y, turns.integers(0, 8, len(x)))
+            x, y = self.cut(x, y, starts)
             state, loss = self.step_fn(state, *self.put(x, y), *next(labelled))
             losses.append(loss)
             run.tick()

@@ -40,6 +40,26 @@ def test_recurrent_feeds_its_predictions_back(tmp_path, case_file):
     np.testing.assert_allclose(got, np.concatenate([first, second], -1), rtol=2e-5, atol=2e-6)
 
 
+def test_a_window_of_the_rollout_is_its_first_steps(tmp_path, case_file):
+    """training.window's rollouts: ``steps=k`` predicts the whole rollout's first k steps."""
+    cfg = config(tmp_path, case_file, data__t_out=4, model__step=2, training__window=2)
+    op = build(cfg, 3, 4)
+    params = op.init(jax.random.PRNGKey(0))
+    stats = op.stats(*(np.zeros(3), np.ones(3), np.zeros(4), np.ones(4)))
+    x = np.random.default_rng(0).standard_normal((2, 8, 8, 3)).astype(np.float32)
+    whole = np.asarray(jax.jit(op.predict)(params, stats, x))
+    part = np.asarray(jax.jit(op.predict, static_argnames="steps")(params, stats, x, steps=2))
+    assert whole.shape[-1] == 4 and part.shape[-1] == 2
+    np.testing.assert_allclose(part, whole[..., :2], rtol=1e-6, atol=1e-7)
+
+
+def test_windows_cut_each_sample_at_its_own_start():
+    traj = np.arange(7)[None, None] + 100 * np.arange(2)[:, None, None]  # sample i's step t is 100 i + t
+    x, y = run.windows(traj[..., :3], traj[..., 3:], np.array([0, 2]), 2)
+    np.testing.assert_array_equal(x[:, 0], [[0, 1, 2], [102, 103, 104]])
+    np.testing.assert_array_equal(y[:, 0], [[3, 4], [105, 106]])
+
+
 def test_space_time_maps_given_steps_to_predicted_ones(tmp_path, case_file):
     cfg = config(tmp_path, case_file, model__type="space_time", model__modes=[3, 3, 2], model__padding=[0, 0, 2])
     op = build(cfg, 3, 2)
@@ -69,6 +89,24 @@ def test_recurrent_run_on_vorticity_data(tmp_path, case_file):
     assert s["epochs"] == 3 and set(s["metrics"]) == {"rel_l2", "rel_l2_16"}
     assert s["metrics"]["rel_l2"] < s["initial_rel_l2"]
     assert (out / "plots" / "test_16_0.png").is_file()
+
+
+def test_a_run_on_windows_trains_and_scores_the_whole_rollout(tmp_path, case_file):
+    cfg = config(tmp_path, case_file, data__t_in=1, data__t_out=4, training__window=2, training__loss="rel_l2",
+                 evaluation__plots=0)
+    data.write(cfg.data, cfg.data.path)
+    s = run.train(cfg, str(tmp_path / "run"), quiet=True)
+    assert s["epochs"] == 3 and s["metrics"]["rel_l2"] < s["initial_rel_l2"]
+
+
+@pytest.mark.parametrize("changes,expected", [
+    ({"training__window": 3}, "training.window: 3: windows of a recurrent model's rollout, a multiple of model.step "
+                              "(1) up to data.t_out (2)"),
+    ({"data__t_out": 4, "model__step": 2, "training__window": 3}, "a multiple of model.step (2)"),
+])
+def test_window_checks(tmp_path, case_file, changes, expected):
+    with pytest.raises(ConfigError, match=re.escape(expected)):
+        config(tmp_path, case_file, **changes)
 
 
 @pytest.mark.parametrize("n", [85, 141, 211, 421])
