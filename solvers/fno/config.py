@@ -391,7 +391,7 @@ class TrainingConfig:
     window: int | None = spec(
         None, ge=1, help="recurrent: train on windows of this many predicted steps, each sample's window starting at "
                          "a random step of its trajectory (the inputs the data.t_in steps before it, from the data), "
-                         "so that a step costs window / data.t_out of a whole rollout's; evaluation and prediction "
+                         "so that a step's rollout is window / data.t_out of the whole one; evaluation and prediction "
                          "still roll out data.t_out steps. Default: the whole rollout")
 
     def check(self):
