@@ -21,7 +21,7 @@ TINY = ["equation.start.time=0.2", "equation.start.cells_per_diameter=10", "equa
         "geometry.time=[0.0,0.04]", "training.windows=2", "model.hidden=[8,8]", "sampling.interior=64",
         "sampling.boundary=16", "sampling.parts={cylinder: 16, initial: 32}", "sampling.near={}",
         "training.adam.steps=4", "training.lbfgs.steps=0", "training.log_every=2", "evaluation.grid=[12,5,3]",
-        "equation.check_times=21"]
+        "equation.check_times=21", "sampling.boxes={}", "dtype=float64"]  # float64: the export's check is to 1e-6
 
 
 @pytest.mark.figures("vorticity_1", "u", "cylinder_forces", "mass_flux")  # a check map, planes in time, series
