@@ -19,8 +19,8 @@ fields at ``time`` on the lattice's nodes (``x (nx,)``, ``y (ny,)``, ``u``, ``v`
 velocity inside the cylinder) and the solver's history over the case's interval in the case's time
 (``history/t``, ``history/c_D``, ``history/c_L``, ``history/delta_p``), which the ``dfg_cylinder`` check
 compares the network's forces with. Its attributes record the settings it was made with (``time``,
-``cells_per_diameter``, ``u_lat``, ``ramp``): a file made with others is refused with the command that makes it
-again.
+``cells_per_diameter``, ``u_lat``, ``ramp``, ``dtype``: the lattice's precision; a file that records no precision
+was made in float64): a file made with others is refused with the command that makes it again.
 
 A condition value ``start`` is the file's field, bilinear between the nodes
 (``jax.scipy.ndimage.map_coordinates``, order 1); the file is read when a value is first needed, so a case
@@ -32,6 +32,7 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import dataclass
+from typing import Literal
 
 import jax.numpy as jnp
 import numpy as np
@@ -58,6 +59,7 @@ class StartConfig:
     cells_per_diameter: int = spec(40, ge=8, help="lattice cells across the cylinder")
     ramp: float = spec(2.0, ge=0.0, help="time over which the inflow grows from rest (keeps pressure waves small)")
     u_lat: float = spec(0.05, gt=0.0, le=0.1, help="the mean inflow speed in lattice units (the Mach number)")
+    dtype: Literal["float32", "float64"] = spec("float64", help="the lattice's precision: float32 marches faster")
 
 
 @dataclass(frozen=True)
@@ -116,7 +118,13 @@ def check(config, domain) -> None:
                                                   f"into whole cells; {fits} do")
 
 
-MADE_WITH = ("time", "cells_per_diameter", "u_lat", "ramp")  # the settings a file records (attributes)
+MADE_WITH = ("time", "cells_per_diameter", "u_lat", "ramp", "dtype")  # the settings a file records (attributes)
+BEFORE = {"dtype": "float64"}  # what a file made before a setting was recorded was made with
+
+
+def attribute(value):
+    """An HDF5 attribute as the setting it records (a number or a string)."""
+    return value.item() if isinstance(value, np.generic | np.ndarray) else value
 
 
 @functools.lru_cache(maxsize=4)
@@ -124,7 +132,8 @@ def _read(path: str, stamp: float) -> dict:
     with hdf5.opened(path, "start file", "; make it again with `sciml datagen CASE.yaml --force`") as f:
         out: dict = {k: np.asarray(f[k][()], float) for k in ("x", "y", *FIELDS)}
         out["history"] = {k: np.asarray(f["history"][k][()], float) for k in f["history"]}
-        out["made_with"] = {k: f.attrs[k].item() for k in MADE_WITH if k in f.attrs}
+        out["made_with"] = {k: attribute(f.attrs[k]) if k in f.attrs else BEFORE[k] for k in MADE_WITH
+                            if k in f.attrs or k in BEFORE}
     return out
 
 

@@ -162,7 +162,7 @@ def equilibrium(rho, u, v):
     """The D2Q9 equilibria ``(9, ...)`` of density ``rho`` and velocity ``(u, v)`` (lattice units)."""
     cu = C[:, 0, None, None] * u + C[:, 1, None, None] * v
     usq = u * u + v * v
-    return W[:, None, None] * rho * (1 + 3 * cu + 4.5 * cu * cu - 1.5 * usq)
+    return jnp.asarray(W, rho.dtype)[:, None, None] * rho * (1 + 3 * cu + 4.5 * cu * cu - 1.5 * usq)
 
 
 def moments(f):
@@ -295,7 +295,7 @@ def marching(lat: Lattice, t_end: float, record: float, snapshots=(), ramp: floa
         def body(s, carry):
             f, force = carry
             r = 1.0 if ramp_steps <= 0 else jnp.sin(0.5 * jnp.pi * jnp.minimum(1.0, (start + s + 1) / ramp_steps)) ** 2
-            f, fr = step(f, r)
+            f, fr = step(f, jnp.asarray(r, dtype))
             return f, force + fr
         f, force = jax.lax.fori_loop(0, every, body, (f, jnp.zeros(2, dtype)))
         return f, force / every  # the mean force over the chunk's steps

@@ -17,6 +17,7 @@ import signal
 import time as clock
 from typing import TYPE_CHECKING
 
+import jax.numpy as jnp
 import numpy as np
 
 from sciml import signals
@@ -64,7 +65,7 @@ def _load_march(path: str, s: ns_start.StartConfig, quiet: bool) -> lbm.March | 
     if not os.path.exists(path):
         return None
     with hdf5.opened(path, "lattice Boltzmann march", "; delete it to start the march again") as f:
-        same = all(k in f.attrs and f.attrs[k].item() == v for k, v in _settings(s).items())
+        same = all(k in f.attrs and ns_start.attribute(f.attrs[k]) == v for k, v in _settings(s).items())
         if same:
             snaps = {float(g.attrs["time"]): {q: g[q][()] for q in g} for g in f.get("snapshots", {}).values()}
             march = lbm.March(int(f.attrs["done"]), f["f"][()], tuple(map(tuple, f["rows"][()])), snaps)
@@ -136,7 +137,7 @@ def _march(lat: lbm.Lattice, s: ns_start.StartConfig, end: float, quiet: bool) -
     mark = next(marks, np.inf)
     try:
         with signals.Deferred() as stop:
-            for march in lbm.marching(lat, end, RECORD, (s.time,), s.ramp, resume=resumed):
+            for march in lbm.marching(lat, end, RECORD, (s.time,), s.ramp, getattr(jnp, s.dtype), resumed):
                 t = march.rows[-1][0]
                 if not quiet and t >= mark - 1e-9:
                     print(f"lattice Boltzmann {lat.nx} x {lat.ny}: t = {t:.3g} of {end:g} "

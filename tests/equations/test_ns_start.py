@@ -99,6 +99,19 @@ def test_a_start_made_with_other_settings_is_refused(tmp_path):
         assert np.all(np.asarray(eq._conditions["initial"]["u"]("u", jnp.ones((2, 3)))) == 0)
 
 
+def test_a_start_records_its_precision_and_one_that_records_none_was_float64(tmp_path):
+    old = write_start(tmp_path / "old.h5")  # no dtype attribute: made before the lattice's precision was a setting
+    u = lambda eq: eq._conditions["initial"]["u"]("u", jnp.asarray([[0.5, 0.2, 0.0]]))
+    assert float(u(make(channel(), start={"path": old, "time": 8.0}))[0]) == pytest.approx(1.6)
+    with pytest.raises(ConfigError) as e:
+        u(make(channel(), start={"path": old, "time": 8.0, "dtype": "float32"}))
+    assert "'dtype': 'float64'" in e.value.message and "'dtype': 'float32'" in e.value.message
+    new = write_start(tmp_path / "new.h5")
+    with h5py.File(new, "a") as f:
+        f.attrs["dtype"] = "float32"
+    assert float(u(make(channel(), start={"path": new, "time": 8.0, "dtype": "float32"}))[0]) == pytest.approx(1.6)
+
+
 def test_the_dfg_check_compares_with_the_start_forces(tmp_path):
     """A field whose forces are those of the file (tests/dfg_fields.py): the rms differences vanish and the
     file's own St and maxima are reported."""

@@ -5,6 +5,7 @@ DFG 2D-1 forces against the FeatFlow values at two resolutions (the error falls 
 import itertools
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -60,6 +61,23 @@ def test_a_march_continued_from_where_it_stood_is_the_march_never_stopped():
         for q in ("u", "v", "p"):
             np.testing.assert_array_equal(got.snapshots[t][q], straight.snapshots[t][q])
     np.testing.assert_array_equal(np.asarray(last.f), f)
+
+
+TOL32 = {"c_D": 1e-4, "c_L": 1e-3, "delta_p": 1e-4, "u": 1e-4}  # measured 4.2e-6, 1.2e-4, 7.3e-6 (relative), 1.9e-6
+
+
+def test_a_float32_march_stays_in_float32_and_near_the_float64_one():
+    """Under float64 as the default (``sciml datagen`` marches so), ``dtype=float32`` keeps the populations and
+    every sum in float32 (nothing promotes them) and the forces near the float64 march's."""
+    lat = lbm.lattice(lbm.dfg(0.3), 10)
+    with jax.enable_x64(True):
+        h64, f64 = lbm.simulate(lat, 0.2, 0.01, snapshots=(0.2,), ramp=0.1)
+        h32, f32 = lbm.simulate(lat, 0.2, 0.01, snapshots=(0.2,), ramp=0.1, dtype=jnp.float32)
+    assert f64.dtype == np.float64 and f32.dtype == np.float32
+    for name in ("c_D", "c_L", "delta_p"):
+        a, b = getattr(h32, name), getattr(h64, name)
+        assert np.max(np.abs(a - b)) <= TOL32[name] * np.max(np.abs(b)), name
+    assert np.max(np.abs(h32.snapshots[0.2]["u"] - h64.snapshots[0.2]["u"])) <= TOL32["u"]
 
 
 def test_dfg_2d1_forces_approach_the_reference_as_the_lattice_refines():
