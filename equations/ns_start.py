@@ -122,8 +122,10 @@ MADE_WITH = ("time", "cells_per_diameter", "u_lat", "ramp", "dtype")  # the sett
 BEFORE = {"dtype": "float64"}  # what a file made before a setting was recorded was made with
 
 
-def attribute(value):
-    """An HDF5 attribute as the setting it records (a number or a string)."""
+def recorded(attrs, key: str):
+    """The setting ``key`` as a file's HDF5 attributes record it (a number or a string); for a file made before
+    that setting was recorded, what it was made with then (``BEFORE``); else None."""
+    value = attrs.get(key, BEFORE.get(key))
     return value.item() if isinstance(value, np.generic | np.ndarray) else value
 
 
@@ -132,8 +134,7 @@ def _read(path: str, stamp: float) -> dict:
     with hdf5.opened(path, "start file", "; make it again with `sciml datagen CASE.yaml --force`") as f:
         out: dict = {k: np.asarray(f[k][()], float) for k in ("x", "y", *FIELDS)}
         out["history"] = {k: np.asarray(f["history"][k][()], float) for k in f["history"]}
-        out["made_with"] = {k: attribute(f.attrs[k]) if k in f.attrs else BEFORE[k] for k in MADE_WITH
-                            if k in f.attrs or k in BEFORE}
+        out["made_with"] = {k: v for k in MADE_WITH if (v := recorded(f.attrs, k)) is not None}
     return out
 
 

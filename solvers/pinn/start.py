@@ -65,7 +65,7 @@ def _load_march(path: str, s: ns_start.StartConfig, quiet: bool) -> lbm.March | 
     if not os.path.exists(path):
         return None
     with hdf5.opened(path, "lattice Boltzmann march", "; delete it to start the march again") as f:
-        same = all(k in f.attrs and ns_start.attribute(f.attrs[k]) == v for k, v in _settings(s).items())
+        same = all(ns_start.recorded(f.attrs, k) == v for k, v in _settings(s).items())
         if same:
             snaps = {float(g.attrs["time"]): {q: g[q][()] for q in g} for g in f.get("snapshots", {}).values()}
             march = lbm.March(int(f.attrs["done"]), f["f"][()], tuple(map(tuple, f["rows"][()])), snaps)
